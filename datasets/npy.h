@@ -1,0 +1,42 @@
+/* npy.h — read and write NumPy .npy files (what `--inputs DIR` and `--dump DIR` use).
+ *
+ *   kb_tensor t = {0};
+ *   if (kb_npy_read("in/offset.npy", &t, &err) != KB_OK) puts(err.msg);
+ *
+ * Format 1.0, 2.0 and 3.0 (the spec in numpy/lib/format.py), little-endian,
+ * C order, dtypes |u1 (also u1, <u1), <f2, <f4, <f8, <i4, <i8 (KB_U8, KB_F16,
+ * KB_F32, KB_F64, KB_I32, KB_I64), at most KB_MAX_NDIM dimensions; a 0-d array
+ * has ndim 0 and one element. Anything else is refused with a message that
+ * names the file and the problem. The parser bounds every length it reads,
+ * so malformed input is an error value, never a crash (it is fuzzed).
+ */
+#ifndef KB_NPY_H
+#define KB_NPY_H
+
+#include <stddef.h>
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read `path` into t: dtype, ndim and shape filled, t->data malloc'ed (the
+ * caller frees it; at least 1 byte even for an empty array), t->name left as
+ * is. On error t is left untouched and e names the file and what is wrong. */
+int kb_npy_read(const char *path, kb_tensor *t, kb_error *e);
+
+/* The same from `size` bytes in memory (a whole .npy file); `label` stands for
+ * the file name in messages. Meant for fuzzing and for embedded test data. */
+int kb_npy_read_buffer(const void *bytes, size_t size, const char *label, kb_tensor *t,
+                       kb_error *e);
+
+/* Write t (host data) as format 1.0, or 2.0 when the header exceeds 65535
+ * bytes; the header is padded so that the data starts at a multiple of 64.
+ * KB_BF16 has no NumPy dtype and is refused. A partly written file is removed. */
+int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+/* cli_info.c — `kbench info`: the device, driver, clocks and measured peaks. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int kb_cmd_info(int argc, char **argv) {
+    long ordinal = 0;
+    int remeasure = 0;
+    for (int i = 1; i < argc; i++) {
+        if (kb_is_help(argv[i])) {
+            puts("usage: kbench info [--device N] [--remeasure]\n\n"
+                 "The device (name, UUID, compute capability, SMs, L2, memory), its maximum\n"
+                 "and current clocks, the driver and runtime, and the peaks every row's\n"
+                 "percentages are taken of, measured here: device-to-device copy bandwidth\n"
+                 "(bytes read + written) and cuBLAS SGEMM fp32. Peaks are cached per device\n"
+                 "under $XDG_CACHE_HOME/kbench (or ~/.cache/kbench).\n\n"
+                 "  --device N    CUDA device ordinal (default 0)\n"
+                 "  --remeasure   measure the peaks again and refresh the cache\n"
+                 "With no CUDA device it says so and exits 0: there is nothing wrong with\n"
+                 "asking.");
+            return KB_EXIT_OK;
+        } else if (strcmp(argv[i], "--device") == 0) {
+            if (kb_opt_int("info", "--device", i + 1 < argc ? argv[++i] : NULL, 0, 1023,
+                           &ordinal) != KB_OK)
+                return KB_EXIT_USAGE;
+        } else if (strcmp(argv[i], "--remeasure") == 0) {
+            remeasure = 1;
+        } else {
+            return kb_usage_error("info", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    printf("kbench %s\n", kb_git_commit);
+    kb_device d;
+    kb_error e;
+    int rc = kb_device_open((int)ordinal, &d, &e);
+    if (rc == KB_NO_DEVICE) {
+        printf("%s\n", e.msg);
+        return KB_EXIT_OK;
+    }
+    if (rc != KB_OK) {
+        fprintf(stderr, "kbench info: %s\n", e.msg);
+        return KB_EXIT_USAGE;
+    }
+    if (kb_device_peaks(&d, remeasure, &e) != KB_OK)
+        fprintf(stderr, "kbench info: could not measure the peaks: %s\n", e.msg);
+    kb_device_describe(&d, stdout);
+    return KB_EXIT_OK;
+}

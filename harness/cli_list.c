@@ -1,0 +1,127 @@
+/* cli_list.c — `kbench list [OP]`: what can be run, without a device. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void list_help(void) {
+    puts("usage: kbench list [OP] [--names]\n\n"
+         "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
+         "range), named sweeps with their lines, input/output tensor names, and variants\n"
+         "with one-line summaries and flags.\n\n"
+         "  --names   one line per op and per op/variant (for scripts and CTest)\n"
+         "  -h, --help");
+}
+
+static void flags_text(unsigned f, char *buf, size_t n) {
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{KB_INDEX32, "int32-index"},
+                 {KB_INDEX64, "int64-index"},
+                 {KB_TENSOR_CORES, "tensor-cores"},
+                 {KB_TF32, "tf32"},
+                 {KB_NONDETERMINISTIC, "nondeterministic"},
+                 {KB_HOST_SYNC, "host-sync"},
+                 {KB_TEST_ONLY, "test-only"},
+                 {KB_INEXACT, "other-semantics"}};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (f & names[i].bit) {
+            strncat(buf, buf[0] ? "," : "", n - strlen(buf) - 1);
+            strncat(buf, names[i].name, n - strlen(buf) - 1);
+        }
+}
+
+static void print_tensor_names(const char *label, const char *const *names) {
+    printf("  %s:", label);
+    for (int i = 0; names && names[i]; i++) printf(" %s", names[i]);
+    putchar('\n');
+}
+
+static void print_op(const kb_op *op) {
+    printf("%s — %s\n", op->name, op->summary);
+    print_tensor_names("inputs ", op->inputs);
+    print_tensor_names("outputs", op->outputs);
+    puts("  axes:");
+    for (int i = 0; op->axes[i].name; i++) {
+        const kb_axis *a = &op->axes[i];
+        char range[300];
+        switch (a->kind) {
+        case KB_AXIS_INT:
+            snprintf(range, sizeof range, "int [%.0f, %.0f]", a->min, a->max);
+            break;
+        case KB_AXIS_FLOAT:
+            snprintf(range, sizeof range, "real [%g, %g]", a->min, a->max);
+            break;
+        case KB_AXIS_ENUM:
+            snprintf(range, sizeof range, "{%s}", a->choices);
+            break;
+        default:
+            snprintf(range, sizeof range, "text");
+            break;
+        }
+        printf("    %-14s = %-10s %-26s %s\n", a->name, a->def, range, a->help);
+    }
+    puts("  sweeps:");
+    for (int i = 0; op->sweeps && op->sweeps[i].name; i++) {
+        printf("    %-12s %s\n", op->sweeps[i].name, op->sweeps[i].summary);
+        for (int l = 0; op->sweeps[i].lines[l]; l++)
+            printf("                   %s\n", op->sweeps[i].lines[l]);
+    }
+    puts("  variants:");
+    for (int i = 0; kb_variants[i].op; i++) {
+        const kb_variant *v = &kb_variants[i];
+        if (strcmp(v->op, op->name) != 0) continue;
+        char flags[200];
+        flags_text(v->flags, flags, sizeof flags);
+        printf("    %-24s %s%s%s%s%s\n", v->name, v->summary, flags[0] ? " [" : "", flags,
+               flags[0] ? "]" : "",
+               strcmp(v->name, op->baseline ? op->baseline : "") == 0 ? " (baseline)" : "");
+    }
+}
+
+int kb_cmd_list(int argc, char **argv) {
+    const char *opname = NULL;
+    int names = 0;
+    for (int i = 1; i < argc; i++) {
+        if (kb_is_help(argv[i])) {
+            list_help();
+            return KB_EXIT_OK;
+        } else if (strcmp(argv[i], "--names") == 0) {
+            names = 1;
+        } else if (argv[i][0] == '-' || opname) {
+            return kb_usage_error("list", "unexpected argument '%s'", argv[i]);
+        } else {
+            opname = argv[i];
+        }
+    }
+    if (opname && !kb_find_op(opname)) {
+        char all[512] = "";
+        for (int i = 0; kb_ops[i]; i++) {
+            strncat(all, i ? ", " : "", sizeof all - strlen(all) - 1);
+            strncat(all, kb_ops[i]->name, sizeof all - strlen(all) - 1);
+        }
+        return kb_usage_error("list", "unknown op '%s' (ops: %s)", opname, all);
+    }
+    for (int i = 0; kb_ops[i]; i++) {
+        const kb_op *op = kb_ops[i];
+        if (opname && strcmp(op->name, opname) != 0) continue;
+        if (names) {
+            printf("%s\n", op->name);
+            for (int k = 0; kb_variants[k].op; k++)
+                if (strcmp(kb_variants[k].op, op->name) == 0 &&
+                    !(kb_variants[k].flags & KB_TEST_ONLY))
+                    printf("%s/%s\n", op->name, kb_variants[k].name);
+        } else if (opname) {
+            print_op(op);
+        } else {
+            printf("%-16s %s\n", op->name, op->summary);
+            for (int k = 0; kb_variants[k].op; k++)
+                if (strcmp(kb_variants[k].op, op->name) == 0)
+                    printf("    %-24s %s\n", kb_variants[k].name, kb_variants[k].summary);
+        }
+    }
+    if (!opname && !names) puts("\n(kbench list OP for axes, sweeps and tensors)");
+    return KB_EXIT_OK;
+}

@@ -1,0 +1,302 @@
+/* cli_run.c — `kbench run` (check and time) and `kbench check` (correctness
+ * only, over a sweep plus --fuzz random cases). Usage errors are found
+ * before the device is touched, so they read the same on a machine without one. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void run_help(const char *cmd) {
+    int check = strcmp(cmd, "check") == 0;
+    printf("usage: kbench %s OP|all [options]\n\n", cmd);
+    if (check)
+        puts("Correctness only: every selected variant against the CPU reference over a sweep\n"
+             "(default: smoke) and over N random valid cases (--fuzz N). Outputs are poisoned\n"
+             "before each run, compared by precision class, and run twice for determinism.\n");
+    else
+        puts("Check every selected variant against the CPU reference, then time it on the GPU\n"
+             "with CUDA events until the noise is under --max-noise (with at least\n"
+             "--min-samples samples) or --max-time passes. One row per (case, variant).\n");
+    puts("cases:\n"
+         "  -a AXIS=VALUES      sweep an axis (repeatable); VALUES is v, [a,b,c], [start:end]\n"
+         "                      or [start:end:step] (inclusive); AXIS[pow2]=[0:5] is 1..32\n"
+         "  --sweep NAME|FILE   a named sweep of the op (kbench list OP) or a file with one\n"
+         "                      line of AXIS=VALUES tokens per case; -a overrides its axes\n"
+         "                      (default: 'default' for run, 'smoke' for check; with only -a,\n"
+         "                      the op's defaults with the -a axes swept)\n"
+         "  -v, --variant V,..  only these variants (default: all of the op)\n"
+         "  --seed N            inputs are made from this seed (default 1)\n"
+         "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead\n"
+         "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
+         "                      under DIR/case<k>/ (see README)\n"
+         "  --device N          CUDA device ordinal (default 0)");
+    if (check)
+        puts("  --fuzz N            also check N random valid cases per op (default 0)");
+    else
+        puts("timing:\n"
+             "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
+             "                      back launches), graph (CUDA graph replay)\n"
+             "  --max-noise PCT     stop when the relative std-dev is under PCT %% (default 1)\n"
+             "  --min-samples N     ... with at least N samples (default 20)\n"
+             "  --max-time S        or after S seconds of sampling per row (default 2)\n"
+             "  --no-check          time only: rows say UNCHECKED");
+    puts("output:\n"
+         "  --format F          stdout as table (default), csv, json (lines) or md\n"
+         "  -o FILE             also write FILE (repeatable); format from the extension:\n"
+         "                      .csv .json/.jsonl .md .txt\n"
+         "  -q, --quiet         nothing on stdout (with -o)\n"
+         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH,\n"
+         "            2 bad usage, 3 no CUDA device, 4 an output could not be written");
+}
+
+typedef struct run_args {
+    const char *cmd, *opname, *variants, *sweep, *inputs, *dump;
+    kb_spec specs[KB_MAX_AXES];
+    int nspecs;
+    const char *outputs[8];
+    int noutputs, quiet;
+    long device, fuzz;
+    kb_format format;
+    kb_run_opts opts;
+} run_args;
+
+static int parse_args(int argc, char **argv, run_args *a) {
+    const char *cmd = a->cmd;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        long n;
+        double x;
+        kb_error e;
+        if (kb_is_help(o)) {
+            run_help(cmd);
+            exit(KB_EXIT_OK);
+        } else if (strcmp(o, "-a") == 0 || strcmp(o, "--axis") == 0) {
+            if (!v) return kb_usage_error(cmd, "%s needs AXIS=VALUES", o);
+            if (a->nspecs == KB_MAX_AXES) return kb_usage_error(cmd, "too many -a options");
+            if (kb_spec_parse(v, &a->specs[a->nspecs], &e) != KB_OK)
+                return kb_usage_error(cmd, "-a %s: %s", v, e.msg);
+            a->nspecs++;
+        } else if (strcmp(o, "-v") == 0 || strcmp(o, "--variant") == 0) {
+            a->variants = v;
+        } else if (strcmp(o, "--sweep") == 0) {
+            a->sweep = v;
+        } else if (strcmp(o, "--inputs") == 0) {
+            a->opts.inputs_dir = v;
+        } else if (strcmp(o, "--dump") == 0) {
+            a->opts.dump_dir = v;
+        } else if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
+            if (a->noutputs == 8) return kb_usage_error(cmd, "at most 8 -o files");
+            a->outputs[a->noutputs++] = v;
+        } else if (strcmp(o, "--format") == 0) {
+            if (!v || kb_format_parse(v, &a->format) != KB_OK)
+                return kb_usage_error(cmd, "--format %s: expected table, csv, json or md",
+                                      v ? v : "(missing)");
+        } else if (strcmp(o, "--mode") == 0 && a->opts.timing) {
+            if (!v || kb_mode_parse(v, &a->opts.mode) != KB_OK)
+                return kb_usage_error(cmd, "--mode %s: expected cold, hot or graph",
+                                      v ? v : "(missing)");
+        } else if (strcmp(o, "--max-noise") == 0 && a->opts.timing) {
+            if (kb_opt_double(cmd, o, v, 0, 100, &x) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.rule.max_noise = x / 100;
+        } else if (strcmp(o, "--min-samples") == 0 && a->opts.timing) {
+            if (kb_opt_int(cmd, o, v, 1, a->opts.rule.max_samples, &n) != KB_OK)
+                return KB_EXIT_USAGE;
+            a->opts.rule.min_samples = (int)n;
+        } else if (strcmp(o, "--max-time") == 0 && a->opts.timing) {
+            if (kb_opt_double(cmd, o, v, 0, 3600, &x) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.rule.max_time_s = x;
+        } else if (strcmp(o, "--seed") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &n) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.seed = (uint64_t)n;
+        } else if (strcmp(o, "--device") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 1023, &a->device) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--fuzz") == 0 && !a->opts.timing) {
+            if (kb_opt_int(cmd, o, v, 0, 100000, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--no-check") == 0 && a->opts.timing) {
+            a->opts.check = 0;
+            takes = 0;
+        } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
+            a->quiet = 1;
+            takes = 0;
+        } else if (o[0] == '-') {
+            return kb_usage_error(cmd, "unknown option '%s'", o);
+        } else if (a->opname) {
+            return kb_usage_error(cmd, "unexpected argument '%s' (one OP, or all)", o);
+        } else {
+            a->opname = o;
+            takes = 0;
+        }
+        if (takes) {
+            if (!v) return kb_usage_error(cmd, "%s needs a value", o);
+            i++;
+        }
+    }
+    if (!a->opname) return kb_usage_error(cmd, "which op? (kbench list shows them)");
+    return KB_OK;
+}
+
+/* The variants of op named in a comma list (all of the op when list is NULL;
+ * test-only variants only by name). */
+static int select_variants(const char *cmd, const kb_op *op, const char *list,
+                           const kb_variant **out, int *n, int cap) {
+    if (!list) {
+        for (int i = 0; kb_variants[i].op; i++)
+            if (strcmp(kb_variants[i].op, op->name) == 0 &&
+                !(kb_variants[i].flags & KB_TEST_ONLY)) {
+                if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
+                out[(*n)++] = &kb_variants[i];
+            }
+        return KB_OK;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const kb_variant *v = kb_find_variant(op->name, name);
+        if (!v) {
+            char all[512] = "";
+            for (int i = 0; kb_variants[i].op; i++)
+                if (strcmp(kb_variants[i].op, op->name) == 0) {
+                    strncat(all, all[0] ? ", " : "", sizeof all - strlen(all) - 1);
+                    strncat(all, kb_variants[i].name, sizeof all - strlen(all) - 1);
+                }
+            return kb_usage_error(cmd, "op %s has no variant '%s' (variants: %s)", op->name, name,
+                                  all);
+        }
+        if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
+        out[(*n)++] = v;
+    }
+    return KB_OK;
+}
+
+static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *list) {
+    if (!op->fuzz_case || n == 0) return 0;
+    uint64_t rng = seed * 0x2545F4914F6CDD1Dull + 7;
+    int added = 0;
+    for (long tries = 0; added < n && tries < 100 * n; tries++) {
+        kb_case c;
+        kb_case_defaults(&c, op);
+        op->fuzz_case(&rng, &c);
+        kb_error e;
+        if (op->validate(&c, &e) != KB_OK) continue;
+        if (list->count == list->cap) {
+            int cap = list->cap ? 2 * list->cap : 16;
+            void *p = realloc(list->cases, (size_t)cap * sizeof *list->cases);
+            if (!p) break;
+            list->cases = p;
+            list->cap = cap;
+        }
+        list->cases[list->count++] = c;
+        added++;
+    }
+    return added;
+}
+
+int kb_cmd_run(int argc, char **argv) {
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.cmd = argv[0];
+    int timing = strcmp(a.cmd, "run") == 0;
+    a.opts = (kb_run_opts){
+        .mode = KB_MODE_COLD,
+        .rule = {.max_noise = 0.01, .min_samples = 20, .max_time_s = 2.0, .max_samples = 20000},
+        .seed = 1,
+        .check = 1,
+        .timing = timing};
+    a.format = KB_FMT_TABLE;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != KB_OK) return KB_EXIT_USAGE;
+
+    /* Cases and variants, all before the device is touched. */
+    kb_case_list cases = {0};
+    const kb_variant *variants[512];
+    int nvar = 0;
+    int all = strcmp(a.opname, "all") == 0;
+    if (!all && !kb_find_op(a.opname)) {
+        char names[512] = "";
+        for (int i = 0; kb_ops[i]; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
+        }
+        return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
+    }
+    int fuzzed = 0;
+    for (int i = 0; kb_ops[i]; i++) {
+        const kb_op *op = kb_ops[i];
+        if (!all && strcmp(op->name, a.opname) != 0) continue;
+        if (select_variants(a.cmd, op, a.variants, variants, &nvar, 512) != KB_OK)
+            return KB_EXIT_USAGE;
+        const char *sweep = a.sweep ? a.sweep : (a.nspecs ? NULL : timing ? "default" : "smoke");
+        kb_error e;
+        int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, &cases, &e)
+                        : kb_expand_line(op, "", a.specs, a.nspecs, &cases, &e);
+        if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+        fuzzed += add_fuzz_cases(op, a.fuzz, a.opts.seed, &cases);
+    }
+    variants[nvar] = NULL;
+
+    /* Printers: stdout and each -o file. */
+    kb_printer printers[9];
+    int np = 0;
+    if (!a.quiet) kb_printer_init(&printers[np++], a.format, stdout);
+    for (int i = 0; i < a.noutputs; i++) {
+        FILE *f = fopen(a.outputs[i], "w");
+        if (!f) {
+            fprintf(stderr, "kbench %s: cannot write %s: ", a.cmd, a.outputs[i]);
+            perror(NULL);
+            return KB_EXIT_RUNTIME;
+        }
+        kb_printer_init(&printers[np], kb_format_from_path(a.outputs[i], KB_FMT_CSV), f);
+        printers[np++].own_file = 1;
+    }
+
+    kb_device dev;
+    kb_error e;
+    rc = kb_device_open((int)a.device, &dev, &e);
+    if (rc == KB_NO_DEVICE) {
+        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
+                cases.count);
+        return KB_EXIT_NO_DEVICE;
+    }
+    if (rc != KB_OK) return kb_usage_error(a.cmd, "%s", e.msg);
+    if (timing && kb_device_peaks(&dev, 0, &e) != KB_OK)
+        fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
+
+    kb_meta meta;
+    kb_meta_init(&meta, &dev, argc + 1, argv - 1);
+    kb_runner runner;
+    a.opts.progress = isatty(2);
+    if (kb_runner_init(&runner, &dev, &a.opts, &e) != KB_OK) {
+        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < np; i++) {
+        runner.printers[runner.nprinters++] = &printers[i];
+        printers[i].begin(&printers[i], &meta);
+    }
+    kb_runner_sweep(&runner, &cases, variants, &e);
+    for (int i = 0; i < np; i++) {
+        printers[i].end(&printers[i]);
+        if (printers[i].own_file && fclose(printers[i].f) != 0) rc = KB_EXIT_RUNTIME;
+    }
+    const int *n = runner.counts;
+    int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
+    fprintf(a.quiet ? stderr : stdout,
+            "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
+            "%d UNCHECKED%s\n",
+            cases.count, fuzzed ? " (incl. fuzzed)" : "",
+            n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
+                n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
+            n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
+            n[KB_ROW_UNCHECKED],
+            runner.skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
+    kb_runner_free(&runner);
+    kb_case_list_free(&cases);
+    for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
+    if (rc == KB_EXIT_RUNTIME) return rc;
+    return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+}

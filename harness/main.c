@@ -1,0 +1,91 @@
+/* main.c — kbench: correctness and honest timing of the hot kernels of
+ * vision detection models. `kbench --help` lists the subcommands; each has
+ * its own --help. Exit codes: harness.h (KB_EXIT_*) and README.md. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"list", kb_cmd_list, "ops, their axes, sweeps, tensors and variants"},
+    {"run", kb_cmd_run, "check and time variants over a sweep"},
+    {"check", kb_cmd_run, "correctness only, over a sweep and random cases"},
+    {"info", kb_cmd_info, "the device, its clocks and measured peaks"},
+    {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)"},
+};
+
+static void usage(FILE *f) {
+    fputs("usage: kbench COMMAND [options]   (kbench COMMAND --help for each)\n\n", f);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed or CRASHed;\n"
+          "            2 bad usage or input; 3 no CUDA device (run, check); 4 runtime error\n"
+          "            (an output file could not be written, out of host memory)\n"
+          "examples:\n"
+          "  kbench list preprocess\n"
+          "  kbench run preprocess --sweep default -o results/preprocess.csv\n"
+          "  kbench run preprocess -v bilinear_vec -a n=[1,8,16] -a interp=bilinear\n"
+          "  kbench check all --fuzz 50\n",
+          f);
+}
+
+int kb_is_help(const char *a) {
+    return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+int kb_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kbench %s: error: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see: kbench %s --help)\n", cmd);
+    va_end(ap);
+    return KB_EXIT_USAGE;
+}
+
+int kb_opt_int(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out) {
+    char *end;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || x < lo || x > hi) {
+        kb_usage_error(cmd, "%s %s: expected an integer in [%ld, %ld]", opt, v ? v : "(missing)",
+                       lo, hi);
+        return KB_ERR;
+    }
+    *out = x;
+    return KB_OK;
+}
+
+int kb_opt_double(const char *cmd, const char *opt, const char *v, double lo, double hi,
+                  double *out) {
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || !(x >= lo && x <= hi)) {
+        kb_usage_error(cmd, "%s %s: expected a number in [%g, %g]", opt, v ? v : "(missing)", lo,
+                       hi);
+        return KB_ERR;
+    }
+    *out = x;
+    return KB_OK;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || kb_is_help(argv[1])) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("kbench %s\n", kb_git_commit);
+        return KB_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "kbench: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return KB_EXIT_USAGE;
+}

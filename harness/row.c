@@ -1,0 +1,95 @@
+/* row.c — result rows: status names, output formats, the metadata every
+ * output file records. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const status_names[] = {"PASS",  "FAIL",    "UNSUPPORTED", "ERROR",
+                                           "CRASH", "TIMEOUT", "UNCHECKED"};
+
+const char *kb_status_name(kb_status s) {
+    return status_names[s];
+}
+
+int kb_status_parse(const char *s, kb_status *st) {
+    for (int i = 0; i <= KB_ROW_UNCHECKED; i++)
+        if (strcmp(s, status_names[i]) == 0) {
+            *st = (kb_status)i;
+            return KB_OK;
+        }
+    return KB_ERR;
+}
+
+static const char *const format_names[] = {"table", "csv", "json", "md"};
+
+int kb_format_parse(const char *s, kb_format *f) {
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, format_names[i]) == 0) {
+            *f = (kb_format)i;
+            return KB_OK;
+        }
+    return KB_ERR;
+}
+
+kb_format kb_format_from_path(const char *path, kb_format fallback) {
+    const char *dot = strrchr(path, '.');
+    if (!dot) return fallback;
+    if (strcmp(dot, ".csv") == 0) return KB_FMT_CSV;
+    if (strcmp(dot, ".json") == 0 || strcmp(dot, ".jsonl") == 0) return KB_FMT_JSON;
+    if (strcmp(dot, ".md") == 0) return KB_FMT_MD;
+    if (strcmp(dot, ".txt") == 0) return KB_FMT_TABLE;
+    return fallback;
+}
+
+void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
+    memset(meta, 0, sizeof *meta);
+    meta->dev = dev;
+    meta->commit = kb_git_commit;
+    size_t used = 0;
+    for (int i = 0; i < argc && used < sizeof meta->command; i++)
+        used += (size_t)snprintf(meta->command + used, sizeof meta->command - used, "%s%s",
+                                 i ? " " : "", argv[i]);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(meta->time, sizeof meta->time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (gethostname(meta->host, sizeof meta->host) != 0) snprintf(meta->host, 8, "unknown");
+}
+
+void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
+    fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
+    fprintf(f, "%scommand: %s\n", prefix, m->command);
+    if (m->dev) {
+        const kb_device *d = m->dev;
+        fprintf(f,
+                "%sgpu: %s (%s) cc %d.%d, %d SMs, L2 %.0f MiB | driver %d.%d runtime %d.%d | "
+                "clocks max SM %d MHz mem %d MHz, SM now %d MHz | peaks: copy %.0f GB/s, "
+                "sgemm %.0f GFLOP/s\n",
+                prefix, d->name, d->uuid, d->cc_major, d->cc_minor, d->sm_count,
+                d->l2_bytes / 1048576.0, d->driver_version / 1000, (d->driver_version % 1000) / 10,
+                d->runtime_version / 1000, (d->runtime_version % 1000) / 10, d->sm_clock_mhz,
+                d->mem_clock_mhz, kb_device_sm_clock_now(d), d->peak_copy_gbps,
+                d->peak_sgemm_gflops);
+    }
+}
+
+/* The case as the tables show it: only the axes that differ from the op's
+ * defaults (the CSV keeps every axis). */
+void kb_row_case_short(const kb_row *r, char *buf, size_t n) {
+    if (!r->kcase) {
+        snprintf(buf, n, "%s", r->params);
+        return;
+    }
+    kb_case def;
+    kb_case_defaults(&def, r->kcase->op);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->kcase->naxes && used < n; i++)
+        if (strcmp(def.v[i].s, r->kcase->v[i].s) != 0)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", used ? " " : "",
+                                     r->kcase->op->axes[i].name, r->kcase->v[i].s);
+    if (!buf[0]) snprintf(buf, n, "(defaults)");
+}

@@ -1,0 +1,440 @@
+/* runner.c — one row per (case, variant): inputs, reference, check, timing.
+ *
+ * Per case: describe -> host inputs (made from the seed, or read from
+ * --inputs) -> CPU reference -> device inputs. Per variant: supports ->
+ * device-memory check -> setup -> [check: poison, run, compare; poison, run,
+ * compare bitwise] -> [timing] -> teardown -> row, flushed to every printer.
+ * A failure in one variant becomes that row's status; the sweep goes on.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "npy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kb_runner_init(kb_runner *r, kb_device *dev, const kb_run_opts *opts, kb_error *e) {
+    memset(r, 0, sizeof *r);
+    r->dev = dev;
+    r->opts = *opts;
+    kb_measure *m = &r->measure;
+    m->mode = opts->mode;
+    m->rule = opts->rule;
+    m->warmup_s = 0.02;
+    m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
+    if (!m->samples) return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
+    /* Twice L2 so that nothing of the inputs survives the flush. */
+    m->l2_flush_bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
+    KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
+    KB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), e);
+    return KB_OK;
+}
+
+void kb_runner_free(kb_runner *r) {
+    if (r->stream) cudaStreamDestroy(r->stream);
+    cudaFree(r->measure.l2_flush);
+    free(r->measure.samples);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- small pieces ---- */
+
+static kb_precision precision_of(const kb_case *c, unsigned flags) {
+    if (flags & KB_TF32) return KB_PREC_TF32;
+    if (kb_axis_index(c->op, "dtype") >= 0) {
+        const char *d = kb_str(c, "dtype");
+        if (strcmp(d, "f16") == 0) return KB_PREC_F16;
+        if (strcmp(d, "bf16") == 0) return KB_PREC_BF16;
+    }
+    return KB_PREC_F32;
+}
+
+static void free_device(kb_tensors *ts) {
+    for (int i = 0; i < ts->count; i++) {
+        cudaFree(ts->t[i].data);
+        ts->t[i].data = NULL;
+    }
+}
+
+/* KB_OUT_OF_MEMORY when the device has no room: that is a row, not an error. */
+static int alloc_device(kb_tensors *ts, kb_error *e) {
+    for (int i = 0; i < ts->count; i++) {
+        size_t n = kb_nbytes(&ts->t[i]);
+        cudaError_t rc = cudaMalloc(&ts->t[i].data, n ? n : 1);
+        if (rc != cudaSuccess) {
+            cudaGetLastError();
+            free_device(ts);
+            kb_fail(e, "cudaMalloc(%zu) for %s: %s", n, ts->t[i].name, cudaGetErrorString(rc));
+            return rc == cudaErrorMemoryAllocation ? KB_OUT_OF_MEMORY : KB_ERR;
+        }
+    }
+    return KB_OK;
+}
+
+static int copy_tensors(kb_tensors *dst, const kb_tensors *src, enum cudaMemcpyKind kind,
+                        cudaStream_t s, kb_error *e) {
+    for (int i = 0; i < src->count; i++)
+        KB_CUDA_TRY(cudaMemcpyAsync(dst->t[i].data, src->t[i].data, kb_nbytes(&src->t[i]), kind, s),
+                    e);
+    KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+    return KB_OK;
+}
+
+/* Every byte 0xFF: NaN in every float type, -1 in every signed integer. */
+static int poison(kb_tensors *ts, cudaStream_t s, kb_error *e) {
+    for (int i = 0; i < ts->count; i++)
+        KB_CUDA_TRY(cudaMemsetAsync(ts->t[i].data, 0xFF, kb_nbytes(&ts->t[i]), s), e);
+    return KB_OK;
+}
+
+static int tensors_equal(const kb_tensors *a, const kb_tensors *b) {
+    for (int i = 0; i < a->count; i++)
+        if (memcmp(a->t[i].data, b->t[i].data, kb_nbytes(&a->t[i])) != 0) return 0;
+    return 1;
+}
+
+static int load_inputs(const char *dir, kb_tensors *in, kb_error *e) {
+    for (int i = 0; i < in->count; i++) {
+        kb_tensor *t = &in->t[i], got = *t;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s.npy", dir, t->name);
+        got.data = NULL;
+        if (kb_npy_read(path, &got, e) != KB_OK) return KB_ERR;
+        int same = got.dtype == t->dtype && got.ndim == t->ndim;
+        for (int d = 0; same && d < t->ndim; d++) same = got.shape[d] == t->shape[d];
+        if (!same) {
+            char want[128] = "", have[128] = "";
+            for (int d = 0; d < t->ndim; d++)
+                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? "," : "",
+                         (long long)t->shape[d]);
+            for (int d = 0; d < got.ndim; d++)
+                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", d ? "," : "",
+                         (long long)got.shape[d]);
+            free(got.data);
+            return kb_fail(e, "%s: %s[%s] but this case needs %s[%s]", path,
+                           kb_dtype_name(got.dtype), have, kb_dtype_name(t->dtype), want);
+        }
+        memcpy(t->data, got.data, kb_nbytes(t));
+        free(got.data);
+    }
+    return KB_OK;
+}
+
+static int mkdirs(const char *path, kb_error *e) {
+    char tmp[2048];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1;; p++)
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return kb_fail(e, "cannot create %s: %s", tmp, strerror(errno));
+            if (!c) break;
+            *p = c;
+        }
+    return KB_OK;
+}
+
+/* --dump DIR: DIR/case<k>/<input>.npy, reference.<output>.npy,
+ * <variant>.<output>.npy and case.txt (README "Dumped tensors"). */
+static int dump_tensors(const char *dir, int k, const char *prefix, const kb_tensors *ts,
+                        const char *params, kb_error *e) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/case%d", dir, k);
+    if (mkdirs(path, e) != KB_OK) return KB_ERR;
+    if (params) {
+        char txt[2100];
+        snprintf(txt, sizeof txt, "%s/case.txt", path);
+        FILE *f = fopen(txt, "w");
+        if (!f) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
+        fprintf(f, "%s\n", params);
+        fclose(f);
+    }
+    for (int i = 0; i < ts->count; i++) {
+        char file[2300];
+        snprintf(file, sizeof file, "%s/%s%s%s.npy", path, prefix ? prefix : "", prefix ? "." : "",
+                 ts->t[i].name);
+        if (kb_npy_write(file, &ts->t[i], e) != KB_OK) return KB_ERR;
+    }
+    return KB_OK;
+}
+
+/* ---- one variant on one case ---- */
+
+typedef struct launch_ctx {
+    const kb_variant *v;
+    void *state;
+    const kb_tensors *dev_in;
+    kb_tensors *dev_out;
+} launch_ctx;
+
+static int launch(void *p, cudaStream_t s, kb_error *e) {
+    launch_ctx *c = p;
+    return c->v->impl->run(c->state, c->dev_in, c->dev_out, s, e);
+}
+
+static int run_once(launch_ctx *lc, cudaStream_t s, kb_error *e) {
+    if (launch(lc, s, e) != KB_OK) return KB_ERR;
+    KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+    KB_CUDA_TRY(cudaGetLastError(), e);
+    return KB_OK;
+}
+
+typedef struct case_data {
+    int index;
+    const kb_case *c;
+    kb_tensors in, out_desc, ref, dev_in;
+    int have_ref;
+    char params[1024];
+} case_data;
+
+static void emit(kb_runner *r, kb_row *row) {
+    r->counts[row->status]++;
+    for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
+}
+
+/* Fills row from the check; the status stays PASS only if everything holds. */
+static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row, kb_error *e) {
+    kb_tensors got = cd->out_desc, again = cd->out_desc;
+    int rc = KB_ERR;
+    if (kb_tensors_alloc_host(&got, e) != KB_OK) return KB_ERR;
+    if (kb_tensors_alloc_host(&again, e) != KB_OK) goto out;
+    kb_nvtx_push("check");
+    if (poison(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
+        copy_tensors(&got, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK ||
+        poison(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
+        copy_tensors(&again, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK) {
+        kb_nvtx_pop();
+        goto out;
+    }
+    kb_nvtx_pop();
+    row->deterministic = tensors_equal(&got, &again);
+    if (r->opts.dump_dir &&
+        dump_tensors(r->opts.dump_dir, cd->index, lc->v->name, &got, NULL, e) != KB_OK)
+        goto out;
+    if (cd->have_ref) {
+        memset(&row->acc, 0, sizeof row->acc);
+        row->acc.pass = 1;
+        kb_check_flags = lc->v->flags;
+        cd->c->op->compare(cd->c, precision_of(cd->c, lc->v->flags), &cd->in, &cd->ref, &got,
+                           &row->acc);
+        kb_check_flags = 0;
+        row->checked = 1;
+        if (!row->acc.pass) {
+            row->status = KB_ROW_FAIL;
+            snprintf(row->reason, sizeof row->reason, "does not match the reference");
+        } else if (!row->deterministic && !(lc->v->flags & KB_NONDETERMINISTIC)) {
+            row->status = KB_ROW_FAIL;
+            snprintf(row->reason, sizeof row->reason,
+                     "two runs differ bitwise, and the variant is not flagged nondeterministic");
+        }
+    }
+    rc = KB_OK;
+out:
+    kb_tensors_free_host(&got);
+    kb_tensors_free_host(&again);
+    return rc;
+}
+
+static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) {
+    kb_measure *m = &r->measure;
+    int rc;
+    switch (m->mode) {
+    case KB_MODE_HOT:
+        rc = kb_measure_hot(m, launch, lc, r->stream, e);
+        break;
+    case KB_MODE_GRAPH:
+        rc = kb_measure_graph(m, launch, lc, r->stream, e);
+        break;
+    default:
+        rc = kb_measure_cold(m, launch, lc, r->stream, e);
+        break;
+    }
+    if (rc != KB_OK) return KB_ERR;
+    kb_stats_compute(m->samples, m->nsamples, &row->stats);
+    row->samples = m->samples;
+    double t = row->stats.median;
+    if (t > 0) {
+        row->gbps = row->cost.bytes / t * 1e-9;
+        row->gflops = row->cost.flops / t * 1e-9;
+        if (r->dev->peak_copy_gbps > 0) row->pct_peak_bw = 100 * row->gbps / r->dev->peak_copy_gbps;
+        if (r->dev->peak_sgemm_gflops > 0)
+            row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
+    }
+    return KB_OK;
+}
+
+static void set_status(kb_row *row, kb_status st, const char *why) {
+    row->status = st;
+    snprintf(row->reason, sizeof row->reason, "%s", why);
+}
+
+/* A sticky error (illegal address, launch failure) poisons the context for
+ * the rest of the process: every later row would fail for the wrong reason. */
+static int context_lost(void) {
+    cudaError_t rc = cudaDeviceSynchronize();
+    if (rc == cudaSuccess) rc = cudaGetLastError();
+    return rc != cudaSuccess && rc != cudaErrorMemoryAllocation;
+}
+
+/* case_err: the case itself could not be prepared; every variant's row says so. */
+static void run_variant(kb_runner *r, case_data *cd, const kb_variant *v, kb_status case_status,
+                        const char *case_err) {
+    kb_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.op, sizeof row.op, "%s", v->op);
+    snprintf(row.variant, sizeof row.variant, "%s", v->name);
+    snprintf(row.params, sizeof row.params, "%s", cd->params);
+    row.kcase = cd->c;
+    row.mode = r->opts.mode;
+    row.flags = v->flags;
+    row.deterministic = -1;
+    row.cost = cd->c->op->cost(cd->c);
+    row.status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
+
+    kb_error e = {{0}};
+    if (case_err) {
+        set_status(&row, case_status, case_err);
+        emit(r, &row);
+        return;
+    }
+    int s = v->impl->supports(cd->c, &e);
+    if (s == KB_NOT_APPLICABLE) {
+        r->skipped_na++;
+        return;
+    }
+    if (s != KB_OK) {
+        set_status(&row, KB_ROW_UNSUPPORTED, e.msg);
+        emit(r, &row);
+        return;
+    }
+    if (r->opts.mode == KB_MODE_GRAPH && (v->flags & KB_HOST_SYNC) && r->opts.timing) {
+        set_status(&row, KB_ROW_UNSUPPORTED,
+                   "synchronises with the host: cannot be graph-captured");
+        emit(r, &row);
+        return;
+    }
+    row.workspace_bytes = v->impl->workspace_bytes(cd->c);
+
+    /* Refuse up front what cannot fit, with the numbers. */
+    size_t free_b = 0, total_b = 0;
+    size_t need = kb_tensors_bytes(&cd->out_desc) + row.workspace_bytes;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && need > free_b) {
+        char why[512];
+        snprintf(why, sizeof why,
+                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free",
+                 kb_tensors_bytes(&cd->out_desc) / 1073741824.0, row.workspace_bytes / 1073741824.0,
+                 free_b / 1073741824.0);
+        set_status(&row, KB_ROW_UNSUPPORTED, why);
+        emit(r, &row);
+        return;
+    }
+
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
+    kb_nvtx_push(range);
+    kb_tensors dev_out = cd->out_desc;
+    void *state = NULL;
+    int rc = alloc_device(&dev_out, &e);
+    if (rc == KB_OK) {
+        rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
+        if (rc != KB_OK) state = NULL;
+    }
+    if (rc == KB_OK) {
+        launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
+        if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, &lc, &row, &e);
+        if (rc == KB_OK && r->opts.timing) rc = time_variant(r, &lc, &row, &e);
+    }
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of device memory: %s", e.msg);
+        set_status(&row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(&row, KB_ROW_ERROR, e.msg);
+    }
+    if (state) v->impl->teardown(state);
+    free_device(&dev_out);
+    kb_nvtx_pop();
+    if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
+        set_status(&row, KB_ROW_CRASH, e.msg);
+        r->context_lost = 1;
+    }
+    emit(r, &row);
+}
+
+/* ---- one case ---- */
+
+static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
+    const kb_op *op = cd->c->op;
+    if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
+    if (kb_tensors_alloc_host(&cd->in, e) != KB_OK) return KB_ERR;
+    uint64_t seed = r->opts.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(cd->index + 1));
+    int rc = r->opts.inputs_dir ? load_inputs(r->opts.inputs_dir, &cd->in, e)
+                                : op->make_inputs(cd->c, seed, &cd->in, e);
+    if (rc != KB_OK) return KB_ERR;
+    if (r->opts.check || r->opts.dump_dir) {
+        cd->ref = cd->out_desc;
+        if (kb_tensors_alloc_host(&cd->ref, e) != KB_OK) return KB_ERR;
+        kb_nvtx_push("reference (CPU)");
+        rc = op->reference(cd->c, &cd->in, &cd->ref, e);
+        kb_nvtx_pop();
+        if (rc != KB_OK) return KB_ERR;
+        cd->have_ref = 1;
+        if (r->opts.dump_dir) {
+            if (dump_tensors(r->opts.dump_dir, cd->index, NULL, &cd->in, cd->params, e) != KB_OK ||
+                dump_tensors(r->opts.dump_dir, cd->index, "reference", &cd->ref, NULL, e) != KB_OK)
+                return KB_ERR;
+        }
+    }
+    cd->dev_in = cd->in;
+    rc = alloc_device(&cd->dev_in, e);
+    if (rc != KB_OK) return rc;
+    return copy_tensors(&cd->dev_in, &cd->in, cudaMemcpyHostToDevice, r->stream, e);
+}
+
+static void release_case(case_data *cd) {
+    free_device(&cd->dev_in);
+    kb_tensors_free_host(&cd->in);
+    kb_tensors_free_host(&cd->ref);
+}
+
+static void progress(kb_runner *r, int i, int n, double t0, const char *what) {
+    if (!r->opts.progress || kb_now_s() - t0 < 2.0) return;
+    fprintf(stderr, "\r\033[K[%d/%d] %.1fs %.60s", i + 1, n, kb_now_s() - t0, what);
+    fflush(stderr);
+}
+
+int kb_runner_sweep(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
+                    kb_error *e) {
+    double t0 = kb_now_s();
+    for (int i = 0; i < cases->count; i++) {
+        case_data cd;
+        memset(&cd, 0, sizeof cd);
+        cd.index = i;
+        cd.c = &cases->cases[i];
+        kb_case_format(cd.c, cd.params, sizeof cd.params);
+        progress(r, i, cases->count, t0, cd.params);
+        kb_error ce = {{0}};
+        int rc = r->context_lost
+                     ? kb_fail(&ce, "not run: the CUDA context was lost earlier in the sweep")
+                     : prepare_case(r, &cd, &ce);
+        for (int k = 0; variants[k]; k++) {
+            if (strcmp(variants[k]->op, cd.c->op->name) != 0) continue;
+            char why[1100];
+            if (rc == KB_OUT_OF_MEMORY) {
+                snprintf(why, sizeof why, "out of device memory for the inputs: %s", ce.msg);
+                run_variant(r, &cd, variants[k], KB_ROW_UNSUPPORTED, why);
+            } else {
+                run_variant(r, &cd, variants[k], KB_ROW_ERROR, rc != KB_OK ? ce.msg : NULL);
+            }
+        }
+        release_case(&cd);
+    }
+    if (r->opts.progress && kb_now_s() - t0 >= 2.0) fprintf(stderr, "\r\033[K");
+    (void)e;
+    return KB_OK;
+}

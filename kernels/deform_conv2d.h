@@ -1,0 +1,93 @@
+/* deform_conv2d.h — deformable convolution (torchvision semantics, DCNv1/v2).
+ *
+ * The op's parameters as one struct, the sampling rule that the reference and
+ * every variant share (KB_HD: __host__ __device__ under nvcc, plain C here),
+ * and the variants' entry points. Semantics: ../shared/DESIGN.md.
+ *
+ *   out[n, co, p] = bias[co] + sum_{ci in group(co), k} W[co, ci, k] *
+ *                   mask[n, og(ci), k, p] * bilinear(in[n, ci], y(k, p), x(k, p))
+ *   y = ho*stride_h - pad_h + i*dil_h + offset[n, og*2*K + 2k,     p]   (k = i*kw + j)
+ *   x = wo*stride_w - pad_w + j*dil_w + offset[n, og*2*K + 2k + 1, p]
+ */
+#ifndef KB_DEFORM_CONV2D_H
+#define KB_DEFORM_CONV2D_H
+
+#include "kbench.h"
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define KB_HD __host__ __device__ __forceinline__
+#else
+#define KB_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kb_dcn_params {
+    int64_t n, c_in, c_out, h, w, kh, kw;
+    int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+    int64_t groups, offset_groups; /* weight groups; offset (and mask) groups */
+    int64_t ho, wo;                /* output size, derived */
+    int mask, bias;                /* DCNv2 mask present; bias present */
+    kb_dtype dtype;                /* of every tensor: input, offset, mask, weight, bias, output */
+} kb_dcn_params;
+
+/* Reads the case's axes; KB_ERR (message names the parameters) if inconsistent. */
+int kb_dcn_params_from_case(const kb_case *c, kb_dcn_params *p, kb_error *e);
+
+/* Element counts, the numbers every supports() bounds. */
+typedef struct kb_dcn_sizes {
+    int64_t input_img, offset_img, mask_img, output_img; /* one image */
+    int64_t columns_img;                                 /* c_in*kh*kw*ho*wo */
+    int64_t weight, pixels;                              /* c_out*c_in/groups*kh*kw; n*ho*wo */
+} kb_dcn_sizes;
+kb_dcn_sizes kb_dcn_sizes_of(const kb_dcn_params *p);
+
+/* Bilinear corner weights of one sample point, torchvision's
+ * bilinear_interpolate: zero when y <= -1, y >= H, x <= -1 or x >= W; each of
+ * the 4 neighbours only if inside. Writes the plane index of the top-left
+ * corner and 4 weights (already zero for outside corners) and returns 0 when
+ * the whole sample is outside. Coordinates in the caller's precision (the
+ * reference: double; the variants: float, as torchvision's fp32 kernels). */
+#define KB_DCN_CORNERS(REAL, IDX, NAME)                                                            \
+    KB_HD int NAME(REAL y, REAL x, IDX H, IDX W, IDX *base, REAL wt[4]) {                          \
+        wt[0] = wt[1] = wt[2] = wt[3] = 0;                                                         \
+        *base = 0;                                                                                 \
+        if (y <= (REAL)-1 || y >= (REAL)H || x <= (REAL)-1 || x >= (REAL)W) return 0;              \
+        REAL yf = floor(y), xf = floor(x);                                                         \
+        IDX y0 = (IDX)yf, x0 = (IDX)xf;                                                            \
+        REAL ly = y - yf, lx = x - xf, hy = 1 - ly, hx = 1 - lx;                                   \
+        int top = y0 >= 0, bottom = y0 + 1 <= H - 1, left = x0 >= 0, right = x0 + 1 <= W - 1;      \
+        if (top && left) wt[0] = hy * hx;                                                          \
+        if (top && right) wt[1] = hy * lx;                                                         \
+        if (bottom && left) wt[2] = ly * hx;                                                       \
+        if (bottom && right) wt[3] = ly * lx;                                                      \
+        *base = y0 * W + x0;                                                                       \
+        return 1;                                                                                  \
+    }
+KB_DCN_CORNERS(double, int64_t, kb_dcn_corners_f64)
+
+/* reference/deform_conv2d.c: full in double, or a sample of exact points (the
+ * rest NaN) when the work exceeds 2e9 multiply-adds. */
+int kb_deform_conv2d_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out,
+                               kb_error *e);
+/* Exactly `points` random output points (seeded by the output size), the rest NaN. */
+int kb_deform_conv2d_reference_points(const kb_case *c, const kb_tensors *in, kb_tensors *out,
+                                      int64_t points, kb_error *e);
+
+extern const kb_op kb_op_deform_conv2d;
+
+extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32;
+extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
+extern const kb_variant_impl kb_deform_conv2d_implicit_gemm;
+extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32;
+extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16;
+extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

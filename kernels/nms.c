@@ -1,0 +1,297 @@
+/* nms.c — the nms op: axes, sweeps, input generators, comparison, cost.
+ *
+ *   kbench check nms --sweep smoke        every variant against the CPU reference
+ *   kbench run nms --sweep default        the peer cases of issue 4 (torchvision)
+ *
+ * Greedy variants must reproduce the greedy keep list exactly (same boxes,
+ * same order, same count). A KB_INEXACT variant (fast NMS) is held to the
+ * fast-NMS reference instead, and its note says how many boxes greedy keeps
+ * that it drops; its keep set must be a subset of greedy's.
+ */
+#include "nms.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const kb_axis nms_axes[] = {
+    {"n", KB_AXIS_INT, "1000", 0, 4000000, NULL, "number of boxes"},
+    {"iou", KB_AXIS_FLOAT, "0.5", 0, 1, NULL, "suppress when IoU > iou"},
+    {"classes", KB_AXIS_INT, "1", 1, 100000, NULL,
+     "class ids drawn from [0, classes); 1 = class-agnostic NMS"},
+    {"max_out", KB_AXIS_INT, "0", 0, 4000000, NULL, "keep at most this many; 0 = no cap"},
+    {"dist", KB_AXIS_ENUM, "uniform", 0, 0, "uniform,clustered,ties,degenerate",
+     "uniform: the peer figures' boxes; clustered: a detector's jittered copies around "
+     "objects; ties: scores on 8 levels; degenerate: a quarter zero-width/height"},
+    {NULL, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const char *const smoke_lines[] = {
+    "n=[0,1,63,64,65,1000,4097] iou=0.5",
+    "n=2000 dist=[clustered,ties,degenerate] classes=[1,7]",
+    "n=3000 iou=[0.3,0.7] max_out=[100,0] dist=clustered",
+    NULL,
+};
+static const char *const default_lines[] = {
+    "n=[1000,25200] iou=0.5",
+    "n=25200 iou=0.7",
+    "n=100000 iou=0.5",
+    "n=25200 iou=0.5 dist=clustered classes=[1,80]",
+    NULL,
+};
+static const char *const full_lines[] = {
+    "n=[1000,4000,16000,25200,64000,100000] iou=[0.3,0.5,0.7] "
+    "dist=[uniform,clustered,ties,degenerate]",
+    "n=[25200,100000] iou=0.5 dist=clustered classes=[80,1000]",
+    "n=[25200,100000] iou=0.5 max_out=[100,1000]",
+    NULL,
+};
+static const kb_sweep nms_sweeps[] = {
+    {"smoke", "edge sizes around the 64-box block, every distribution, class-aware, capped",
+     smoke_lines},
+    {"default", "issue 4's peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered",
+     default_lines},
+    {"full", "sizes x IoU x distribution; many classes; capped outputs", full_lines},
+    {NULL, NULL, NULL},
+};
+
+static const char *const nms_inputs[] = {"boxes", "scores", "classes", NULL};
+static const char *const nms_outputs[] = {"keep", "count", NULL};
+
+int64_t kb_nms_capacity(int64_t n, int64_t max_out) {
+    return max_out > 0 && max_out < n ? max_out : n;
+}
+
+static int nms_validate(const kb_case *c, kb_error *e) {
+    double iou = kb_float(c, "iou");
+    if (!(iou >= 0 && iou <= 1)) return kb_fail(e, "nms: iou=%g must lie in [0, 1]", iou);
+    return KB_OK;
+}
+
+static int nms_describe(const kb_case *c, kb_tensors *in, kb_tensors *out, kb_error *e) {
+    int64_t n = kb_int(c, "n"), cap = kb_nms_capacity(n, kb_int(c, "max_out")), one = 1;
+    int64_t box_shape[2] = {n, 4};
+    kb_tensors_add(in, "boxes", KB_F32, 2, box_shape);
+    kb_tensors_add(in, "scores", KB_F32, 1, &n);
+    kb_tensors_add(in, "classes", KB_I32, 1, &n);
+    kb_tensors_add(out, "keep", KB_I32, 1, &cap);
+    kb_tensors_add(out, "count", KB_I32, 1, &one);
+    (void)e;
+    return KB_OK;
+}
+
+/* ---- input generators ---- */
+
+enum { IMAGE = 1024 };
+
+/* The peer figures' box: centre uniform in the image, w and h in [4, 4 + 0.2 * 1024]. */
+static void uniform_box(uint64_t *rng, double *cx, double *cy, double *w, double *h) {
+    *cx = IMAGE * kb_rng_uniform(rng);
+    *cy = IMAGE * kb_rng_uniform(rng);
+    *w = 4 + 0.2 * IMAGE * kb_rng_uniform(rng);
+    *h = 4 + 0.2 * IMAGE * kb_rng_uniform(rng);
+}
+
+static void put_box(float *b, double cx, double cy, double w, double h) {
+    b[0] = (float)(cx - w / 2);
+    b[1] = (float)(cy - h / 2);
+    b[2] = (float)(cx + w / 2);
+    b[3] = (float)(cy + h / 2);
+}
+
+/* Scores in (0, 1]: never zero. */
+static float unit_score(uint64_t *rng) {
+    return (float)(1.0 - kb_rng_uniform(rng));
+}
+
+/* A detector's output: each box a jittered copy of one of n/40 objects, its
+ * score the object's confidence decaying with the jitter, its class the object's. */
+static void make_clustered(int64_t n, int64_t classes, uint64_t *rng, float *boxes, float *scores,
+                           int32_t *cls) {
+    int64_t m = n / 40 > 0 ? n / 40 : 1;
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t obj = (uint64_t)kb_rng_int(rng, 0, m - 1) * 0x9E3779B97F4A7C15ull + 1;
+        double cx, cy, w, h;
+        uniform_box(&obj, &cx, &cy, &w, &h);
+        double conf = 0.3 + 0.7 * kb_rng_uniform(&obj);
+        int32_t klass = (int32_t)kb_rng_int(&obj, 0, classes - 1);
+        double jx = 0.1 * kb_rng_normal(rng), jy = 0.1 * kb_rng_normal(rng);
+        double jw = 0.15 * kb_rng_normal(rng), jh = 0.15 * kb_rng_normal(rng);
+        put_box(boxes + 4 * k, cx + jx * w, cy + jy * h, w * exp(jw), h * exp(jh));
+        double s = conf * exp(-(jx * jx + jy * jy + jw * jw + jh * jh) * 8);
+        scores[k] = (float)(s > 1e-6 ? s : 1e-6);
+        cls[k] = klass;
+    }
+}
+
+static int nms_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e) {
+    int64_t n = kb_int(c, "n"), classes = kb_int(c, "classes");
+    const char *dist = kb_str(c, "dist");
+    float *boxes = kb_tensors_find(in, "boxes")->data;
+    float *scores = kb_tensors_find(in, "scores")->data;
+    int32_t *cls = kb_tensors_find(in, "classes")->data;
+    uint64_t rng = seed;
+    if (strcmp(dist, "clustered") == 0) {
+        make_clustered(n, classes, &rng, boxes, scores, cls);
+        return KB_OK;
+    }
+    int ties = strcmp(dist, "ties") == 0, degenerate = strcmp(dist, "degenerate") == 0;
+    for (int64_t k = 0; k < n; k++) {
+        double cx, cy, w, h;
+        uniform_box(&rng, &cx, &cy, &w, &h);
+        if (degenerate) {
+            double u = kb_rng_uniform(&rng);
+            if (u < 0.10 || (u >= 0.20 && u < 0.25)) w = 0;
+            if (u >= 0.10 && u < 0.25) h = 0;
+        }
+        put_box(boxes + 4 * k, cx, cy, w, h);
+        scores[k] = ties ? (float)kb_rng_int(&rng, 1, 8) / 8.0f : unit_score(&rng);
+        cls[k] = (int32_t)kb_rng_int(&rng, 0, classes - 1);
+    }
+    (void)e;
+    return KB_OK;
+}
+
+/* ---- comparison ---- */
+
+/* Compare got's ordered keep list with the expected one; returns mismatches. */
+static int64_t compare_lists(const int32_t *want, int64_t want_n, const int32_t *got, int64_t got_n,
+                             int64_t cap, kb_accuracy *acc) {
+    if (got_n < 0 || got_n > cap) {
+        snprintf(acc->note, sizeof acc->note, "count %lld outside [0, %lld] (expected %lld)",
+                 (long long)got_n, (long long)cap, (long long)want_n);
+        acc->unwritten += got_n == -1;
+        return want_n > 0 ? want_n : 1;
+    }
+    int64_t bad = 0, first = -1, common = got_n < want_n ? got_n : want_n;
+    for (int64_t k = 0; k < got_n; k++) acc->unwritten += got[k] == -1;
+    for (int64_t k = 0; k < common; k++)
+        if (got[k] != want[k]) {
+            if (first < 0) first = k;
+            bad++;
+        }
+    bad += llabs(got_n - want_n);
+    if (bad && first >= 0)
+        snprintf(acc->note, sizeof acc->note,
+                 "count %lld vs %lld expected; first difference at position %lld: box %d, "
+                 "expected %d",
+                 (long long)got_n, (long long)want_n, (long long)first, got[first], want[first]);
+    else if (bad)
+        snprintf(acc->note, sizeof acc->note,
+                 "count %lld vs %lld expected, the common prefix equal", (long long)got_n,
+                 (long long)want_n);
+    return bad;
+}
+
+/* Fast NMS vs greedy, both uncapped: is fast's keep set inside greedy's, and
+ * how many of greedy's does it drop? Writes the row's note; 0 when a subset. */
+static int64_t fast_vs_greedy(const int32_t *fast, int64_t nf, const int32_t *greedy, int64_t ng,
+                              int64_t n, kb_accuracy *acc) {
+    unsigned char *in_greedy = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (!in_greedy) {
+        snprintf(acc->note, sizeof acc->note, "fast NMS: out of host memory for the subset check");
+        return 1;
+    }
+    for (int64_t k = 0; k < ng; k++) in_greedy[greedy[k]] = 1;
+    int64_t outside = 0;
+    for (int64_t k = 0; k < nf; k++) outside += !in_greedy[fast[k]];
+    free(in_greedy);
+    if (outside)
+        snprintf(acc->note, sizeof acc->note,
+                 "fast NMS keeps %lld boxes greedy suppresses: not a subset of greedy",
+                 (long long)outside);
+    else
+        snprintf(acc->note, sizeof acc->note, "fast NMS: %lld kept, drops %lld greedy keeps",
+                 (long long)nf, (long long)(ng - nf));
+    return outside;
+}
+
+static int nms_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+                       const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    (void)prec;
+    int64_t n = kb_int(c, "n"), max_out = kb_int(c, "max_out"), cap = kb_nms_capacity(n, max_out);
+    const int32_t *ref_keep = kb_tensors_get(ref, "keep")->data;
+    int64_t ref_n = ((const int32_t *)kb_tensors_get(ref, "count")->data)[0];
+    const int32_t *got_keep = kb_tensors_get(got, "keep")->data;
+    int64_t got_n = ((const int32_t *)kb_tensors_get(got, "count")->data)[0];
+    acc->tolerance = 0;
+    if (!(kb_check_flags & KB_INEXACT)) {
+        acc->mismatches = compare_lists(ref_keep, ref_n, got_keep, got_n, cap, acc);
+        if (acc->mismatches) acc->pass = 0;
+        return KB_OK;
+    }
+    /* Fast NMS: its own reference, uncapped (a capped list is a prefix). */
+    const float *boxes = kb_tensors_get(in, "boxes")->data;
+    const int32_t *cls = kb_int(c, "classes") > 1 ? kb_tensors_get(in, "classes")->data : NULL;
+    float iou = (float)kb_float(c, "iou");
+    int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+    int32_t *fast = malloc((size_t)(n > 0 ? n : 1) * sizeof *fast);
+    int32_t *greedy = malloc((size_t)(n > 0 ? n : 1) * sizeof *greedy);
+    int64_t nf = -1, ng = -1;
+    if (order && fast && greedy) {
+        kb_nms_rank(kb_tensors_get(in, "scores")->data, n, order);
+        nf = kb_nms_fast_ref(boxes, cls, order, n, iou, 0, fast);
+        ng = cap < n ? kb_nms_greedy_ref(boxes, cls, order, n, iou, 0, greedy) : ref_n;
+        if (ng >= 0 && cap >= n) memcpy(greedy, ref_keep, (size_t)ng * sizeof *greedy);
+    }
+    if (nf < 0 || ng < 0) {
+        snprintf(acc->note, sizeof acc->note, "fast NMS reference: out of host memory, n=%lld",
+                 (long long)n);
+        acc->mismatches = 1;
+    } else {
+        int64_t outside = fast_vs_greedy(fast, nf, greedy, ng, n, acc);
+        char subset_note[sizeof acc->note];
+        memcpy(subset_note, acc->note, sizeof subset_note);
+        acc->mismatches = compare_lists(fast, nf < cap ? nf : cap, got_keep, got_n, cap, acc);
+        if (!acc->mismatches || outside) memcpy(acc->note, subset_note, sizeof subset_note);
+        acc->mismatches += outside;
+    }
+    if (acc->mismatches) acc->pass = 0;
+    free(order);
+    free(fast);
+    free(greedy);
+    return KB_OK;
+}
+
+/* The fewest bytes: read boxes, scores and classes once, write the keeps.
+ * No flop model: the IoU count is what the designs differ in. */
+static kb_cost nms_cost(const kb_case *c) {
+    int64_t n = kb_int(c, "n");
+    kb_cost k = {0, (double)n * (16 + 4 + 4) +
+                        (double)kb_nms_capacity(n, kb_int(c, "max_out")) * 4 + 4};
+    return k;
+}
+
+static void nms_fuzz_case(uint64_t *rng, kb_case *c) {
+    static const char *const dists[] = {"uniform", "clustered", "ties", "degenerate"};
+    char buf[64];
+    int64_t n = kb_rng_int(rng, 0, 3000);
+    snprintf(buf, sizeof buf, "%lld", (long long)n);
+    kb_case_set(c, "n", buf, NULL);
+    snprintf(buf, sizeof buf, "%.3f", 0.1 + 0.8 * kb_rng_uniform(rng));
+    kb_case_set(c, "iou", buf, NULL);
+    snprintf(buf, sizeof buf, "%lld", (long long)kb_rng_int(rng, 1, 10));
+    kb_case_set(c, "classes", buf, NULL);
+    snprintf(buf, sizeof buf, "%lld",
+             (long long)(kb_rng_int(rng, 0, 1) ? kb_rng_int(rng, 0, n) : 0));
+    kb_case_set(c, "max_out", buf, NULL);
+    kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 3)], NULL);
+}
+
+const kb_op kb_op_nms = {
+    .name = "nms",
+    .summary = "non-maximum suppression: greedy (exact) and fast (pairwise), class-aware",
+    .axes = nms_axes,
+    .sweeps = nms_sweeps,
+    .inputs = nms_inputs,
+    .outputs = nms_outputs,
+    .baseline = "bitmask_host",
+    .validate = nms_validate,
+    .describe = nms_describe,
+    .make_inputs = nms_make_inputs,
+    .reference = kb_nms_reference,
+    .compare = nms_compare,
+    .cost = nms_cost,
+    .fuzz_case = nms_fuzz_case,
+};

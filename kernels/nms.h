@@ -1,0 +1,46 @@
+/* nms.h — non-maximum suppression: greedy (exact) and fast (pairwise) NMS.
+ *
+ * Inputs  boxes [n,4] f32 (x1,y1,x2,y2), scores [n] f32, classes [n] i32
+ *         (all 0 when classes=1: class-agnostic). Unsorted: sorting by score
+ *         (descending, equal scores lower index first) is part of the op.
+ * Outputs keep [cap] i32: indices into the input boxes, in greedy (rank) order;
+ *         count [1] i32: how many of keep are valid. cap = n, or max_out when
+ *         0 < max_out < n; max_out caps the count (the first max_out keeps).
+ * Semantics: ../shared/DESIGN.md; the IoU rule: kernels/nms_iou.h.
+ * Device code to reuse (already-sorted boxes): variants/nms/nms_device.cuh.
+ */
+#ifndef KB_NMS_H
+#define KB_NMS_H
+
+#include "kbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const kb_op kb_op_nms;
+
+extern const kb_variant_impl kb_nms_bitmask_host;
+extern const kb_variant_impl kb_nms_bitmask_gpu;
+extern const kb_variant_impl kb_nms_pairwise_fast;
+extern const kb_variant_impl kb_nms_blockwalk;
+
+/* Output capacity of a case: n, or max_out when 0 < max_out < n. */
+int64_t kb_nms_capacity(int64_t n, int64_t max_out);
+
+/* ---- CPU references (reference/nms.c), reusable by other ops' references ----
+ * order: the n box indices by score descending, equal scores lower index
+ * first (kb_nms_rank). classes may be NULL (class-agnostic). max_out <= 0:
+ * no cap. keep receives box indices in rank order; returns the count, or -1
+ * when host memory runs out. */
+void kb_nms_rank(const float *scores, int64_t n, int64_t *order);
+int64_t kb_nms_greedy_ref(const float *boxes, const int32_t *classes, const int64_t *order,
+                          int64_t n, float iou, int64_t max_out, int32_t *keep);
+int64_t kb_nms_fast_ref(const float *boxes, const int32_t *classes, const int64_t *order, int64_t n,
+                        float iou, int64_t max_out, int32_t *keep);
+int kb_nms_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

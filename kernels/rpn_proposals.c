@@ -1,0 +1,235 @@
+/* rpn_proposals.c — the RPN proposal op: axes, sweeps, inputs, comparison.
+ *
+ *   kbench run rpn_proposals --sweep default     800x1344, 5 levels, 1000/1000
+ *   kbench check rpn_proposals --sweep smoke
+ *
+ * Semantics and the float contract: kernels/rpn_proposals.h; the CPU truth:
+ * reference/rpn_proposals.c. Inputs are a detector's: mmdet anchors (scales
+ * 8, ratios 0.5/1/2, base size = stride), deltas dx,dy ~ N(0, 0.2) and dw,dh
+ * ~ N(0, 0.5), scores = sigmoid(logit) with logit ~ N(-4, 1.5) raised by
+ * 10 * IoU(anchor, object) around `objects` random objects (clusters of high,
+ * heavily overlapping proposals that NMS must thin out).
+ */
+#include "rpn_proposals.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const kb_axis rpn_axes[] = {
+    {"img_h", KB_AXIS_INT, "800", 32, 2048, NULL, "image height (px); <= 2048: the level offset"},
+    {"img_w", KB_AXIS_INT, "1344", 32, 2048, NULL, "image width (px)"},
+    {"levels", KB_AXIS_INT, "5", 1, KB_RPN_MAX_LEVELS, NULL, "FPN levels, strides 4 * 2^l"},
+    {"nms_pre", KB_AXIS_INT, "1000", 1, 4096, NULL, "best scores kept per level before NMS"},
+    {"max_per_img", KB_AXIS_INT, "1000", 1, 24576, NULL, "proposals kept after NMS"},
+    {"iou", KB_AXIS_FLOAT, "0.7", 0, 1, NULL, "NMS threshold: suppress when IoU > iou"},
+    {"min_bbox_size", KB_AXIS_FLOAT, "0", 0, 1024, NULL, "keep boxes with w and h > this"},
+    {"objects", KB_AXIS_INT, "20", 0, 1000, NULL, "objects around which scores cluster"},
+    {NULL, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const char *const smoke_lines[] = {
+    "img_h=800 img_w=1344",
+    "img_h=[64,333] img_w=[96,517] levels=[1,3] nms_pre=[5,300] max_per_img=[7,1000] "
+    "objects=[0,5]",
+    "img_h=800 img_w=1344 min_bbox_size=16 iou=0.5 objects=60",
+    NULL,
+};
+static const char *const default_lines[] = {
+    "img_h=800 img_w=1344",
+    "img_h=800 img_w=1344 objects=[0,100]",
+    "img_h=[512,1024] img_w=[512,1024]",
+    NULL,
+};
+static const kb_sweep rpn_sweeps[] = {
+    {"smoke", "tiny images and level counts, a size filter, the default case", smoke_lines},
+    {"default", "800x1344 with 5 levels (the goal case); other object counts and images",
+     default_lines},
+    {NULL, NULL, NULL},
+};
+
+static const char *const rpn_inputs[] = {"scores", "deltas", "anchors", "level_offsets", NULL};
+static const char *const rpn_outputs[] = {"proposals", "count", NULL};
+
+static int64_t stride_of(int l) { return 4ll << l; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int kb_rpn_level_sizes(const kb_case *c, int64_t *count) {
+    int levels = (int)kb_int(c, "levels");
+    for (int l = 0; l < levels; l++)
+        count[l] = ceil_div(kb_int(c, "img_h"), stride_of(l)) *
+                   ceil_div(kb_int(c, "img_w"), stride_of(l)) * KB_RPN_ANCHORS;
+    return levels;
+}
+
+static int rpn_validate(const kb_case *c, kb_error *e) {
+    (void)c;
+    (void)e;
+    return KB_OK; /* every limit is an axis range */
+}
+
+static int rpn_describe(const kb_case *c, kb_tensors *in, kb_tensors *out, kb_error *e) {
+    int64_t count[KB_RPN_MAX_LEVELS], n = 0;
+    int levels = kb_rpn_level_sizes(c, count);
+    for (int l = 0; l < levels; l++) n += count[l];
+    int64_t n4[2] = {n, 4}, offs = levels + 1, rows[2] = {kb_int(c, "max_per_img"), 5}, one = 1;
+    kb_tensors_add(in, "scores", KB_F32, 1, &n);
+    kb_tensors_add(in, "deltas", KB_F32, 2, n4);
+    kb_tensors_add(in, "anchors", KB_F32, 2, n4);
+    kb_tensors_add(in, "level_offsets", KB_I32, 1, &offs);
+    kb_tensors_add(out, "proposals", KB_F32, 2, rows);
+    kb_tensors_add(out, "count", KB_I32, 1, &one);
+    (void)e;
+    return KB_OK;
+}
+
+static double iou_d(const double *a, const double *b) {
+    double iw = fmin(a[2], b[2]) - fmax(a[0], b[0]), ih = fmin(a[3], b[3]) - fmax(a[1], b[1]);
+    if (iw <= 0 || ih <= 0) return 0;
+    double inter = iw * ih;
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter);
+}
+
+static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e) {
+    int64_t count[KB_RPN_MAX_LEVELS];
+    int levels = kb_rpn_level_sizes(c, count);
+    const double img_h = (double)kb_int(c, "img_h"), img_w = (double)kb_int(c, "img_w");
+    float *scores = kb_tensors_find(in, "scores")->data;
+    float *deltas = kb_tensors_find(in, "deltas")->data;
+    float *anchors = kb_tensors_find(in, "anchors")->data;
+    int32_t *offsets = kb_tensors_find(in, "level_offsets")->data;
+    uint64_t rng = seed;
+
+    int objects = (int)kb_int(c, "objects");
+    double *obj = malloc(sizeof(double) * 4 * (size_t)(objects ? objects : 1));
+    if (!obj) return kb_fail(e, "out of host memory for %d objects", objects);
+    for (int o = 0; o < objects; o++) { /* sizes log-uniform in [16, 512], aspect 1/2..2 */
+        double s = exp(log(16.0) + kb_rng_uniform(&rng) * log(32.0));
+        double ar = exp((kb_rng_uniform(&rng) - 0.5) * 2 * log(2.0));
+        double w = s * sqrt(ar), h = s / sqrt(ar);
+        double cx = kb_rng_uniform(&rng) * img_w, cy = kb_rng_uniform(&rng) * img_h;
+        double *b = obj + 4 * o;
+        b[0] = cx - w / 2, b[1] = cy - h / 2, b[2] = cx + w / 2, b[3] = cy + h / 2;
+    }
+
+    static const double ratios[KB_RPN_ANCHORS] = {0.5, 1.0, 2.0};
+    int64_t i = 0;
+    offsets[0] = 0;
+    for (int l = 0; l < levels; l++) {
+        int64_t stride = stride_of(l), fh = ceil_div(kb_int(c, "img_h"), stride),
+                fw = ceil_div(kb_int(c, "img_w"), stride);
+        offsets[l + 1] = offsets[l] + (int32_t)count[l];
+        for (int64_t y = 0; y < fh; y++)
+            for (int64_t x = 0; x < fw; x++)
+                for (int a = 0; a < KB_RPN_ANCHORS; a++, i++) {
+                    /* mmdet AnchorGenerator: base size = stride, scale 8, h_ratio = sqrt(r). */
+                    double hr = sqrt(ratios[a]), ws = (double)stride / hr * 8,
+                           hs = (double)stride * hr * 8;
+                    double box[4] = {(double)(x * stride) - 0.5 * ws,
+                                     (double)(y * stride) - 0.5 * hs,
+                                     (double)(x * stride) + 0.5 * ws,
+                                     (double)(y * stride) + 0.5 * hs};
+                    double logit = -4.0 + 1.5 * kb_rng_normal(&rng);
+                    for (int o = 0; o < objects; o++) logit += 10.0 * iou_d(box, obj + 4 * o);
+                    for (int d = 0; d < 4; d++) anchors[4 * i + d] = (float)box[d];
+                    deltas[4 * i + 0] = (float)(0.2 * kb_rng_normal(&rng));
+                    deltas[4 * i + 1] = (float)(0.2 * kb_rng_normal(&rng));
+                    deltas[4 * i + 2] = (float)(0.5 * kb_rng_normal(&rng));
+                    deltas[4 * i + 3] = (float)(0.5 * kb_rng_normal(&rng));
+                    scores[i] = (float)(1.0 / (1.0 + exp(-logit)));
+                }
+    }
+    free(obj);
+    return KB_OK;
+}
+
+/* The keep list and its order exactly; scores bitwise (they are input
+ * values); box coordinates within 1e-3 px (host and device share the float
+ * formulas, so any difference at all means a changed formula). */
+static int rpn_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+                       const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    const float tol = 1e-3f;
+    const int32_t rn = *(const int32_t *)kb_tensors_get(ref, "count")->data;
+    const int32_t gn = *(const int32_t *)kb_tensors_get(got, "count")->data;
+    const float *rp = kb_tensors_get(ref, "proposals")->data;
+    const float *gp = kb_tensors_get(got, "proposals")->data;
+    int64_t rows = kb_int(c, "max_per_img"), bad = 0;
+    if (rn != gn) {
+        snprintf(acc->note, sizeof acc->note, "count %d, reference %d", gn, rn);
+        bad++;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        int row_bad = gp[5 * r + 4] != rp[5 * r + 4];
+        for (int d = 0; d < 4; d++) {
+            double diff = fabs((double)gp[5 * r + d] - (double)rp[5 * r + d]);
+            if (isnan(gp[5 * r + d])) acc->unwritten++;
+            if (diff > acc->max_abs) acc->max_abs = diff;
+            row_bad |= !(diff <= tol);
+        }
+        if (row_bad && !bad)
+            snprintf(acc->note, sizeof acc->note,
+                     "row %lld: (%.3f %.3f %.3f %.3f) score %.9g, reference (%.3f %.3f %.3f %.3f) "
+                     "%.9g",
+                     (long long)r, gp[5 * r], gp[5 * r + 1], gp[5 * r + 2], gp[5 * r + 3],
+                     gp[5 * r + 4], rp[5 * r], rp[5 * r + 1], rp[5 * r + 2], rp[5 * r + 3],
+                     rp[5 * r + 4]);
+        bad += row_bad;
+    }
+    acc->mismatches += bad;
+    if (bad) acc->pass = 0;
+    else if (!acc->note[0])
+        snprintf(acc->note, sizeof acc->note, "%d proposals", rn);
+    return KB_OK;
+}
+
+static kb_cost rpn_cost(const kb_case *c) {
+    int64_t count[KB_RPN_MAX_LEVELS], n = 0;
+    int levels = kb_rpn_level_sizes(c, count);
+    for (int l = 0; l < levels; l++) n += count[l];
+    /* Every score once; deltas and anchors of the nms_pre per level; the output. */
+    int64_t pre = 0;
+    for (int l = 0; l < levels; l++) pre += count[l] < kb_int(c, "nms_pre") ? count[l] : kb_int(c, "nms_pre");
+    double bytes = 4.0 * (double)n + 32.0 * (double)pre + 20.0 * (double)kb_int(c, "max_per_img");
+    /* delta2bbox ~ 30 flops a box; NMS ~ 15 flops per pair within a level. */
+    double flops = 30.0 * (double)pre;
+    for (int l = 0; l < levels; l++) {
+        double p = (double)(count[l] < kb_int(c, "nms_pre") ? count[l] : kb_int(c, "nms_pre"));
+        flops += 15.0 * p * p / 2;
+    }
+    return (kb_cost){.flops = flops, .bytes = bytes};
+}
+
+static void rpn_fuzz_case(uint64_t *rng, kb_case *c) {
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)kb_rng_int(rng, 32, 700));
+    kb_case_set(c, "img_h", v, NULL);
+    snprintf(v, sizeof v, "%lld", (long long)kb_rng_int(rng, 32, 900));
+    kb_case_set(c, "img_w", v, NULL);
+    snprintf(v, sizeof v, "%lld", (long long)kb_rng_int(rng, 1, 5));
+    kb_case_set(c, "levels", v, NULL);
+    snprintf(v, sizeof v, "%lld", (long long)kb_rng_int(rng, 1, 1200));
+    kb_case_set(c, "nms_pre", v, NULL);
+    snprintf(v, sizeof v, "%lld", (long long)kb_rng_int(rng, 1, 1500));
+    kb_case_set(c, "max_per_img", v, NULL);
+    snprintf(v, sizeof v, "%.2f", 0.3 + 0.6 * kb_rng_uniform(rng));
+    kb_case_set(c, "iou", v, NULL);
+    snprintf(v, sizeof v, "%lld", (long long)kb_rng_int(rng, 0, 40));
+    kb_case_set(c, "objects", v, NULL);
+}
+
+const kb_op kb_op_rpn_proposals = {
+    .name = "rpn_proposals",
+    .summary = "mmdetection RPN proposals: per-level top-k, delta2bbox, filter, NMS, top-k",
+    .axes = rpn_axes,
+    .sweeps = rpn_sweeps,
+    .inputs = rpn_inputs,
+    .outputs = rpn_outputs,
+    .baseline = "sort_bitmask",
+    .validate = rpn_validate,
+    .describe = rpn_describe,
+    .make_inputs = rpn_make_inputs,
+    .reference = kb_rpn_reference,
+    .compare = rpn_compare,
+    .cost = rpn_cost,
+    .fuzz_case = rpn_fuzz_case,
+};

@@ -1,0 +1,249 @@
+/* topk.c — the top-k op: axes, sweeps, inputs, comparison, cost.
+ *
+ *   kbench run topk --sweep default        the 5 RPN levels, 1M/16M, batch 32
+ *   kbench run topk -a segments=32x4096 -a k=100
+ *
+ * Semantics in kernels/topk.h; the CPU truth in reference/topk.c.
+ */
+#include "topk.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The RPN levels of an 800x1344 image, strides 4..64, 3 anchors per location. */
+static const int64_t rpn5_lengths[] = {201600, 50400, 12600, 3150, 819};
+
+static const kb_axis topk_axes[] = {
+    {"segments", KB_AXIS_STRING, "rpn5", 0, 0, NULL,
+     "segment layout: rpn5 | CxL (C segments of L) | L1+L2+... (lengths, 0 allowed)"},
+    {"k", KB_AXIS_INT, "1000", 0, 65536, NULL, "values kept per segment"},
+    {"batch", KB_AXIS_INT, "1", 1, 4096, NULL, "the layout repeated (images)"},
+    {"dist", KB_AXIS_ENUM, "uniform", 0, 0, "uniform,ties,normal",
+     "uniform: scores in [0,1); ties: 9 values incl. -0/+0; normal: N(0,1)"},
+    {NULL, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const char *const smoke_lines[] = {
+    "segments=rpn5 k=[0,1,1000] dist=[uniform,ties]",
+    "segments=[5+0+3+2000,1x4096,3x1500] k=[7,1024,4096] dist=[ties,normal]",
+    "segments=rpn5 batch=2 k=100 dist=normal",
+    NULL,
+};
+static const char *const default_lines[] = {
+    "segments=rpn5 k=1000",
+    "segments=[1x1048576,1x16777216] k=[100,1000]",
+    "segments=rpn5 batch=32 k=1000",
+    "segments=32x4096 k=[100,1000]",
+    NULL,
+};
+static const char *const ties_lines[] = {
+    "segments=rpn5 k=1000 dist=[ties,normal]",
+    NULL,
+};
+static const kb_sweep topk_sweeps[] = {
+    {"smoke", "small layouts, k = 0 / k > length / empty segments, ties and -0/+0", smoke_lines},
+    {"default", "5 RPN levels k=1000; 1M and 16M k=100/1000; 32 images; 32x4096", default_lines},
+    {"ties", "the RPN levels with many equal values, and normal values", ties_lines},
+    {NULL, NULL, NULL},
+};
+
+static const char *const topk_inputs[] = {"values", "offsets", NULL};
+static const char *const topk_outputs[] = {"topk_values", "topk_indices", "counts", NULL};
+
+/* Lengths of one image's layout; returns the number of segments, -1 on a
+ * malformed spec (message in e). */
+static int64_t layout_lengths(const char *spec, int64_t *len, int64_t max, kb_error *e) {
+    if (strcmp(spec, "rpn5") == 0) {
+        for (int64_t i = 0; i < 5 && len && i < max; i++) len[i] = rpn5_lengths[i];
+        return 5;
+    }
+    char *end;
+    const char *x = strchr(spec, 'x');
+    if (x) {
+        long long count = strtoll(spec, &end, 10), length;
+        if (end != x || count < 1) goto bad;
+        length = strtoll(x + 1, &end, 10);
+        if (*end != '\0' || x[1] == '\0' || length < 0) goto bad;
+        for (int64_t i = 0; i < count && len && i < max; i++) len[i] = length;
+        return count;
+    }
+    int64_t n = 0;
+    for (const char *p = spec;;) {
+        long long length = strtoll(p, &end, 10);
+        if (end == p || length < 0 || (*end != '+' && *end != '\0')) goto bad;
+        if (len && n < max) len[n] = length;
+        n++;
+        if (*end == '\0') return n;
+        p = end + 1;
+    }
+bad:
+    kb_fail(e, "segments=%s: expected rpn5, CxL (e.g. 32x4096) or L1+L2+... (e.g. 5+0+3)", spec);
+    return -1;
+}
+
+int64_t *kb_topk_lengths(const kb_case *c, int64_t *count, int64_t *total, kb_error *e) {
+    const char *spec = kb_str(c, "segments");
+    int64_t per = layout_lengths(spec, NULL, 0, e), batch = kb_int(c, "batch");
+    if (per < 0) return NULL;
+    if (per * batch > KB_TOPK_MAX_SEGMENTS) {
+        kb_fail(e, "segments=%s batch=%lld: %lld segments > %d", spec, (long long)batch,
+                (long long)(per * batch), KB_TOPK_MAX_SEGMENTS);
+        return NULL;
+    }
+    int64_t *len = malloc((size_t)(per * batch) * sizeof *len + 1);
+    if (!len) {
+        kb_fail(e, "out of host memory for %lld segment lengths", (long long)(per * batch));
+        return NULL;
+    }
+    *total = 0;
+    for (int64_t b = 0; b < batch; b++) layout_lengths(spec, len + b * per, per, e);
+    for (int64_t i = 0; i < per * batch; i++) *total += len[i];
+    *count = per * batch;
+    return len;
+}
+
+int64_t kb_topk_max_segment(const kb_case *c) {
+    int64_t n = 0, total = 0, longest = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, NULL);
+    for (int64_t i = 0; len && i < n; i++)
+        if (len[i] > longest) longest = len[i];
+    free(len);
+    return longest;
+}
+
+static int topk_validate(const kb_case *c, kb_error *e) {
+    int64_t n = 0, total = 0, k = kb_int(c, "k");
+    int64_t *len = kb_topk_lengths(c, &n, &total, e);
+    if (!len) return KB_ERR;
+    free(len);
+    if (total > (1ll << 30))
+        return kb_fail(e, "segments=%s batch=%lld: %lld values > 2^30 (offsets are int32)",
+                       kb_str(c, "segments"), (long long)kb_int(c, "batch"), (long long)total);
+    if (n * k > (1ll << 28))
+        return kb_fail(e, "segments=%s batch=%lld k=%lld: %lld output slots > 2^28",
+                       kb_str(c, "segments"), (long long)kb_int(c, "batch"), (long long)k,
+                       (long long)(n * k));
+    return KB_OK;
+}
+
+static int topk_describe(const kb_case *c, kb_tensors *in, kb_tensors *out, kb_error *e) {
+    int64_t n = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, e);
+    if (!len) return KB_ERR;
+    free(len);
+    int64_t k = kb_int(c, "k"), offs = n + 1, sk[2] = {n, k};
+    kb_tensors_add(in, "values", KB_F32, 1, &total);
+    kb_tensors_add(in, "offsets", KB_I32, 1, &offs);
+    kb_tensors_add(out, "topk_values", KB_F32, 2, sk);
+    kb_tensors_add(out, "topk_indices", KB_I32, 2, sk);
+    kb_tensors_add(out, "counts", KB_I32, 1, &n);
+    return KB_OK;
+}
+
+static int topk_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e) {
+    kb_tensor *values = kb_tensors_find(in, "values"), *offsets = kb_tensors_find(in, "offsets");
+    int64_t n = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, e);
+    if (!len) return KB_ERR;
+    int32_t *off = offsets->data;
+    off[0] = 0;
+    for (int64_t i = 0; i < n; i++) off[i + 1] = off[i] + (int32_t)len[i];
+    free(len);
+
+    const char *dist = kb_str(c, "dist");
+    float *v = values->data;
+    uint64_t rng = seed;
+    for (int64_t i = 0; i < total; i++) {
+        if (strcmp(dist, "ties") == 0) {
+            /* 9 levels: -1, -0.75, .., +1; a zero is -0 or +0 at random. */
+            int64_t q = kb_rng_int(&rng, -4, 4);
+            v[i] = q ? 0.25f * (float)q : (kb_rng_next(&rng) & 1 ? -0.0f : 0.0f);
+        } else if (strcmp(dist, "normal") == 0) {
+            v[i] = (float)kb_rng_normal(&rng);
+        } else {
+            v[i] = (float)kb_rng_uniform(&rng);
+        }
+    }
+    return KB_OK;
+}
+
+/* Exact: every index must equal the reference's; a value must equal it as a
+ * float (so -0 for +0 would pass, but both are the same element anyway). */
+static int topk_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+                        const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    const kb_tensor *rc = kb_tensors_get(ref, "counts");
+    const int32_t *rn = rc->data, *gn = kb_tensors_get(got, "counts")->data;
+    const int32_t *ri = kb_tensors_get(ref, "topk_indices")->data;
+    const int32_t *gi = kb_tensors_get(got, "topk_indices")->data;
+    const float *rv = kb_tensors_get(ref, "topk_values")->data;
+    const float *gv = kb_tensors_get(got, "topk_values")->data;
+    int64_t segs = rc->shape[0], k = kb_int(c, "k"), bad = 0, unwritten = 0;
+    for (int64_t s = 0; s < segs; s++) {
+        if (gn[s] != rn[s]) {
+            if (!bad)
+                snprintf(acc->note, sizeof acc->note, "segment %lld: count %d, reference %d",
+                         (long long)s, gn[s], rn[s]);
+            bad++;
+        }
+        for (int64_t j = 0; j < k; j++) {
+            int64_t o = s * k + j;
+            if (isnan(gv[o])) unwritten++;
+            if (gi[o] == ri[o] && gv[o] == rv[o]) continue;
+            if (!bad)
+                snprintf(acc->note, sizeof acc->note,
+                         "segment %lld slot %lld: index %d value %.9g, reference %d %.9g",
+                         (long long)s, (long long)j, gi[o], gv[o], ri[o], rv[o]);
+            bad++;
+        }
+    }
+    acc->mismatches += bad;
+    acc->unwritten += unwritten;
+    if (bad) acc->pass = 0;
+    return KB_OK;
+}
+
+static kb_cost topk_cost(const kb_case *c) {
+    int64_t n = 0, total = 0;
+    free(kb_topk_lengths(c, &n, &total, NULL));
+    /* Read every value once, write k (value, index) pairs and a count per segment. */
+    double bytes = 4.0 * (double)total + 4.0 * (double)(n + 1) +
+                   (double)n * (8.0 * (double)kb_int(c, "k") + 4.0);
+    return (kb_cost){.flops = 0, .bytes = bytes};
+}
+
+static void topk_fuzz_case(uint64_t *rng, kb_case *c) {
+    static const char *const dists[] = {"uniform", "ties", "normal"};
+    char spec[KB_STR] = "";
+    int64_t segs = kb_rng_int(rng, 1, 6);
+    for (int64_t i = 0; i < segs; i++) {
+        char part[32];
+        int64_t length =
+            kb_rng_int(rng, 0, 3) == 0 ? kb_rng_int(rng, 0, 3) : kb_rng_int(rng, 1, 20000);
+        snprintf(part, sizeof part, "%s%lld", i ? "+" : "", (long long)length);
+        strncat(spec, part, sizeof spec - strlen(spec) - 1);
+    }
+    char k[32];
+    snprintf(k, sizeof k, "%lld", (long long)kb_rng_int(rng, 0, 1500));
+    kb_case_set(c, "segments", spec, NULL);
+    kb_case_set(c, "k", k, NULL);
+    kb_case_set(c, "batch", kb_rng_int(rng, 0, 3) == 0 ? "2" : "1", NULL);
+    kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 2)], NULL);
+}
+
+const kb_op kb_op_topk = {
+    .name = "topk",
+    .summary = "k largest of each segment (RPN levels), descending, ties by lower index",
+    .axes = topk_axes,
+    .sweeps = topk_sweeps,
+    .inputs = topk_inputs,
+    .outputs = topk_outputs,
+    .baseline = "radix_sort",
+    .validate = topk_validate,
+    .describe = topk_describe,
+    .make_inputs = topk_make_inputs,
+    .reference = kb_topk_reference,
+    .compare = topk_compare,
+    .cost = topk_cost,
+    .fuzz_case = topk_fuzz_case,
+};

@@ -1,0 +1,201 @@
+/* test_deform_conv2d_reference.c — the CPU reference against identities that
+ * need no bilinear sampling (plain and shifted convolution), the sampling
+ * rule's boundaries, the sampled path against the full one, and the inputs.
+ *   ./test_deform_conv2d_reference [test_name]
+ */
+#include "deform_conv2d.h"
+#include "kbtest.h"
+
+#include <stdint.h>
+
+typedef struct {
+    kb_case c;
+    kb_dcn_params p;
+    kb_tensors in, out;
+} dcn_run;
+
+/* "axis=value ..." over the defaults; inputs from seed 1, the reference run. */
+static void dcn_make(dcn_run *r, const char *spec) {
+    char buf[512];
+    kb_error e;
+    kb_case_defaults(&r->c, &kb_op_deform_conv2d);
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        *eq = '\0';
+        if (kb_case_set(&r->c, tok, eq + 1, &e) != KB_OK) fprintf(stderr, "  %s\n", e.msg);
+    }
+    memset(&r->in, 0, sizeof r->in);
+    memset(&r->out, 0, sizeof r->out);
+    KB_EXPECT(kb_dcn_params_from_case(&r->c, &r->p, &e) == KB_OK);
+    KB_EXPECT(kb_op_deform_conv2d.describe(&r->c, &r->in, &r->out, &e) == KB_OK);
+    KB_EXPECT(kb_tensors_alloc_host(&r->in, &e) == KB_OK);
+    KB_EXPECT(kb_tensors_alloc_host(&r->out, &e) == KB_OK);
+    KB_EXPECT(kb_op_deform_conv2d.make_inputs(&r->c, 1, &r->in, &e) == KB_OK);
+    KB_EXPECT(kb_deform_conv2d_reference(&r->c, &r->in, &r->out, &e) == KB_OK);
+}
+
+static void dcn_free(dcn_run *r) {
+    kb_tensors_free_host(&r->in);
+    kb_tensors_free_host(&r->out);
+}
+
+static double at(const kb_tensors *ts, const char *name, int64_t i) {
+    const kb_tensor *t = kb_tensors_get(ts, name);
+    return kb_load_as_double(t->data, t->dtype, i);
+}
+
+/* Convolution with an integer displacement per (image, offset group, tap,
+ * pixel) read from the offset tensor, zero outside: what deformable sampling
+ * must reduce to when every offset is an integer. */
+static double shifted_conv(const dcn_run *r, int64_t n, int64_t co, int64_t oy, int64_t ox) {
+    const kb_dcn_params *p = &r->p;
+    int64_t K = p->kh * p->kw, P = p->ho * p->wo, pix = oy * p->wo + ox;
+    int64_t cin_g = p->c_in / p->groups, g = co / (p->c_out / p->groups);
+    double acc = p->bias ? at(&r->in, "bias", co) : 0;
+    for (int64_t cl = 0; cl < cin_g; cl++) {
+        int64_t ci = g * cin_g + cl, og = ci / (p->c_in / p->offset_groups);
+        for (int64_t k = 0; k < K; k++) {
+            int64_t o = ((n * p->offset_groups + og) * 2 * K + 2 * k) * P + pix;
+            int64_t y = oy * p->stride_h - p->pad_h + (k / p->kw) * p->dil_h +
+                        (int64_t)at(&r->in, "offset", o);
+            int64_t x = ox * p->stride_w - p->pad_w + (k % p->kw) * p->dil_w +
+                        (int64_t)at(&r->in, "offset", o + P);
+            if (y < 0 || y >= p->h || x < 0 || x >= p->w) continue;
+            double m =
+                p->mask ? at(&r->in, "mask", ((n * p->offset_groups + og) * K + k) * P + pix) : 1.0;
+            acc += at(&r->in, "weight", (co * cin_g + cl) * K + k) * m *
+                   at(&r->in, "input", ((n * p->c_in + ci) * p->h + y) * p->w + x);
+        }
+    }
+    return acc;
+}
+
+static double max_rel_to_shifted_conv(const dcn_run *r) {
+    double worst = 0;
+    const kb_dcn_params *p = &r->p;
+    for (int64_t n = 0; n < p->n; n++)
+        for (int64_t co = 0; co < p->c_out; co++)
+            for (int64_t oy = 0; oy < p->ho; oy++)
+                for (int64_t ox = 0; ox < p->wo; ox++) {
+                    double want = shifted_conv(r, n, co, oy, ox);
+                    double got =
+                        at(&r->out, "output", ((n * p->c_out + co) * p->ho + oy) * p->wo + ox);
+                    double d = fabs(got - want) / (fabs(want) > 1 ? fabs(want) : 1);
+                    if (!(d <= worst)) worst = d; /* NaN counts as the worst */
+                }
+    return worst;
+}
+
+KB_TEST(zero_offsets_with_mask_one_equal_plain_convolution) {
+    dcn_run r;
+    dcn_make(&r, "n=2 c_in=6 c_out=4 h=9 w=11 kh=3 kw=2 stride_h=2 pad_w=2 dil_w=2 groups=2 "
+                 "offset_groups=3 offsets=zero mask_values=ones");
+    KB_EXPECT(max_rel_to_shifted_conv(&r) < 1e-6);
+    dcn_free(&r);
+}
+
+KB_TEST(integer_offsets_equal_shifted_convolution) {
+    dcn_run r;
+    dcn_make(&r, "n=3 c_in=8 c_out=6 h=10 w=7 kh=3 kw=3 groups=2 offset_groups=4 "
+                 "offsets=integer offset_scale=6");
+    KB_EXPECT(max_rel_to_shifted_conv(&r) < 1e-6);
+    dcn_free(&r);
+}
+
+KB_TEST(all_samples_out_of_bounds_leave_only_the_bias) {
+    dcn_run r;
+    dcn_make(&r, "n=2 c_in=4 c_out=5 h=6 w=6 offsets=out_of_bounds");
+    int64_t P = r.p.ho * r.p.wo;
+    for (int64_t i = 0; i < kb_numel(&r.out.t[0]); i++)
+        KB_EXPECT_NEAR(at(&r.out, "output", i), at(&r.in, "bias", (i / P) % 5), 1e-7);
+    dcn_free(&r);
+}
+
+KB_TEST(mask_zeros_leave_only_the_bias) {
+    dcn_run r;
+    dcn_make(&r, "n=1 c_in=4 c_out=3 h=5 w=8 mask_values=zeros");
+    int64_t P = r.p.ho * r.p.wo;
+    for (int64_t i = 0; i < kb_numel(&r.out.t[0]); i++)
+        KB_EXPECT_NEAR(at(&r.out, "output", i), at(&r.in, "bias", (i / P) % 3), 1e-7);
+    dcn_free(&r);
+}
+
+KB_TEST(samples_at_minus_one_and_at_h_are_zero) {
+    int64_t base;
+    double wt[4];
+    KB_EXPECT(kb_dcn_corners_f64(-1.0, 2.0, 5, 5, &base, wt) == 0);
+    KB_EXPECT(kb_dcn_corners_f64(5.0, 2.0, 5, 5, &base, wt) == 0);
+    KB_EXPECT(kb_dcn_corners_f64(2.0, -1.0, 5, 5, &base, wt) == 0);
+    KB_EXPECT(kb_dcn_corners_f64(2.0, 5.0, 5, 5, &base, wt) == 0);
+}
+
+KB_TEST(sample_on_last_row_takes_only_inside_neighbours) {
+    int64_t base;
+    double wt[4];
+    KB_EXPECT(kb_dcn_corners_f64(4.0, 1.25, 5, 5, &base, wt) == 1);
+    KB_EXPECT(base == 4 * 5 + 1);
+    KB_EXPECT_NEAR(wt[0], 0.75, 0);
+    KB_EXPECT_NEAR(wt[1], 0.25, 0);
+    KB_EXPECT(wt[2] == 0 && wt[3] == 0); /* row 5 is outside */
+    KB_EXPECT(kb_dcn_corners_f64(-0.5, -0.5, 5, 5, &base, wt) == 1);
+    KB_EXPECT(wt[0] == 0 && wt[1] == 0 && wt[2] == 0);
+    KB_EXPECT_NEAR(wt[3], 0.25, 0); /* only (0, 0) is inside */
+}
+
+KB_TEST(sampled_reference_points_equal_the_full_reference) {
+    dcn_run r;
+    kb_error e;
+    dcn_make(&r, "n=2 c_in=12 c_out=8 h=9 w=10 groups=2 offset_groups=3");
+    kb_tensors part;
+    memset(&part, 0, sizeof part);
+    kb_tensors_add(&part, "output", r.out.t[0].dtype, 4, r.out.t[0].shape);
+    kb_tensors_alloc_host(&part, &e);
+    KB_EXPECT(kb_deform_conv2d_reference_points(&r.c, &r.in, &part, 300, &e) == KB_OK);
+    int64_t computed = 0;
+    for (int64_t i = 0; i < kb_numel(&part.t[0]); i++) {
+        double v = at(&part, "output", i);
+        if (isnan(v)) continue;
+        computed++;
+        KB_EXPECT(v == at(&r.out, "output", i));
+    }
+    KB_EXPECT(computed > 200 && computed <= 300);
+    kb_tensors_free_host(&part);
+    dcn_free(&r);
+}
+
+KB_TEST(empty_batch_gives_empty_output) {
+    dcn_run r;
+    dcn_make(&r, "n=0 c_in=4 c_out=4 h=5 w=5");
+    KB_EXPECT(kb_numel(&r.out.t[0]) == 0);
+    dcn_free(&r);
+}
+
+KB_TEST(inputs_repeat_for_a_seed_and_are_not_zero) {
+    dcn_run a, b;
+    dcn_make(&a, "n=2 c_in=4 c_out=4 h=6 w=6 dtype=bf16");
+    dcn_make(&b, "n=2 c_in=4 c_out=4 h=6 w=6 dtype=bf16");
+    for (int t = 0; t < a.in.count; t++) {
+        KB_EXPECT(memcmp(a.in.t[t].data, b.in.t[t].data, kb_nbytes(&a.in.t[t])) == 0);
+        int nonzero = 0;
+        for (int64_t i = 0; i < kb_numel(&a.in.t[t]); i++)
+            nonzero += at(&a.in, a.in.t[t].name, i) != 0;
+        KB_EXPECT(nonzero > kb_numel(&a.in.t[t]) / 2);
+    }
+    dcn_free(&a);
+    dcn_free(&b);
+}
+
+KB_TEST(edge_offsets_put_samples_exactly_on_the_boundaries) {
+    dcn_run r;
+    dcn_make(&r, "n=1 c_in=1 c_out=1 h=6 w=7 kh=1 kw=1 pad_h=0 pad_w=0 offsets=edges");
+    int64_t P = r.p.ho * r.p.wo;
+    int hits = 0;
+    for (int64_t pix = 0; pix < P; pix++) {
+        double y = (double)(pix / r.p.wo) + at(&r.in, "offset", pix);
+        KB_EXPECT(y == -1 || y == -0.5 || y == 0 || y == 5 || y == 5.5 || y == 6);
+        hits += y == -1 || y == 6;
+    }
+    KB_EXPECT(hits > 0);
+    dcn_free(&r);
+}

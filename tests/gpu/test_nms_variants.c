@@ -1,0 +1,164 @@
+/* test_nms_variants.c — every nms variant on constructed cases: greedy
+ * variants equal the greedy reference keep list exactly, pairwise_fast equals
+ * the fast-NMS reference. Calls each implementation's setup/run/teardown. */
+#include "kbtest.h"
+#include "nms.h"
+
+#include <stdint.h>
+
+static const struct {
+    const char *name;
+    const kb_variant_impl *impl;
+    int fast;
+} variants[] = {
+    {"bitmask_host", &kb_nms_bitmask_host, 0},
+    {"bitmask_gpu", &kb_nms_bitmask_gpu, 0},
+    {"blockwalk", &kb_nms_blockwalk, 0},
+    {"pairwise_fast", &kb_nms_pairwise_fast, 1},
+};
+
+typedef struct {
+    kb_case c;
+    kb_tensors in, out;
+} nms_case;
+
+static void make_case(nms_case *t, const char *n, const char *dist, const char *classes,
+                      const char *max_out, const char *iou) {
+    memset(t, 0, sizeof *t);
+    kb_case_defaults(&t->c, &kb_op_nms);
+    kb_case_set(&t->c, "n", n, NULL);
+    kb_case_set(&t->c, "dist", dist, NULL);
+    kb_case_set(&t->c, "classes", classes, NULL);
+    kb_case_set(&t->c, "max_out", max_out, NULL);
+    kb_case_set(&t->c, "iou", iou, NULL);
+    kb_op_nms.describe(&t->c, &t->in, &t->out, NULL);
+    kb_tensors_alloc_host(&t->in, NULL);
+    kb_tensors_alloc_host(&t->out, NULL);
+    kb_op_nms.make_inputs(&t->c, 7, &t->in, NULL);
+}
+
+static float *boxes_of(nms_case *t) {
+    return kb_tensors_find(&t->in, "boxes")->data;
+}
+
+/* Run one variant; 0 when it failed to run (the message printed). */
+static int run_variant(const kb_variant_impl *impl, nms_case *t, kb_tensors *got) {
+    kb_error e = {{0}};
+    kb_tensors dev_in = t->in, dev_out = t->out;
+    *got = t->out;
+    kb_tensors_alloc_host(got, NULL);
+    int ok = impl->supports(&t->c, &e) == KB_OK;
+    for (int i = 0; ok && i < dev_in.count; i++) {
+        size_t b = kb_nbytes(&dev_in.t[i]);
+        ok =
+            cudaMalloc(&dev_in.t[i].data, b ? b : 4) == cudaSuccess &&
+            cudaMemcpy(dev_in.t[i].data, t->in.t[i].data, b, cudaMemcpyHostToDevice) == cudaSuccess;
+    }
+    for (int i = 0; ok && i < dev_out.count; i++) {
+        size_t b = kb_nbytes(&dev_out.t[i]);
+        ok = cudaMalloc(&dev_out.t[i].data, b ? b : 4) == cudaSuccess &&
+             cudaMemset(dev_out.t[i].data, 0xFF, b ? b : 4) == cudaSuccess;
+    }
+    void *state = NULL;
+    ok = ok && impl->setup(&t->c, &dev_in, &state, &e) == KB_OK;
+    ok = ok && impl->run(state, &dev_in, &dev_out, 0, &e) == KB_OK;
+    ok = ok && cudaDeviceSynchronize() == cudaSuccess;
+    for (int i = 0; ok && i < dev_out.count; i++)
+        ok = cudaMemcpy(got->t[i].data, dev_out.t[i].data, kb_nbytes(&got->t[i]),
+                        cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (state) impl->teardown(state);
+    for (int i = 0; i < dev_in.count; i++) cudaFree(dev_in.t[i].data);
+    for (int i = 0; i < dev_out.count; i++) cudaFree(dev_out.t[i].data);
+    if (!ok) printf("  run failed: %s %s\n", e.msg, cudaGetErrorString(cudaGetLastError()));
+    return ok;
+}
+
+/* Every variant on the case; the reference recomputed from the (edited) inputs. */
+static void expect_all_variants_match(nms_case *t, const char *what) {
+    kb_op_nms.reference(&t->c, &t->in, &t->out, NULL);
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        kb_tensors got;
+        int ran = run_variant(variants[v].impl, t, &got);
+        kb_accuracy acc = {.pass = 1};
+        kb_check_flags = variants[v].fast ? KB_INEXACT : 0;
+        if (ran) kb_op_nms.compare(&t->c, KB_PREC_F32, &t->in, &t->out, &got, &acc);
+        kb_check_flags = 0;
+        if (!ran || !acc.pass) printf("  %s on %s: %s\n", variants[v].name, what, acc.note);
+        KB_EXPECT(ran && acc.pass);
+        kb_tensors_free_host(&got);
+    }
+    kb_tensors_free_host(&t->in);
+    kb_tensors_free_host(&t->out);
+}
+
+KB_TEST(nms_variants_match_at_block_edge_sizes) {
+    KB_REQUIRE_DEVICE();
+    static const char *const sizes[] = {"0", "1", "63", "64", "65", "1000", "4097"};
+    for (int s = 0; s < 7; s++) {
+        nms_case t;
+        make_case(&t, sizes[s], "uniform", "1", "0", "0.5");
+        expect_all_variants_match(&t, sizes[s]);
+    }
+}
+
+KB_TEST(nms_variants_match_on_every_distribution) {
+    KB_REQUIRE_DEVICE();
+    static const char *const dists[] = {"clustered", "ties", "degenerate"};
+    for (int d = 0; d < 3; d++) {
+        nms_case t;
+        make_case(&t, "3000", dists[d], "1", "0", "0.5");
+        expect_all_variants_match(&t, dists[d]);
+    }
+}
+
+KB_TEST(nms_variants_class_aware_match_the_reference) {
+    KB_REQUIRE_DEVICE();
+    nms_case t;
+    make_case(&t, "5000", "clustered", "7", "0", "0.5");
+    expect_all_variants_match(&t, "clustered, 7 classes");
+    make_case(&t, "5000", "uniform", "3", "0", "0.3");
+    expect_all_variants_match(&t, "uniform, 3 classes, iou 0.3");
+}
+
+KB_TEST(nms_variants_cap_at_max_out) {
+    KB_REQUIRE_DEVICE();
+    nms_case t;
+    make_case(&t, "5000", "uniform", "1", "100", "0.7");
+    expect_all_variants_match(&t, "max_out 100");
+    make_case(&t, "5000", "clustered", "1", "77", "0.5");
+    expect_all_variants_match(&t, "max_out 77, clustered");
+}
+
+KB_TEST(nms_variants_keep_one_of_identical_boxes) {
+    KB_REQUIRE_DEVICE();
+    nms_case t;
+    make_case(&t, "300", "ties", "1", "0", "0.5");
+    float *b = boxes_of(&t);
+    for (int i = 1; i < 300; i++) memcpy(b + 4 * i, b, 4 * sizeof *b);
+    expect_all_variants_match(&t, "300 identical boxes, tied scores");
+}
+
+KB_TEST(nms_variants_keep_pairs_at_iou_exactly_the_threshold) {
+    KB_REQUIRE_DEVICE();
+    nms_case t;
+    make_case(&t, "130", "uniform", "1", "0", "0.5");
+    float *b = boxes_of(&t);
+    for (int k = 0; k < 65; k++) { /* a 2x1 box and its left half: IoU 0.5 exactly */
+        float x = (float)(10 * k);
+        float pair[8] = {x, 0, x + 2, 1, x, 0, x + 1, 1};
+        memcpy(b + 8 * k, pair, sizeof pair);
+    }
+    expect_all_variants_match(&t, "pairs at IoU 0.5");
+}
+
+KB_TEST(nms_variants_keep_zero_area_boxes) {
+    KB_REQUIRE_DEVICE();
+    nms_case t;
+    make_case(&t, "200", "uniform", "1", "0", "0.0");
+    float *b = boxes_of(&t);
+    for (int i = 0; i < 200; i++) { /* points and lines on top of each other */
+        float z[4] = {5, 5, 5, (float)(5 + (i % 2) * 10)};
+        memcpy(b + 4 * i, z, sizeof z);
+    }
+    expect_all_variants_match(&t, "zero-area boxes");
+}

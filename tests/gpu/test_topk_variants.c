@@ -1,0 +1,59 @@
+/* test_topk_variants.c — every topk variant against the CPU reference on the
+ * edge cases of the contract (kernels/topk.h) and on the RPN levels.
+ * Needs a GPU (exits 77 = skipped without one). */
+#include "kbtest.h"
+#include "test_topk_check.h"
+#include "topk.h"
+
+static const struct {
+    const char *name;
+    const kb_variant_impl *impl;
+} variants[] = {
+    {"radix_sort", &kb_topk_radix_sort},
+    {"segmented_sort", &kb_topk_segmented_sort},
+    {"radix_select", &kb_topk_radix_select},
+};
+
+/* Every variant passes the case (or declares it unsupported). */
+static void expect_all_pass(const char *axes, uint64_t seed) {
+    KB_REQUIRE_DEVICE();
+    kb_case c;
+    kbt_case(&c, &kb_op_topk, axes);
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        kb_accuracy acc;
+        int rc = kbt_check_variant(variants[v].impl, &c, seed, &acc);
+        if (rc == KB_UNSUPPORTED) continue;
+        if (rc != KB_OK || !acc.pass || acc.unwritten)
+            fprintf(stderr, "  %s on %s: rc %d, %lld mismatches: %s\n", variants[v].name, axes, rc,
+                    (long long)acc.mismatches, acc.note);
+        KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+    }
+}
+
+KB_TEST(topk_ties_across_k_boundary_take_lower_indices) {
+    expect_all_pass("segments=3x5000 k=1000 dist=ties", 11);
+}
+KB_TEST(topk_k_above_length_returns_whole_segment_and_sentinels) {
+    expect_all_pass("segments=7+300+1 k=500 dist=normal", 12);
+}
+KB_TEST(topk_k_zero_writes_zero_counts) {
+    expect_all_pass("segments=rpn5 k=0", 13);
+}
+KB_TEST(topk_empty_segments_count_zero) {
+    expect_all_pass("segments=0+5000+0+0+17 k=64", 14);
+}
+KB_TEST(topk_negative_and_positive_zero_tie_by_index) {
+    expect_all_pass("segments=4x3000 k=2999 dist=ties", 15);
+}
+KB_TEST(topk_rpn_levels_match_reference) {
+    expect_all_pass("segments=rpn5 k=1000", 16);
+}
+KB_TEST(topk_rpn_levels_batch_normal_match_reference) {
+    expect_all_pass("segments=rpn5 batch=4 k=1000 dist=normal", 17);
+}
+KB_TEST(topk_large_uncached_segment_matches_reference) {
+    expect_all_pass("segments=1x1048576 k=1000", 18);
+}
+KB_TEST(topk_k_4096_matches_reference) {
+    expect_all_pass("segments=2x20000 k=4096 dist=ties", 19);
+}

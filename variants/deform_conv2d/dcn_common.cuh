@@ -1,0 +1,253 @@
+/* dcn_common.cuh — what every deform_conv2d variant shares: the case as device
+ * integers, dtype conversions, the sampling rule (deform_conv2d.h) in float,
+ * the index-limit checks, and the implicit-GEMM B-tile sampler.
+ *
+ * GEMM view (per weight group g): out[co, q] = sum_kd W[co, kd] * col[kd, q],
+ * M = c_out/groups, N = n*ho*wo pixels q, K = c_in/groups*kh*kw with
+ * kd = ci*kh*kw + k (the weight tensor's own order, so weight tiles load as
+ * contiguous rows).
+ */
+#ifndef KB_DCN_COMMON_CUH
+#define KB_DCN_COMMON_CUH
+
+#include "deform_conv2d.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+KB_DCN_CORNERS(float, int, kb_dcn_corners)
+KB_DCN_CORNERS(float, int64_t, kb_dcn_corners)
+
+/* The case as device integers. Every axis fits an int (kbench axis ranges). */
+struct dcn_dims {
+    int n, c_in, c_out, h, w, kh, kw, sh, sw, ph, pw, dh, dw, groups, og, ho, wo, mask, bias;
+    int taps, cin_g, cout_g, cin_og, kd; /* kh*kw, c_in/groups, c_out/groups, c_in/og, cin_g*taps */
+};
+
+static inline dcn_dims dcn_dims_of(const kb_dcn_params *p) {
+    dcn_dims d;
+    d.n = (int)p->n, d.c_in = (int)p->c_in, d.c_out = (int)p->c_out, d.h = (int)p->h;
+    d.w = (int)p->w, d.kh = (int)p->kh, d.kw = (int)p->kw, d.sh = (int)p->stride_h;
+    d.sw = (int)p->stride_w, d.ph = (int)p->pad_h, d.pw = (int)p->pad_w, d.dh = (int)p->dil_h;
+    d.dw = (int)p->dil_w, d.groups = (int)p->groups, d.og = (int)p->offset_groups;
+    d.ho = (int)p->ho, d.wo = (int)p->wo, d.mask = p->mask, d.bias = p->bias;
+    d.taps = d.kh * d.kw, d.cin_g = d.c_in / d.groups, d.cout_g = d.c_out / d.groups;
+    d.cin_og = d.c_in / d.og, d.kd = d.cin_g * d.taps;
+    return d;
+}
+
+template <typename T> struct dcn_ptrs {
+    const T *in, *off, *mask, *w, *b;
+    T *out;
+};
+
+template <typename T> static dcn_ptrs<T> dcn_bind(const kb_tensors *in, kb_tensors *out) {
+    dcn_ptrs<T> p;
+    p.in = (const T *)kb_tensors_get(in, "input")->data;
+    p.off = (const T *)kb_tensors_get(in, "offset")->data;
+    p.mask = (const T *)kb_tensors_get(in, "mask")->data;
+    p.w = (const T *)kb_tensors_get(in, "weight")->data;
+    p.b = (const T *)kb_tensors_get(in, "bias")->data;
+    p.out = out ? (T *)kb_tensors_find(out, "output")->data : nullptr;
+    return p;
+}
+
+__device__ __forceinline__ float dcn_f32(float v) {
+    return v;
+}
+__device__ __forceinline__ float dcn_f32(__half v) {
+    return __half2float(v);
+}
+__device__ __forceinline__ float dcn_f32(__nv_bfloat16 v) {
+    return __bfloat162float(v);
+}
+template <typename T> __device__ __forceinline__ T dcn_from_f32(float v);
+template <> __device__ __forceinline__ float dcn_from_f32<float>(float v) {
+    return v;
+}
+template <> __device__ __forceinline__ __half dcn_from_f32<__half>(float v) {
+    return __float2half_rn(v);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 dcn_from_f32<__nv_bfloat16>(float v) {
+    return __float2bfloat16_rn(v);
+}
+
+/* Sample coordinates of tap k at output pixel pix, in float as torchvision's
+ * kernels compute them for f32 (int part exact, then + the offset). */
+__device__ __forceinline__ void dcn_tap_yx(const dcn_dims &d, int k, int pix, float dy, float dx,
+                                           float *y, float *x) {
+    int oy = pix / d.wo, ox = pix - oy * d.wo, i = k / d.kw, j = k - i * d.kw;
+    *y = (float)(oy * d.sh - d.ph + i * d.dh) + dy;
+    *x = (float)(ox * d.sw - d.pw + j * d.dw) + dx;
+}
+
+/* Blend of 4 corners at plane[base]; a zero weight marks a corner outside
+ * (or contributing nothing): it is not loaded. */
+template <typename T, typename I>
+__device__ __forceinline__ float dcn_blend(const T *plane, I base, I w, float4 wt) {
+    float v = 0.f;
+    if (wt.x != 0.f) v += wt.x * dcn_f32(plane[base]);
+    if (wt.y != 0.f) v += wt.y * dcn_f32(plane[base + 1]);
+    if (wt.z != 0.f) v += wt.z * dcn_f32(plane[base + w]);
+    if (wt.w != 0.f) v += wt.w * dcn_f32(plane[base + w + 1]);
+    return v;
+}
+
+/* ---- host: limits ---- */
+
+/* KB_UNSUPPORTED naming the first count over INT32_MAX (what, count pairs). */
+struct dcn_count {
+    const char *what;
+    int64_t count;
+};
+static inline int dcn_check_int32(const dcn_count *c, int nc, const char *why_int32, kb_error *e) {
+    for (int i = 0; i < nc; i++)
+        if (c[i].count > INT32_MAX) {
+            kb_fail(e, "%s need %lld elements > INT32_MAX (%s)", c[i].what, (long long)c[i].count,
+                    why_int32);
+            return KB_UNSUPPORTED;
+        }
+    return KB_OK;
+}
+
+/* Limits of the implicit GEMMs: 32-bit indices inside an image (64-bit image
+ * bases), a 1-D grid of blocks, and the tap table in shared memory. */
+static inline int dcn_implicit_limits(const kb_dcn_params *p, int bn, int bm_min, size_t smem,
+                                      kb_error *why) {
+    kb_dcn_sizes s = kb_dcn_sizes_of(p);
+    int64_t blocks =
+        (s.pixels + bn - 1) / bn * p->groups * ((p->c_out / p->groups + bm_min - 1) / bm_min);
+    dcn_count idx[] = {{"input image", s.input_img},
+                       {"offset image", s.offset_img},
+                       {"mask image", s.mask_img},
+                       {"output image", s.output_img},
+                       {"weight", s.weight},
+                       {"pixels n*ho*wo (+ one tile)", s.pixels + bn},
+                       {"blocks", blocks}};
+    if (dcn_check_int32(idx, 7, "32-bit indices inside an image, 64-bit image bases", why))
+        return KB_UNSUPPORTED;
+    int dev = 0, optin = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (optin > 0 && smem > (size_t)optin) {
+        kb_fail(why, "kh*kw = %lld taps need %zu bytes of shared memory > %d",
+                (long long)(p->kh * p->kw), smem, optin);
+        return KB_UNSUPPORTED;
+    }
+    return KB_OK;
+}
+
+/* 128 output channels per block unless that leaves under two waves of blocks
+ * on a 132-SM H100 (or the group has <= 64 channels): then 64. */
+static inline int dcn_pick_bm(const kb_dcn_params *p, int bn) {
+    int64_t cout_g = p->c_out / p->groups;
+    int64_t ptiles = (p->n * p->ho * p->wo + bn - 1) / bn;
+    int64_t blocks128 = p->groups * ((cout_g + 127) / 128) * ptiles;
+    return cout_g <= 64 || blocks128 < 2 * 132 ? 64 : 128;
+}
+
+/* ---- the implicit-GEMM B tile: deformable columns sampled on the fly ----
+ *
+ * A block owns BN consecutive pixels q (they may straddle images). For the
+ * tile's offset group it keeps a table in shared memory: per tap k and pixel,
+ * the top-left corner index and the 4 corner weights times the mask — so the
+ * coordinates and bilinear weights are computed once per (tap, pixel) and
+ * reused by every channel of the group (c_in/offset_groups of them). A channel
+ * of another offset group than the table's (a K tile straddling two groups)
+ * computes its weights inline. Thread t samples pixel t % BN, rows t / BN +
+ * j * (NT / BN): a warp reads 32 consecutive pixels of one plane.
+ */
+template <typename T> struct dcn_pixel {
+    const T *in, *off, *mask; /* this pixel's image; 64-bit bases, 32-bit offsets inside */
+    int pix;                  /* within the image; -1 past the last pixel */
+};
+
+template <typename T>
+__device__ __forceinline__ dcn_pixel<T> dcn_pixel_at(const dcn_dims &d, const dcn_ptrs<T> &p,
+                                                     int q) {
+    dcn_pixel<T> px;
+    int P = d.ho * d.wo;
+    if (q >= d.n * P) {
+        px.in = px.off = px.mask = nullptr, px.pix = -1;
+        return px;
+    }
+    int n = q / P;
+    px.pix = q - n * P;
+    px.in = p.in + (int64_t)n * d.c_in * d.h * d.w;
+    px.off = p.off + (int64_t)n * 2 * d.og * d.taps * P;
+    px.mask = d.mask ? p.mask + (int64_t)n * d.og * d.taps * P : nullptr;
+    return px;
+}
+
+/* Corner index and mask-scaled weights of (offset group og, tap k) at a pixel. */
+template <typename T>
+__device__ __forceinline__ void dcn_tap_weights(const dcn_dims &d, const dcn_pixel<T> &px, int og,
+                                                int k, int *base, float4 *wt) {
+    int P = d.ho * d.wo;
+    int o = (og * 2 * d.taps + 2 * k) * P + px.pix;
+    float y, x, c[4];
+    dcn_tap_yx(d, k, px.pix, dcn_f32(px.off[o]), dcn_f32(px.off[o + P]), &y, &x);
+    kb_dcn_corners(y, x, d.h, d.w, base, c);
+    float m = d.mask ? dcn_f32(px.mask[(og * d.taps + k) * P + px.pix]) : 1.f;
+    *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+}
+
+template <typename T, int BN, int BK, int NT> struct dcn_b_sampler {
+    static constexpr int RS = NT / BN;        /* row step between one thread's rows */
+    static constexpr int ROWS = BK * BN / NT; /* rows per thread per tile */
+    static_assert(NT % BN == 0 && (BK * BN) % NT == 0, "tile shape");
+
+    int *tb_base;  /* [taps][BN] */
+    float4 *tb_wt; /* [taps][BN] */
+    int table_og;  /* offset group in the table; -1: none */
+    dcn_pixel<T> px;
+    int nn;
+
+    /* tables: taps*BN ints and float4s of shared memory */
+    __device__ void init(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int *base, float4 *wt) {
+        tb_base = base, tb_wt = wt, table_og = -1;
+        nn = threadIdx.x % BN;
+        px = dcn_pixel_at(d, p, q0 + nn);
+    }
+
+    /* The whole block calls this with the same kidx0 (a uniform branch inside). */
+    __device__ void load(const dcn_dims &d, const dcn_ptrs<T> &p, int g, int q0, int kidx0,
+                         float (&v)[ROWS]) {
+        int og_first = (g * d.cin_g + min(kidx0, d.kd - 1) / d.taps) / d.cin_og;
+        if (og_first != table_og) {
+            __syncthreads(); /* nobody still reads the old table */
+            for (int e = threadIdx.x; e < d.taps * BN; e += NT) {
+                dcn_pixel<T> pe = dcn_pixel_at(d, p, q0 + e % BN);
+                int b = 0;
+                float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
+                if (pe.pix >= 0) dcn_tap_weights(d, pe, og_first, e / BN, &b, &wt);
+                tb_base[e] = b, tb_wt[e] = wt;
+            }
+            table_og = og_first;
+            __syncthreads();
+        }
+        int row = threadIdx.x / BN, kidx = kidx0 + row;
+        int cl = kidx / d.taps, k = kidx - cl * d.taps;
+        int hw = d.h * d.w;
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) {
+            float s = 0.f;
+            if (px.pix >= 0 && cl < d.cin_g) {
+                int ci = g * d.cin_g + cl, og = d.og == 1 ? 0 : ci / d.cin_og, base;
+                float4 wt;
+                if (og == table_og) {
+                    base = tb_base[k * BN + nn], wt = tb_wt[k * BN + nn];
+                } else {
+                    dcn_tap_weights(d, px, og, k, &base, &wt);
+                }
+                s = dcn_blend(px.in + ci * hw, base, d.w, wt);
+            }
+            v[j] = s;
+            k += RS;
+            while (k >= d.taps) k -= d.taps, cl++;
+        }
+    }
+};
+
+#endif

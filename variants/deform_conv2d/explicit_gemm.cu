@@ -1,0 +1,208 @@
+/* explicit_gemm.cu — deform_conv2d as torchvision runs it: deformable im2col
+ * into a columns buffer, then cuBLAS. One source, two index widths:
+ *   explicit_gemm_i32  every index the kernels form is an int (supports() bounds them)
+ *   explicit_gemm_i64  64-bit indices: the columns buffer may pass 2^31 elements
+ *
+ * Differences from torchvision's deform_conv2d_forward_kernel:
+ *  - images go in blocks of ceil-div size under a columns budget, the last one
+ *    short — not the largest divisor of n under 64 (one image at a time for a
+ *    prime n > 64);
+ *  - columns are [image][c_in*kh*kw][ho*wo], so one strided-batched GEMM per
+ *    weight group writes NCHW output directly: no transpose pass;
+ *  - the bias is written first and the GEMM accumulates onto it (beta = 1).
+ * cuBLAS runs in fp32 compute (no tf32) for every dtype; f16/bf16 columns are
+ * stored in the data type, as torchvision's.
+ */
+#include "dcn_common.cuh"
+
+#include <cublas_v2.h>
+#include <stdlib.h>
+
+/* 128M column elements per block of images (512 MB in f32). */
+static const int64_t COLUMNS_BUDGET = (int64_t)1 << 27;
+/* cuBLAS workspace set explicitly: required for capture into a CUDA graph. */
+static const size_t CUBLAS_WORKSPACE = (size_t)32 << 20;
+
+/* One thread per (image of the block, channel, output pixel), looping over taps:
+ * the pixel's offsets and mask are read coalesced, and each column row is
+ * written coalesced. */
+template <typename T, typename I>
+__global__ void dcn_im2col(dcn_ptrs<T> p, T *cols, dcn_dims d, int nb) {
+    I P = (I)d.ho * d.wo, total = (I)nb * d.c_in * P;
+    const I stride = (I)gridDim.x * blockDim.x;
+    for (I idx = (I)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
+        I pix = idx % P, t = idx / P;
+        I ci = t % d.c_in, b = t / d.c_in;
+        I og = ci / d.cin_og;
+        const T *off = p.off + (b * d.og + og) * 2 * d.taps * P + pix;
+        const T *mask = p.mask + (b * d.og + og) * d.taps * P + pix;
+        const T *plane = p.in + (b * d.c_in + ci) * d.h * d.w;
+        T *col = cols + (b * d.c_in + ci) * d.taps * P + pix;
+        int oy = (int)(pix / d.wo), ox = (int)(pix % d.wo);
+        for (int k = 0; k < d.taps; k++) {
+            int i = k / d.kw, j = k - i * d.kw;
+            float y = (float)(oy * d.sh - d.ph + i * d.dh) + dcn_f32(off[2 * k * P]);
+            float x = (float)(ox * d.sw - d.pw + j * d.dw) + dcn_f32(off[(2 * k + 1) * P]);
+            I base;
+            float c[4];
+            kb_dcn_corners(y, x, (I)d.h, (I)d.w, &base, c);
+            float v = dcn_blend(plane, base, (I)d.w, make_float4(c[0], c[1], c[2], c[3]));
+            if (d.mask) v *= dcn_f32(mask[k * P]);
+            col[k * P] = dcn_from_f32<T>(v);
+        }
+        if (total - idx <= stride) break; /* idx + stride would pass INT32_MAX */
+    }
+}
+
+template <typename T, typename I> __global__ void dcn_fill_bias(dcn_ptrs<T> p, dcn_dims d, int nb) {
+    I P = (I)d.ho * d.wo, total = (I)nb * d.c_out * P;
+    const I stride = (I)gridDim.x * blockDim.x;
+    for (I idx = (I)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
+        p.out[idx] = p.b[(idx / P) % d.c_out];
+        if (total - idx <= stride) break; /* idx + stride would pass INT32_MAX */
+    }
+}
+
+struct explicit_state {
+    kb_dcn_params p;
+    int64_t block; /* images per columns block */
+    void *cols, *cublas_ws;
+    cublasHandle_t handle;
+};
+
+static int64_t images_per_block(const kb_dcn_params *p, int index32) {
+    kb_dcn_sizes s = kb_dcn_sizes_of(p);
+    int64_t nb = s.columns_img > 0 ? COLUMNS_BUDGET / s.columns_img : 1;
+    if (index32) { /* every per-block count stays an int */
+        int64_t per_img[] = {s.input_img, s.offset_img, s.columns_img, s.output_img};
+        for (int64_t c : per_img)
+            if (c > 0 && INT32_MAX / c < nb) nb = INT32_MAX / c;
+    }
+    if (nb > p->n) nb = p->n;
+    return nb < 1 ? 1 : nb;
+}
+
+template <int INDEX32> static int supports(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    kb_dcn_sizes s = kb_dcn_sizes_of(&p);
+    int64_t P = p.ho * p.wo, kd = s.weight / p.c_out;
+    /* cuBLAS takes m, n, k, lda as ints whatever the variant's index width */
+    dcn_count gemm[] = {{"GEMM m = ho*wo", P}, {"GEMM k = c_in/groups*kh*kw", kd}};
+    if (dcn_check_int32(gemm, 2, "cuBLAS dimensions are int", why) != KB_OK) return KB_UNSUPPORTED;
+    if (!INDEX32) return KB_OK;
+    int64_t nb = images_per_block(&p, 1);
+    dcn_count idx[] = {
+        {"input block", nb * s.input_img},   {"offset block", nb * s.offset_img},
+        {"mask block", nb * s.mask_img},     {"columns", nb * s.columns_img},
+        {"output block", nb * s.output_img}, {"weight", s.weight},
+    };
+    return dcn_check_int32(idx, 6, "32-bit indices", why);
+}
+
+static size_t columns_bytes(const kb_dcn_params *p, int index32) {
+    return (size_t)(images_per_block(p, index32) * kb_dcn_sizes_of(p).columns_img) *
+           kb_dtype_size(p->dtype);
+}
+
+template <int INDEX32> static size_t workspace_bytes(const kb_case *c) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
+    return columns_bytes(&p, INDEX32) + CUBLAS_WORKSPACE;
+}
+
+static void teardown(void *state) {
+    explicit_state *st = (explicit_state *)state;
+    if (!st) return;
+    if (st->handle) cublasDestroy(st->handle);
+    cudaFree(st->cols);
+    cudaFree(st->cublas_ws);
+    free(st);
+}
+
+template <int INDEX32>
+static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    explicit_state *st = (explicit_state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "out of host memory");
+    *state = st;
+    if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
+    st->block = images_per_block(&st->p, INDEX32);
+    if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32)) != cudaSuccess ||
+        cudaMalloc(&st->cublas_ws, CUBLAS_WORKSPACE) != cudaSuccess) {
+        cudaGetLastError();
+        kb_fail(e, "columns buffer: %zu bytes", columns_bytes(&st->p, INDEX32));
+        return KB_OUT_OF_MEMORY;
+    }
+    if (cublasCreate(&st->handle) != CUBLAS_STATUS_SUCCESS)
+        return kb_fail(e, "cublasCreate failed");
+    return KB_OK;
+}
+
+static cudaDataType cuda_type(kb_dtype t) {
+    return t == KB_F16 ? CUDA_R_16F : t == KB_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+template <typename T, typename I>
+static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error *e) {
+    const kb_dcn_params *kp = &st->p;
+    dcn_dims d = dcn_dims_of(kp);
+    kb_dcn_sizes sz = kb_dcn_sizes_of(kp);
+    int64_t P = kp->ho * kp->wo, kd = d.kd;
+    cudaDataType ct = cuda_type(kp->dtype);
+    if (cublasSetStream(st->handle, s) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetWorkspace(st->handle, st->cublas_ws, CUBLAS_WORKSPACE) != CUBLAS_STATUS_SUCCESS)
+        return kb_fail(e, "cublasSetStream/cublasSetWorkspace failed");
+    const float one = 1.f, zero = 0.f;
+    for (int64_t b0 = 0; b0 < kp->n; b0 += st->block) {
+        int nb = (int)(kp->n - b0 < st->block ? kp->n - b0 : st->block);
+        dcn_ptrs<T> pb = p; /* this block's images: bases set on the host, in 64 bits */
+        pb.in += b0 * sz.input_img;
+        pb.off += b0 * sz.offset_img;
+        if (kp->mask) pb.mask += b0 * sz.mask_img;
+        pb.out += b0 * sz.output_img;
+        int64_t work = (int64_t)nb * kp->c_in * P;
+        int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
+        kb_nvtx_push("im2col");
+        dcn_im2col<T, I><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
+        kb_nvtx_pop();
+        if (kb_cuda_check(cudaGetLastError(), "dcn_im2col", e) != KB_OK) return KB_ERR;
+        if (kp->bias) {
+            dcn_fill_bias<T, I><<<grid, 256, 0, s>>>(pb, d, nb);
+            if (kb_cuda_check(cudaGetLastError(), "dcn_fill_bias", e) != KB_OK) return KB_ERR;
+        }
+        kb_nvtx_push("gemm");
+        for (int g = 0; g < d.groups; g++) {
+            /* column-major view: out^T[P x cout_g] = cols^T[P x kd] * W_g^T[kd x cout_g] */
+            cublasStatus_t rc = cublasGemmStridedBatchedEx(
+                st->handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)P, d.cout_g, (int)kd, &one,
+                (const T *)st->cols + (int64_t)g * kd * P, ct, (int)P, sz.columns_img,
+                p.w + (int64_t)g * d.cout_g * kd, ct, (int)kd, 0, kp->bias ? &one : &zero,
+                pb.out + (int64_t)g * d.cout_g * P, ct, (int)P, sz.output_img, nb,
+                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            if (rc != CUBLAS_STATUS_SUCCESS) {
+                kb_nvtx_pop();
+                return kb_fail(e, "cublasGemmStridedBatchedEx: status %d", (int)rc);
+            }
+        }
+        kb_nvtx_pop();
+    }
+    return KB_OK;
+}
+
+template <typename I>
+static int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    explicit_state *st = (explicit_state *)state;
+    switch (st->p.dtype) {
+    case KB_F16:
+        return run_typed<__half, I>(st, dcn_bind<__half>(in, out), s, e);
+    case KB_BF16:
+        return run_typed<__nv_bfloat16, I>(st, dcn_bind<__nv_bfloat16>(in, out), s, e);
+    default:
+        return run_typed<float, I>(st, dcn_bind<float>(in, out), s, e);
+    }
+}
+
+extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32 = {
+    supports<1>, workspace_bytes<1>, setup<1>, run<int>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64 = {
+    supports<0>, workspace_bytes<0>, setup<0>, run<int64_t>, teardown};

@@ -1,0 +1,189 @@
+/* implicit_gemm.cu — deform_conv2d as an implicit GEMM in fp32 FMA: no columns
+ * buffer. Each block computes a BM (output channels) x BN (pixels) tile; per
+ * K step of BK = 8 it loads the weights' BM x 8 slice and samples the 8 x BN
+ * slice of the deformable columns straight into shared memory (dcn_b_sampler:
+ * bilinear weights once per (tap, pixel), reused across the group's channels).
+ * Register tiles of (BM/16) x (BN/16) per thread, split in 4-wide chunks 64
+ * apart so that the float4 shared loads are conflict-free; the next K slice is
+ * fetched into registers while the current one is multiplied (one barrier per
+ * step). Every dtype: f16/bf16 loaded and converted, fp32 arithmetic.
+ *
+ * Napkin: 128x128x8 step = 131k FMA / 256 threads = 512 FFMA per thread against
+ * 16 LDS.128 — FMA-bound once the 4 gathers per sample hit L1/L2. 64x128 tiles
+ * when 128x128 gives under two waves of blocks on the chip.
+ */
+#include "dcn_common.cuh"
+
+#include <stdlib.h>
+
+namespace {
+
+constexpr int NT = 256, BK = 8, BN = 128;
+
+template <int BM> constexpr size_t smem_bytes(int taps) {
+    return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) +
+           2 * BK * ((BM + 4) + BN) * sizeof(float);
+}
+
+template <typename T, int BM>
+__global__ void __launch_bounds__(NT) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dims d, int mtiles) {
+    constexpr int TM = BM / 16, TN = BN / 16, LDA = BM + 4, A_PER = BM * BK / NT;
+    using Sampler = dcn_b_sampler<T, BN, BK, NT>;
+    extern __shared__ float4 smem[];
+    float4 *tb_wt = smem;
+    float *As = (float *)(smem + d.taps * BN); /* [2][BK][LDA] */
+    float *Bs = As + 2 * BK * LDA;             /* [2][BK][BN] */
+    int *tb_base = (int *)(Bs + 2 * BK * BN);
+
+    const int tid = threadIdx.x, mg = blockIdx.x % (d.groups * mtiles);
+    const int g = mg / mtiles, m0 = (mg % mtiles) * BM,
+              q0 = (blockIdx.x / (d.groups * mtiles)) * BN;
+    const T *wg = p.w + (int64_t)g * d.cout_g * d.kd;
+    Sampler smp;
+    smp.init(d, p, q0, tb_base, tb_wt);
+
+    float a_reg[A_PER], b_reg[Sampler::ROWS];
+    auto fetch = [&](int kidx0) {
+        smp.load(d, p, g, q0, kidx0, b_reg);
+        int kidx = kidx0 + tid % BK;
+#pragma unroll
+        for (int j = 0; j < A_PER; j++) {
+            int m = m0 + tid / BK + j * (NT / BK);
+            a_reg[j] = m < d.cout_g && kidx < d.kd ? dcn_f32(wg[m * d.kd + kidx]) : 0.f;
+        }
+    };
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int j = 0; j < A_PER; j++)
+            As[(buf * BK + tid % BK) * LDA + tid / BK + j * (NT / BK)] = a_reg[j];
+#pragma unroll
+        for (int j = 0; j < Sampler::ROWS; j++)
+            Bs[(buf * BK + tid / BN + j * Sampler::RS) * BN + tid % BN] = b_reg[j];
+    };
+
+    const int ty = tid / 16, tx = tid % 16;
+    float acc[TM][TN] = {};
+    const int ktiles = (d.kd + BK - 1) / BK;
+    fetch(0);
+    store(0);
+    __syncthreads();
+    for (int t = 0; t < ktiles; t++) {
+        const int buf = t & 1;
+        if (t + 1 < ktiles) fetch((t + 1) * BK);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) {
+            float a[TM], b[TN];
+#pragma unroll
+            for (int c = 0; c < TM / 4; c++)
+                *(float4 *)&a[4 * c] =
+                    *(const float4 *)&As[(buf * BK + kk) * LDA + c * 64 + ty * 4];
+#pragma unroll
+            for (int c = 0; c < TN / 4; c++)
+                *(float4 *)&b[4 * c] = *(const float4 *)&Bs[(buf * BK + kk) * BN + c * 64 + tx * 4];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        if (t + 1 < ktiles) store(buf ^ 1);
+        __syncthreads();
+    }
+
+    const int P = d.ho * d.wo;
+#pragma unroll
+    for (int j = 0; j < TN; j++) {
+        int q = q0 + (j / 4) * 64 + tx * 4 + j % 4;
+        if (q >= d.n * P) continue;
+        int n = q / P, pix = q - n * P;
+        T *out = p.out + (int64_t)n * d.c_out * P + pix;
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+            int co = m0 + (i / 4) * 64 + ty * 4 + i % 4;
+            if (co >= d.cout_g) continue;
+            co += g * d.cout_g;
+            float v = acc[i][j] + (d.bias ? dcn_f32(p.b[co]) : 0.f);
+            out[co * P] = dcn_from_f32<T>(v);
+        }
+    }
+}
+
+struct fma_state {
+    kb_dcn_params p;
+    int bm;
+};
+
+int supports(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    return dcn_implicit_limits(&p, BN, 64, smem_bytes<128>((int)(p.kh * p.kw)), why);
+}
+
+size_t workspace_bytes(const kb_case *c) {
+    return 0;
+}
+
+template <typename T> int configure(int taps, kb_error *e) {
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_fma<T, 64>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes<64>(taps)),
+                e);
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_fma<T, 128>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes<128>(taps)),
+                e);
+    return KB_OK;
+}
+
+int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    fma_state *st = (fma_state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "out of host memory");
+    *state = st;
+    if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
+    dcn_dims d = dcn_dims_of(&st->p);
+    st->bm = dcn_pick_bm(&st->p, BN);
+    switch (st->p.dtype) {
+    case KB_F16:
+        return configure<__half>(d.taps, e);
+    case KB_BF16:
+        return configure<__nv_bfloat16>(d.taps, e);
+    default:
+        return configure<float>(d.taps, e);
+    }
+}
+
+template <typename T>
+int launch(const fma_state *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
+           kb_error *e) {
+    dcn_dims d = dcn_dims_of(&st->p);
+    int64_t ptiles = ((int64_t)d.n * d.ho * d.wo + BN - 1) / BN;
+    if (ptiles == 0) return KB_OK;
+    int mtiles = (d.cout_g + st->bm - 1) / st->bm;
+    unsigned grid = (unsigned)(ptiles * d.groups * mtiles);
+    dcn_ptrs<T> p = dcn_bind<T>(in, out);
+    if (st->bm == 64)
+        dcn_implicit_fma<T, 64><<<grid, NT, smem_bytes<64>(d.taps), s>>>(p, d, mtiles);
+    else
+        dcn_implicit_fma<T, 128><<<grid, NT, smem_bytes<128>(d.taps), s>>>(p, d, mtiles);
+    return kb_cuda_check(cudaGetLastError(), "dcn_implicit_fma", e);
+}
+
+int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    const fma_state *st = (const fma_state *)state;
+    switch (st->p.dtype) {
+    case KB_F16:
+        return launch<__half>(st, in, out, s, e);
+    case KB_BF16:
+        return launch<__nv_bfloat16>(st, in, out, s, e);
+    default:
+        return launch<float>(st, in, out, s, e);
+    }
+}
+
+void teardown(void *state) {
+    free(state);
+}
+
+} // namespace
+
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm = {supports, workspace_bytes, setup,
+                                                                   run, teardown};

@@ -1,0 +1,277 @@
+/* implicit_gemm_mma.cu — deform_conv2d as an implicit GEMM on tensor cores
+ * (mma.sync, sm_80+), fp32 accumulation:
+ *   implicit_gemm_tf32   f32 data, m16n8k8 tf32 (operands rounded to nearest, cvt.rna)
+ *   implicit_gemm_f16    f16 data, m16n8k16
+ *   implicit_gemm_bf16   bf16 data, m16n8k16
+ * The same structure as implicit_gemm.cu (dcn_b_sampler fills the B tile with
+ * bilinear samples; weights in the tensor's own K order), with BK = 32 and
+ * 8 warps in 2 (M) x 4 (N), each warp 16*MT x 32 of the BM x 128 tile.
+ * Shared layouts, chosen for conflict-free fragment loads without swizzles:
+ *   A [m][k], row = 32 elements + 16 bytes: rows g = 0..7 fall 4 (f32) or
+ *     20 (16-bit) banks apart, so the 32 lanes of a fragment load hit 32 banks;
+ *   B [k][n], row = 128 + 8 elements: the sampler writes 32 consecutive pixels
+ *     per warp; tf32 fragments read (k = t, n = g) at bank 8t + g, 16-bit ones
+ *     go through ldmatrix.trans (8 rows of 16 B, 272 B apart: 8 distinct bank quads).
+ * Coordinates and bilinear weights in fp32; a sampled value is rounded to the
+ * data type (tf32 / f16 / bf16) once, when it enters shared memory.
+ */
+#include "dcn_common.cuh"
+
+#include <stdlib.h>
+
+namespace {
+
+constexpr int NT = 256, BK = 32, BN = 128, LDB = BN + 8;
+
+template <typename T> struct mma_traits;
+template <> struct mma_traits<float> {
+    using S = float; /* holding tf32 bit patterns */
+    static constexpr int KSTEP = 8;
+    static constexpr kb_dtype DTYPE = KB_F32;
+    static __device__ __forceinline__ S to_s(float v) {
+        uint32_t r;
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+        return __uint_as_float(r);
+    }
+};
+template <> struct mma_traits<__half> {
+    using S = __half;
+    static constexpr int KSTEP = 16;
+    static constexpr kb_dtype DTYPE = KB_F16;
+    static __device__ __forceinline__ S to_s(float v) { return __float2half_rn(v); }
+};
+template <> struct mma_traits<__nv_bfloat16> {
+    using S = __nv_bfloat16;
+    static constexpr int KSTEP = 16;
+    static constexpr kb_dtype DTYPE = KB_BF16;
+    static __device__ __forceinline__ S to_s(float v) { return __float2bfloat16_rn(v); }
+};
+
+template <typename T>
+__device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
+template <>
+__device__ __forceinline__ void mma<float>(float (&c)[4], const uint32_t (&a)[4],
+                                           const uint32_t (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <>
+__device__ __forceinline__ void mma<__half>(float (&c)[4], const uint32_t (&a)[4],
+                                            const uint32_t (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <>
+__device__ __forceinline__ void mma<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4],
+                                                   const uint32_t (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *p) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+
+template <typename T, int BM> constexpr size_t smem_bytes(int taps) {
+    using S = typename mma_traits<T>::S;
+    return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) +
+           2 * ((size_t)BM * (BK + 16 / sizeof(S)) + (size_t)BK * LDB) * sizeof(S);
+}
+
+/* Fragments of one K step (KSTEP) from the shared tiles. */
+template <typename T, int MT, int LDA>
+__device__ __forceinline__ void load_fragments(const typename mma_traits<T>::S *As,
+                                               const typename mma_traits<T>::S *Bs, int ks, int wm,
+                                               int wn, uint32_t (&a)[MT][4], uint32_t (&b)[4][2]) {
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    if constexpr (mma_traits<T>::KSTEP == 8) {
+        const uint32_t *A = (const uint32_t *)As, *B = (const uint32_t *)Bs;
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            int r = (wm * MT + mt) * 16 + g;
+            a[mt][0] = A[r * LDA + ks + t], a[mt][1] = A[(r + 8) * LDA + ks + t];
+            a[mt][2] = A[r * LDA + ks + t + 4], a[mt][3] = A[(r + 8) * LDA + ks + t + 4];
+        }
+#pragma unroll
+        for (int nt = 0; nt < 4; nt++) {
+            int col = wn * 32 + nt * 8 + g;
+            b[nt][0] = B[(ks + t) * LDB + col], b[nt][1] = B[(ks + t + 4) * LDB + col];
+        }
+    } else {
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            int r = (wm * MT + mt) * 16 + g;
+            a[mt][0] = *(const uint32_t *)&As[r * LDA + ks + 2 * t];
+            a[mt][1] = *(const uint32_t *)&As[(r + 8) * LDA + ks + 2 * t];
+            a[mt][2] = *(const uint32_t *)&As[r * LDA + ks + 2 * t + 8];
+            a[mt][3] = *(const uint32_t *)&As[(r + 8) * LDA + ks + 2 * t + 8];
+        }
+        const int mi = lane / 8, krow = ks + (mi & 1) * 8 + lane % 8;
+#pragma unroll
+        for (int np = 0; np < 2; np++) {
+            uint32_t r[4];
+            ldmatrix_x4_trans(r, &Bs[krow * LDB + wn * 32 + (2 * np + (mi >> 1)) * 8]);
+            b[2 * np][0] = r[0], b[2 * np][1] = r[1], b[2 * np + 1][0] = r[2];
+            b[2 * np + 1][1] = r[3];
+        }
+    }
+}
+
+template <typename T, int MT>
+__global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d, int mtiles) {
+    using S = typename mma_traits<T>::S;
+    using Sampler = dcn_b_sampler<T, BN, BK, NT>;
+    constexpr int BM = 32 * MT, LDA = BK + 16 / sizeof(S), A_PER = BM * BK / NT;
+    extern __shared__ float4 smem[];
+    float4 *tb_wt = smem;
+    S *As = (S *)(smem + d.taps * BN); /* [2][BM][LDA] */
+    S *Bs = As + 2 * BM * LDA;         /* [2][BK][LDB] */
+    int *tb_base = (int *)(Bs + 2 * BK * LDB);
+
+    const int tid = threadIdx.x, warp = tid / 32, wm = warp / 4, wn = warp % 4;
+    const int mg = blockIdx.x % (d.groups * mtiles), g = mg / mtiles, m0 = (mg % mtiles) * BM;
+    const int q0 = (blockIdx.x / (d.groups * mtiles)) * BN;
+    const T *wg = p.w + (int64_t)g * d.cout_g * d.kd;
+    Sampler smp;
+    smp.init(d, p, q0, tb_base, tb_wt);
+
+    float a_reg[A_PER], b_reg[Sampler::ROWS];
+    auto fetch = [&](int kidx0) {
+        smp.load(d, p, g, q0, kidx0, b_reg);
+        int kidx = kidx0 + tid % BK;
+#pragma unroll
+        for (int j = 0; j < A_PER; j++) {
+            int m = m0 + tid / BK + j * (NT / BK);
+            a_reg[j] = m < d.cout_g && kidx < d.kd ? dcn_f32(wg[m * d.kd + kidx]) : 0.f;
+        }
+    };
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int j = 0; j < A_PER; j++)
+            As[(buf * BM + tid / BK + j * (NT / BK)) * LDA + tid % BK] =
+                mma_traits<T>::to_s(a_reg[j]);
+#pragma unroll
+        for (int j = 0; j < Sampler::ROWS; j++)
+            Bs[(buf * BK + tid / BN + j * Sampler::RS) * LDB + tid % BN] =
+                mma_traits<T>::to_s(b_reg[j]);
+    };
+
+    float acc[MT][4][4] = {};
+    const int ktiles = (d.kd + BK - 1) / BK;
+    fetch(0);
+    store(0);
+    __syncthreads();
+    for (int t = 0; t < ktiles; t++) {
+        const int buf = t & 1;
+        if (t + 1 < ktiles) fetch((t + 1) * BK);
+#pragma unroll
+        for (int ks = 0; ks < BK; ks += mma_traits<T>::KSTEP) {
+            uint32_t a[MT][4], b[4][2];
+            load_fragments<T, MT, LDA>(As + buf * BM * LDA, Bs + buf * BK * LDB, ks, wm, wn, a, b);
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int nt = 0; nt < 4; nt++) mma<T>(acc[mt][nt], a[mt], b[nt]);
+        }
+        if (t + 1 < ktiles) store(buf ^ 1);
+        __syncthreads();
+    }
+
+    const int P = d.ho * d.wo, lane = tid % 32;
+#pragma unroll
+    for (int nt = 0; nt < 4; nt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            int q = q0 + wn * 32 + nt * 8 + 2 * (lane % 4) + h;
+            if (q >= d.n * P) continue;
+            int n = q / P, pix = q - n * P;
+            T *out = p.out + (int64_t)n * d.c_out * P + pix;
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int v = 0; v < 2; v++) {
+                    int co = m0 + (wm * MT + mt) * 16 + lane / 4 + 8 * v;
+                    if (co >= d.cout_g) continue;
+                    co += g * d.cout_g;
+                    float r = acc[mt][nt][2 * v + h] + (d.bias ? dcn_f32(p.b[co]) : 0.f);
+                    out[co * P] = dcn_from_f32<T>(r);
+                }
+        }
+}
+
+struct mma_state {
+    kb_dcn_params p;
+    int bm;
+};
+
+template <typename T> int supports(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (p.dtype != mma_traits<T>::DTYPE) {
+        kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
+                kb_dtype_name(mma_traits<T>::DTYPE));
+        return KB_NOT_APPLICABLE;
+    }
+    return dcn_implicit_limits(&p, BN, 64, smem_bytes<T, 128>((int)(p.kh * p.kw)), why);
+}
+
+size_t workspace_bytes(const kb_case *c) {
+    return 0;
+}
+
+template <typename T>
+int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    mma_state *st = (mma_state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "out of host memory");
+    *state = st;
+    if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
+    st->bm = dcn_pick_bm(&st->p, BN);
+    int taps = (int)(st->p.kh * st->p.kw);
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 2>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes<T, 64>(taps)),
+                e);
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 4>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes<T, 128>(taps)),
+                e);
+    return KB_OK;
+}
+
+template <typename T>
+int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    const mma_state *st = (const mma_state *)state;
+    dcn_dims d = dcn_dims_of(&st->p);
+    int64_t ptiles = ((int64_t)d.n * d.ho * d.wo + BN - 1) / BN;
+    if (ptiles == 0) return KB_OK;
+    int mtiles = (d.cout_g + st->bm - 1) / st->bm;
+    unsigned grid = (unsigned)(ptiles * d.groups * mtiles);
+    dcn_ptrs<T> p = dcn_bind<T>(in, out);
+    if (st->bm == 64)
+        dcn_implicit_mma<T, 2><<<grid, NT, smem_bytes<T, 64>(d.taps), s>>>(p, d, mtiles);
+    else
+        dcn_implicit_mma<T, 4><<<grid, NT, smem_bytes<T, 128>(d.taps), s>>>(p, d, mtiles);
+    return kb_cuda_check(cudaGetLastError(), "dcn_implicit_mma", e);
+}
+
+void teardown(void *state) {
+    free(state);
+}
+
+} // namespace
+
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32 = {
+    supports<float>, workspace_bytes, setup<float>, run<float>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16 = {
+    supports<__half>, workspace_bytes, setup<__half>, run<__half>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16 = {
+    supports<__nv_bfloat16>, workspace_bytes, setup<__nv_bfloat16>, run<__nv_bfloat16>, teardown};

@@ -1,0 +1,387 @@
+/* bitmask.cu — greedy NMS through 64-bit suppression masks (the design of
+ * torchvision's and mmcv's CUDA nms), three ways to walk them:
+ *
+ *   bitmask_host   the mask goes to the host, a serial walk keeps boxes, the
+ *                  keeps come back (the classic; flagged KB_HOST_SYNC)
+ *   bitmask_gpu    the walk on the GPU: one block, box by box (mmcv's
+ *                  gather_keep_from_mask): a block barrier per kept box
+ *   blockwalk      the walk on the GPU 64 boxes per step: one warp resolves a
+ *                  64-box block from registers while the other warps OR the
+ *                  previous block's kept rows into the removed bits
+ *
+ * All sort first (sort.cu). Masks: box r's word w has bit b set when r
+ * suppresses box 64 w + b (same class, IoU > thr, rank after r); only w >= r/64
+ * is computed, a 64x64 tile per 64-thread block.
+ */
+#include "nms.h"
+#include "nms_device.cuh"
+#include "nms_iou.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned long long u64;
+
+namespace {
+
+constexpr unsigned kFull = 0xffffffffu;
+
+int words_of(int n) {
+    return (n + 63) / 64;
+}
+int cap_of(int n, int max_out) {
+    return max_out > 0 && max_out < n ? max_out : n;
+}
+
+__device__ __forceinline__ bool suppresses(float4 a, float4 b, float thr) {
+    return kb_nms_iou(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w) > thr;
+}
+
+/* One 64x64 tile: thread t computes row box 64 rb + t against the column block. */
+template <bool kClasses>
+__global__ void __launch_bounds__(64)
+    mask_kernel(const float4 *boxes, const int *classes, int n, int words, float thr, u64 *mask) {
+    int rb = blockIdx.y, cb = blockIdx.x, t = threadIdx.x;
+    if (cb < rb) return;
+    __shared__ float4 col[64];
+    __shared__ int col_class[64];
+    int rows = min(64, n - 64 * rb), cols = min(64, n - 64 * cb);
+    if (t < cols) {
+        col[t] = boxes[64 * cb + t];
+        if (kClasses) col_class[t] = classes[64 * cb + t];
+    }
+    __syncthreads();
+    if (t >= rows) return;
+    int r = 64 * rb + t;
+    float4 a = boxes[r];
+    int a_class = kClasses ? classes[r] : 0;
+    u64 bits = 0;
+    for (int k = rb == cb ? t + 1 : 0; k < cols; k++)
+        if ((!kClasses || col_class[k] == a_class) && suppresses(a, col[k], thr)) bits |= 1ull << k;
+    mask[(size_t)r * words + cb] = bits;
+}
+
+/* Box-by-box walk (bitmask_gpu). A decision at box i reads only bit i, which
+ * rows of later boxes never set, so threads may run ahead between barriers. */
+__global__ void __launch_bounds__(1024)
+    walk_boxes_kernel(const u64 *mask, int n, int words, int cap, const int *order, int *keep,
+                      int *count) {
+    extern __shared__ u64 removed[];
+    int t = threadIdx.x;
+    for (int w = t; w < words; w += blockDim.x) removed[w] = 0;
+    __syncthreads();
+    int nk = 0;
+    for (int i = 0; i < n && nk < cap; i++) {
+        if ((removed[i >> 6] >> (i & 63)) & 1) continue;
+        if (t == 0) keep[nk] = order ? order[i] : i;
+        nk++;
+        const u64 *row = mask + (size_t)i * words;
+        for (int w = (i >> 6) + t; w < words; w += blockDim.x) removed[w] |= row[w];
+        __syncthreads();
+    }
+    if (t == 0) *count = nk;
+}
+
+/* Rows 64 j + lane and + 32 of block j at columns j (diagonal) and j + 1. */
+__device__ __forceinline__ void load_panel(const u64 *mask, int n, int words, int j, int lane,
+                                           u64 &d0, u64 &d1, u64 &p0, u64 &p1) {
+    d0 = d1 = p0 = p1 = 0;
+    if (j >= words) return;
+    int r0 = 64 * j + lane, r1 = r0 + 32;
+    bool next = j + 1 < words;
+    if (r0 < n) {
+        d0 = mask[(size_t)r0 * words + j];
+        if (next) p0 = mask[(size_t)r0 * words + j + 1];
+    }
+    if (r1 < n) {
+        d1 = mask[(size_t)r1 * words + j];
+        if (next) p1 = mask[(size_t)r1 * words + j + 1];
+    }
+}
+
+constexpr int kWalkThreads = 1024;
+
+/* Block-step walk (blockwalk). Step j: warp 0 resolves block j from its
+ * removed word, the previous block's contribution (carry, from the prefetched
+ * column-(j+1) panel) and its diagonal words, serially over kept boxes only;
+ * meanwhile warps 1.. OR block j-1's kept rows into words >= j+1. One barrier
+ * per step; the only global loads on the serial path were prefetched a step
+ * ahead. 100000 boxes: 1563 steps. */
+__global__ void __launch_bounds__(kWalkThreads)
+    walk_blocks_kernel(const u64 *mask, int n, int words, int cap, const int *order, int *keep,
+                       int *count) {
+    extern __shared__ u64 removed[];
+    __shared__ u64 kept_bits[2];
+    int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    for (int w = t; w < words; w += kWalkThreads) removed[w] = 0;
+    if (t == 0) kept_bits[0] = kept_bits[1] = 0;
+    u64 d0, d1, p0, p1, carry = 0;
+    int nk = 0;
+    if (warp == 0) load_panel(mask, n, words, 0, lane, d0, d1, p0, p1);
+    __syncthreads();
+    for (int j = 0; j < words; j++) {
+        int done = 0;
+        if (warp == 0) {
+            u64 nd0, nd1, np0, np1;
+            load_panel(mask, n, words, j + 1, lane, nd0, nd1, np0, np1);
+            int valid = min(64, n - 64 * j);
+            u64 rem = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull);
+            u64 kb = 0, avail = ~rem;
+            while (avail) {
+                int b = __ffsll((long long)avail) - 1;
+                kb |= 1ull << b;
+                rem |= __shfl_sync(kFull, b < 32 ? d0 : d1, b & 31);
+                avail = ~rem & ~((2ull << b) - 1);
+            }
+            int take = __popcll(kb);
+            if (nk + take > cap) {
+                u64 beyond = kb;
+                for (int q = 0; q < cap - nk; q++) beyond &= beyond - 1;
+                kb &= ~beyond;
+                take = cap - nk;
+            }
+            for (int b = lane; b < 64; b += 32)
+                if ((kb >> b) & 1) {
+                    int r = 64 * j + b;
+                    keep[nk + __popcll(kb & ((1ull << b) - 1))] = order ? order[r] : r;
+                }
+            nk += take;
+            u64 c = (((kb >> lane) & 1) ? p0 : 0) | (((kb >> (lane + 32)) & 1) ? p1 : 0);
+            for (int o = 16; o; o >>= 1) c |= __shfl_xor_sync(kFull, c, o);
+            carry = c;
+            if (lane == 0) kept_bits[j & 1] = kb;
+            d0 = nd0, d1 = nd1, p0 = np0, p1 = np1;
+            done = nk >= cap;
+        } else if (j > 0) {
+            u64 kb = kept_bits[(j - 1) & 1];
+            const u64 *rows = mask + (size_t)64 * (j - 1) * words;
+            for (int w = j + 1 + t - 32; kb && w < words; w += kWalkThreads - 32) {
+                u64 acc = 0;
+                for (u64 bits = kb; bits; bits &= bits - 1)
+                    acc |= rows[(size_t)(__ffsll((long long)bits) - 1) * words + w];
+                removed[w] |= acc;
+            }
+        }
+        if (__syncthreads_or(done)) break;
+    }
+    if (t == 0) *count = nk;
+}
+
+typedef void (*walk_kernel)(const u64 *, int, int, int, const int *, int *, int *);
+
+cudaError_t launch_walk(walk_kernel kernel, int threads, const u64 *mask, int n, int cap,
+                        const int *order, int *keep, int *count, cudaStream_t s) {
+    int words = words_of(n);
+    size_t smem = (size_t)words * sizeof(u64);
+    if (smem > 48 * 1024) {
+        cudaError_t rc =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (rc != cudaSuccess) return rc;
+    }
+    kernel<<<1, threads, smem, s>>>(mask, n, words, cap, order, keep, count);
+    return cudaGetLastError();
+}
+
+/* Sorted boxes -> masks -> walk; n = 0 writes count 0. */
+cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, const float4 *boxes,
+                             const int *classes, int n, float iou, int max_out, const int *order,
+                             int *keep, int *count, void *ws, cudaStream_t s) {
+    if (n <= 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
+    u64 *mask = (u64 *)ws;
+    kb_nvtx_push("mask");
+    cudaError_t rc = kb_nms_build_masks(boxes, classes, n, iou, mask, s);
+    kb_nvtx_pop();
+    if (rc != cudaSuccess) return rc;
+    kb_nvtx_push("walk");
+    rc = launch_walk(kernel, threads, mask, n, cap_of(n, max_out), order, keep, count, s);
+    kb_nvtx_pop();
+    return rc;
+}
+
+} // namespace
+
+size_t kb_nms_mask_bytes(int n) {
+    return (size_t)n * words_of(n) * sizeof(u64);
+}
+
+/* Masks for the bitmask walks; fast NMS needs n bytes, less than the mask. */
+size_t kb_nms_sorted_workspace(int n) {
+    return n > 0 ? kb_nms_mask_bytes(n) : 256;
+}
+
+cudaError_t kb_nms_build_masks(const float4 *boxes_sorted, const int *classes_sorted, int n,
+                               float iou, u64 *mask, cudaStream_t stream) {
+    if (n <= 0) return cudaSuccess;
+    int words = words_of(n);
+    dim3 grid(words, words);
+    if (classes_sorted)
+        mask_kernel<true>
+            <<<grid, 64, 0, stream>>>(boxes_sorted, classes_sorted, n, words, iou, mask);
+    else
+        mask_kernel<false><<<grid, 64, 0, stream>>>(boxes_sorted, NULL, n, words, iou, mask);
+    return cudaGetLastError();
+}
+
+cudaError_t kb_nms_sorted_bitmask_gpu(const float4 *boxes_sorted, const int *classes_sorted, int n,
+                                      float iou, int max_out, const int *order, int *keep_out,
+                                      int *count_out, void *workspace, size_t ws_bytes,
+                                      cudaStream_t stream) {
+    if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
+    return nms_sorted_masks(walk_boxes_kernel, 1024, boxes_sorted, classes_sorted, n, iou, max_out,
+                            order, keep_out, count_out, workspace, stream);
+}
+
+cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *classes_sorted, int n,
+                                    float iou, int max_out, const int *order, int *keep_out,
+                                    int *count_out, void *workspace, size_t ws_bytes,
+                                    cudaStream_t stream) {
+    if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
+    return nms_sorted_masks(walk_blocks_kernel, kWalkThreads, boxes_sorted, classes_sorted, n, iou,
+                            max_out, order, keep_out, count_out, workspace, stream);
+}
+
+/* ---- the variants ---- */
+
+namespace {
+
+/* The walks keep the removed bits of all boxes in shared memory (8 bytes per
+ * 64 boxes), at most 227 KB on sm_90: 1.8M boxes. The mask is n^2/8 bytes. */
+int masks_supports(const kb_case *c, kb_error *why) {
+    int64_t n = kb_int(c, "n");
+    int64_t smem = (n + 63) / 64 * 8, limit = 227 * 1024;
+    if (smem > limit)
+        return kb_fail(why, "the walk's removed bits need %lld bytes of shared memory > %lld",
+                       (long long)smem, (long long)limit),
+               KB_UNSUPPORTED;
+    return KB_OK;
+}
+
+size_t device_walk_bytes(const kb_case *c) {
+    return kb_nms_sorted_state_bytes(c);
+}
+
+int device_walk_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    kb_nms_sorted *st = (kb_nms_sorted *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "nms: out of host memory");
+    int rc = kb_nms_sorted_setup(c, st, e);
+    if (rc != KB_OK) {
+        free(st);
+        return rc;
+    }
+    *state = st;
+    return KB_OK;
+}
+
+void device_walk_teardown(void *state) {
+    kb_nms_sorted *st = (kb_nms_sorted *)state;
+    kb_nms_sorted_free(st);
+    free(st);
+}
+
+template <walk_kernel kKernel, int kThreads>
+int device_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
+                    kb_error *e) {
+    kb_nms_sorted *st = (kb_nms_sorted *)state;
+    if (kb_nms_sorted_fill(st, dev_in, s, e) != KB_OK) return KB_ERR;
+    int *keep = (int *)kb_tensors_find(dev_out, "keep")->data;
+    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
+    return kb_cuda_check(nms_sorted_masks(kKernel, kThreads, st->boxes, st->classes, st->n, st->iou,
+                                          st->max_out, st->order, keep, count, st->nms_ws, s),
+                         "nms masks + walk", e);
+}
+
+/* bitmask_host: the mask and the ranking go to pinned host memory. */
+struct host_walk {
+    kb_nms_sorted dev;
+    u64 *mask;    /* pinned, n * words */
+    int *order;   /* pinned, n */
+    int *keep;    /* pinned, cap + 1: the keeps, then the count */
+    u64 *removed; /* words */
+};
+
+void host_walk_teardown(void *state) {
+    host_walk *h = (host_walk *)state;
+    kb_nms_sorted_free(&h->dev);
+    if (h->mask) cudaFreeHost(h->mask);
+    if (h->order) cudaFreeHost(h->order);
+    if (h->keep) cudaFreeHost(h->keep);
+    free(h->removed);
+    free(h);
+}
+
+int host_walk_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    host_walk *h = (host_walk *)calloc(1, sizeof *h);
+    if (!h) return kb_fail(e, "nms: out of host memory");
+    int rc = kb_nms_sorted_setup(c, &h->dev, e);
+    if (rc != KB_OK) {
+        free(h);
+        return rc;
+    }
+    int n = h->dev.n;
+    size_t mask_bytes = kb_nms_mask_bytes(n > 0 ? n : 1);
+    h->removed = (u64 *)calloc((size_t)words_of(n) + 1, sizeof(u64));
+    if (cudaMallocHost((void **)&h->mask, mask_bytes) != cudaSuccess ||
+        cudaMallocHost((void **)&h->order, (size_t)(n + 1) * sizeof(int)) != cudaSuccess ||
+        cudaMallocHost((void **)&h->keep, (size_t)(cap_of(n, h->dev.max_out) + 1) * sizeof(int)) !=
+            cudaSuccess ||
+        !h->removed) {
+        cudaGetLastError();
+        host_walk_teardown(h);
+        kb_fail(e, "nms bitmask_host: pinned host allocation of %zu bytes failed (n=%d)",
+                mask_bytes, n);
+        return KB_OUT_OF_MEMORY;
+    }
+    *state = h;
+    return KB_OK;
+}
+
+int host_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
+                  kb_error *e) {
+    host_walk *h = (host_walk *)state;
+    kb_nms_sorted *st = &h->dev;
+    int n = st->n, words = words_of(n), cap = cap_of(n, st->max_out);
+    int *keep = (int *)kb_tensors_find(dev_out, "keep")->data;
+    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
+    if (kb_nms_sorted_fill(st, dev_in, s, e) != KB_OK) return KB_ERR;
+    KB_CUDA_TRY(kb_nms_build_masks(st->boxes, st->classes, n, st->iou, (u64 *)st->nms_ws, s), e);
+    kb_nvtx_push("mask to host");
+    if (n > 0) {
+        KB_CUDA_TRY(
+            cudaMemcpyAsync(h->mask, st->nms_ws, kb_nms_mask_bytes(n), cudaMemcpyDeviceToHost, s),
+            e);
+        KB_CUDA_TRY(cudaMemcpyAsync(h->order, st->order, (size_t)n * sizeof(int),
+                                    cudaMemcpyDeviceToHost, s),
+                    e);
+    }
+    KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+    kb_nvtx_pop();
+    kb_nvtx_push("walk");
+    memset(h->removed, 0, (size_t)words * sizeof(u64));
+    int nk = 0;
+    for (int i = 0; i < n && nk < cap; i++) {
+        if ((h->removed[i >> 6] >> (i & 63)) & 1) continue;
+        h->keep[nk++] = h->order[i];
+        const u64 *row = h->mask + (size_t)i * words;
+        for (int w = i >> 6; w < words; w++) h->removed[w] |= row[w];
+    }
+    h->keep[cap] = nk;
+    kb_nvtx_pop();
+    if (nk > 0)
+        KB_CUDA_TRY(
+            cudaMemcpyAsync(keep, h->keep, (size_t)nk * sizeof(int), cudaMemcpyHostToDevice, s), e);
+    KB_CUDA_TRY(cudaMemcpyAsync(count, h->keep + cap, sizeof(int), cudaMemcpyHostToDevice, s), e);
+    return KB_OK;
+}
+
+} // namespace
+
+extern "C" const kb_variant_impl kb_nms_bitmask_host = {
+    masks_supports, device_walk_bytes, host_walk_setup, host_walk_run, host_walk_teardown};
+extern "C" const kb_variant_impl kb_nms_bitmask_gpu = {
+    masks_supports, device_walk_bytes, device_walk_setup, device_walk_run<walk_boxes_kernel, 1024>,
+    device_walk_teardown};
+extern "C" const kb_variant_impl kb_nms_blockwalk = {
+    masks_supports, device_walk_bytes, device_walk_setup,
+    device_walk_run<walk_blocks_kernel, kWalkThreads>, device_walk_teardown};

@@ -1,0 +1,123 @@
+/* sort.cu — the ranking stage of every nms variant, and the one nms file
+ * that includes CUB (it compiles slowly; keep it to this file).
+ *
+ * prep: keys = scores with -0 folded into +0 (the reference ranks -0 == +0),
+ * values = 0..n-1; CUB's stable descending radix sort then ranks equal scores
+ * lower index first; gather: boxes and classes in rank order.
+ */
+#include "nms.h"
+#include "nms_device.cuh"
+
+#include <cub/cub.cuh>
+
+namespace {
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t b) {
+    return (b + kAlign - 1) / kAlign * kAlign;
+}
+
+__global__ void rank_keys_kernel(const float *scores, int n, float *keys, int *index) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    keys[i] = __fadd_rn(scores[i], 0.0f); /* -0 + 0 = +0 */
+    index[i] = i;
+}
+
+__global__ void gather_kernel(const int *order, const float4 *boxes, const int *classes, int n,
+                              float4 *boxes_sorted, int *classes_sorted) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    int i = order[r];
+    boxes_sorted[r] = boxes[i];
+    if (classes_sorted) classes_sorted[r] = classes[i];
+}
+
+size_t cub_temp_bytes(int n) {
+    size_t bytes = 0;
+    cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, (const float *)nullptr,
+                                              (float *)nullptr, (const int *)nullptr,
+                                              (int *)nullptr, n);
+    return bytes;
+}
+
+} // namespace
+
+/* keys in, keys out, index in, CUB temp. */
+size_t kb_nms_sort_workspace(int n) {
+    size_t v = align_up((size_t)n * 4);
+    return 3 * v + align_up(cub_temp_bytes(n > 0 ? n : 1));
+}
+
+cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const int *classes,
+                                 int n, int *order, float4 *boxes_sorted, int *classes_sorted,
+                                 void *workspace, size_t ws_bytes, cudaStream_t stream) {
+    if (n <= 0) return cudaSuccess;
+    size_t v = align_up((size_t)n * 4);
+    char *ws = (char *)workspace;
+    float *keys_in = (float *)ws, *keys_out = (float *)(ws + v);
+    int *index_in = (int *)(ws + 2 * v);
+    void *temp = ws + 3 * v;
+    size_t temp_bytes = ws_bytes - 3 * v;
+    int threads = 256, blocks = (n + threads - 1) / threads;
+    rank_keys_kernel<<<blocks, threads, 0, stream>>>(scores, n, keys_in, index_in);
+    cudaError_t rc = cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys_in, keys_out,
+                                                               index_in, order, n, 0, 32, stream);
+    if (rc != cudaSuccess) return rc;
+    gather_kernel<<<blocks, threads, 0, stream>>>(order, boxes, classes, n, boxes_sorted,
+                                                  classes_sorted);
+    return cudaGetLastError();
+}
+
+/* ---- the op's variants: sorted boxes + workspaces in one allocation ---- */
+
+size_t kb_nms_sorted_state_bytes(const kb_case *c) {
+    int n = (int)kb_int(c, "n");
+    return align_up((size_t)n * 4) + align_up((size_t)n * 16) + align_up((size_t)n * 4) +
+           kb_nms_sort_workspace(n) + align_up(kb_nms_sorted_workspace(n));
+}
+
+int kb_nms_sorted_setup(const kb_case *c, kb_nms_sorted *st, kb_error *e) {
+    int n = (int)kb_int(c, "n");
+    st->n = n;
+    st->max_out = (int)kb_int(c, "max_out");
+    st->class_aware = kb_int(c, "classes") > 1;
+    st->iou = (float)kb_float(c, "iou");
+    size_t bytes = kb_nms_sorted_state_bytes(c);
+    if (cudaMalloc(&st->base, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        st->base = NULL;
+        kb_fail(e, "nms: cudaMalloc of %zu bytes of workspace failed (n=%d)", bytes, n);
+        return KB_OUT_OF_MEMORY;
+    }
+    char *p = (char *)st->base;
+    st->order = (int *)p;
+    p += align_up((size_t)n * 4);
+    st->boxes = (float4 *)p;
+    p += align_up((size_t)n * 16);
+    st->classes = st->class_aware ? (int *)p : NULL;
+    p += align_up((size_t)n * 4);
+    st->sort_ws = p;
+    st->sort_ws_bytes = kb_nms_sort_workspace(n);
+    p += st->sort_ws_bytes;
+    st->nms_ws = p;
+    st->nms_ws_bytes = align_up(kb_nms_sorted_workspace(n));
+    return KB_OK;
+}
+
+int kb_nms_sorted_fill(kb_nms_sorted *st, const kb_tensors *dev_in, cudaStream_t stream,
+                       kb_error *e) {
+    const float *scores = (const float *)kb_tensors_get(dev_in, "scores")->data;
+    const float4 *boxes = (const float4 *)kb_tensors_get(dev_in, "boxes")->data;
+    const int *classes = (const int *)kb_tensors_get(dev_in, "classes")->data;
+    kb_nvtx_push("sort");
+    cudaError_t rc = kb_nms_sort_by_score(scores, boxes, classes, st->n, st->order, st->boxes,
+                                          st->classes, st->sort_ws, st->sort_ws_bytes, stream);
+    kb_nvtx_pop();
+    return kb_cuda_check(rc, "nms sort by score", e);
+}
+
+void kb_nms_sorted_free(kb_nms_sorted *st) {
+    if (st->base) cudaFree(st->base);
+    st->base = NULL;
+}

@@ -1,0 +1,286 @@
+/* radix_select.cu — top-k of every segment in ONE launch: radix select, then
+ * sort only the k survivors.
+ *
+ *   kbench run topk -v radix_select --sweep default
+ *
+ * One thread-block cluster (8 blocks x 1024 threads, Hopper) per segment;
+ * block r owns a contiguous eighth of the segment. Per segment:
+ *   1. each block loads its chunk once, as order-preserving uint32 keys
+ *      (kb_topk_key: -0 and +0 become one key), into shared memory when it
+ *      fits (rpn5: 201600 / 8 x 4 B = 99 KB), else re-reads global memory;
+ *   2. four 8-bit radix passes find T, the key of the k-th largest: each
+ *      block histograms the keys that match the prefix so far (warp-aggregated
+ *      shared atomics: __match_any_sync, because sigmoid scores crowd a few
+ *      bins), cluster.sync(), then every block sums the 8 histograms over
+ *      distributed shared memory and picks the same digit (no second barrier;
+ *      histograms are double-buffered). A pass stops early when its bucket is
+ *      taken whole (k >= length stops after one pass);
+ *   3. a block-wide scan orders each block's winners (key > T) and ties
+ *      (key == T: the lowest indices win, so chunk order = index order) into
+ *      block 0's candidate list, at most k 64-bit (key, ~index) entries;
+ *   4. each block ranks 1/8 of the candidates against all of them (a unique
+ *      total order: rank = how many beat it) and writes them in place.
+ * Napkin: rpn5's longest segment puts 25200 keys per SM; the histogram pass
+ * touches each once (~25 per thread); the rank step is k^2 / 8 = 125 k
+ * compares per block. Launch + 6 cluster barriers dominate: a few us.
+ */
+#include "topk.h"
+
+#include "topk_device.cuh"
+
+#include <cooperative_groups.h>
+
+#include <stdlib.h>
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr int kThreads = 1024;
+constexpr int kCluster = 8; /* the portable maximum cluster size */
+constexpr int kBins = 256;  /* 8-bit digits: 4 passes over 32-bit keys */
+constexpr size_t kSmemLimit = 200 * 1024;
+
+typedef unsigned long long u64;
+
+/* Exclusive scan of one u64 per thread over the block; *total gets the sum. */
+__device__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *total) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    u64 inc = x;
+    for (int d = 1; d < 32; d <<= 1) {
+        const u64 y = __shfl_up_sync(~0u, inc, d);
+        if (lane >= d) inc += y;
+    }
+    if (lane == 31) warp_sums[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        const u64 w = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
+        u64 wi = w;
+        for (int d = 1; d < 32; d <<= 1) {
+            const u64 y = __shfl_up_sync(~0u, wi, d);
+            if (lane >= d) wi += y;
+        }
+        warp_sums[lane] = wi - w;
+        if (lane == 31) *total = wi;
+    }
+    __syncthreads();
+    return warp_sums[warp] + inc - x;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    radix_select_kernel(const float *values, const int *offsets, int k, int cache_cap, float *out_v,
+                        int *out_i, int *out_n) {
+    cg::cluster_group cluster = cg::this_cluster();
+    const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
+    const int seg = blockIdx.y, tid = threadIdx.x, lane = tid & 31;
+    const int begin = offsets[seg], n = offsets[seg + 1] - begin, want = min(k, n);
+    float *seg_v = out_v + (size_t)seg * k;
+    int *seg_i = out_i + (size_t)seg * k;
+
+    for (int j = want + rank * kThreads + tid; j < k; j += blocks * kThreads) {
+        seg_v[j] = -INFINITY;
+        seg_i[j] = -1;
+    }
+    if (rank == 0 && tid == 0) out_n[seg] = want;
+    if (want == 0) return; /* the whole cluster leaves together */
+
+    extern __shared__ u64 smem[];
+    u64 *cand = smem;                         /* k candidates */
+    uint32_t *cache = (uint32_t *)(smem + k); /* cache_cap keys */
+    __shared__ unsigned hist[2][kBins];
+    __shared__ u64 warp_sums[32], block_total;
+    __shared__ unsigned sel_digit, sel_above, sel_all;
+
+    const int chunk = (n + blocks - 1) / blocks;
+    const int lo = min(n, rank * chunk), m = min(n, lo + chunk) - lo;
+    const float *src = values + begin + lo;
+    const bool cached = m <= cache_cap;
+    if (cached)
+        for (int i = tid; i < m; i += kThreads) cache[i] = kb_topk_key(src[i]);
+    auto key_at = [&](int i) { return cached ? cache[i] : kb_topk_key(src[i]); };
+
+    /* 2. Radix select: T = prefix once mask covers all 32 bits. */
+    uint32_t prefix = 0, mask = 0;
+    unsigned remaining = (unsigned)want, all_in = 0;
+    for (int pass = 0; pass < 4 && !all_in; pass++) {
+        const int shift = 24 - 8 * pass;
+        unsigned *h = hist[pass & 1];
+        for (int i = tid; i < kBins; i += kThreads) h[i] = 0;
+        __syncthreads();
+        for (int i0 = 0; i0 < m; i0 += kThreads) {
+            const int i = i0 + tid;
+            const uint32_t key = i < m ? key_at(i) : 0;
+            const bool match = i < m && (key & mask) == prefix;
+            if (!__any_sync(~0u, match)) continue;
+            const unsigned digit = match ? (key >> shift) & (kBins - 1) : kBins + lane;
+            const unsigned peers = __match_any_sync(~0u, digit);
+            if (match && lane == __ffs(peers) - 1) atomicAdd(&h[digit], __popc(peers));
+        }
+        cluster.sync();
+        if (tid < 32) { /* lane l owns bins 255 - 8l down to 248 - 8l */
+            unsigned cnt[8], sum = 0;
+            for (int b = 0; b < 8; b++) {
+                unsigned t = 0;
+                for (int r = 0; r < blocks; r++)
+                    t += cluster.map_shared_rank(h, r)[kBins - 1 - 8 * lane - b];
+                cnt[b] = t;
+                sum += t;
+            }
+            unsigned inc = sum;
+            for (int d = 1; d < 32; d <<= 1) {
+                const unsigned y = __shfl_up_sync(~0u, inc, d);
+                if (lane >= d) inc += y;
+            }
+            unsigned above = inc - sum;
+            if (above < remaining && remaining <= inc)
+                for (int b = 0; b < 8; b++) {
+                    if (above + cnt[b] >= remaining) {
+                        sel_digit = kBins - 1 - 8 * lane - b;
+                        sel_above = above;
+                        sel_all = above + cnt[b] == remaining;
+                        break;
+                    }
+                    above += cnt[b];
+                }
+        }
+        __syncthreads(); /* sel_* are rewritten only after the next cluster.sync */
+        prefix |= sel_digit << shift;
+        mask |= (unsigned)(kBins - 1) << shift;
+        remaining -= sel_above;
+        all_in = sel_all;
+    }
+    if (all_in) remaining = 0; /* the last bucket is taken whole: winners are key >= prefix */
+
+    /* 3. Winners and the lowest-index ties into block 0's candidate list. */
+    const uint32_t T = prefix;
+    const int per = (m + kThreads - 1) / kThreads;
+    const int r0 = min(m, tid * per), r1 = min(m, r0 + per);
+    unsigned w = 0, t = 0;
+    for (int i = r0; i < r1; i++) {
+        const uint32_t key = key_at(i);
+        w += all_in ? key >= T : key > T;
+        t += !all_in && key == T;
+    }
+    const u64 excl = block_exclusive_scan(((u64)w << 32) | t, warp_sums, &block_total);
+    cluster.sync();
+    u64 before = excl;
+    for (int r = 0; r < rank; r++) before += *cluster.map_shared_rank(&block_total, r);
+    unsigned wslot = (unsigned)(before >> 32), tslot = (unsigned)before;
+    const unsigned winners = (unsigned)want - remaining;
+    u64 *dst = cluster.map_shared_rank(cand, 0);
+    for (int i = r0; i < r1; i++) {
+        const uint32_t key = key_at(i);
+        const u64 entry = ((u64)key << 32) | (uint32_t) ~(uint32_t)(lo + i);
+        if (all_in ? key >= T : key > T) {
+            dst[wslot++] = entry;
+        } else if (!all_in && key == T) {
+            if (tslot < remaining) dst[winners + tslot] = entry;
+            tslot++;
+        }
+    }
+    cluster.sync();
+    if (rank != 0) {
+        const u64 *src0 = cluster.map_shared_rank(cand, 0);
+        for (int j = tid; j < want; j += kThreads) cand[j] = src0[j];
+    }
+    cluster.sync(); /* after this no block touches another's shared memory */
+
+    /* 4. Rank this block's share of the candidates: tpc threads per candidate. */
+    const int share = (want + blocks - 1) / blocks;
+    int tpc = 32;
+    while (tpc > 1 && share * tpc > kThreads) tpc >>= 1;
+    for (int base = 0; base < share; base += kThreads / tpc) {
+        const int local = base + tid / tpc, sub = tid % tpc, j = rank * share + local;
+        const bool valid = local < share && j < want;
+        const u64 me = valid ? cand[j] : 0;
+        unsigned beaten_by = 0;
+        if (valid)
+            for (int x = sub; x < want; x += tpc) beaten_by += cand[x] > me;
+        for (int d = tpc / 2; d > 0; d >>= 1) beaten_by += __shfl_xor_sync(~0u, beaten_by, d);
+        if (valid && sub == 0) {
+            const int idx = (int)~(uint32_t)me;
+            seg_i[beaten_by] = idx;
+            seg_v[beaten_by] = values[begin + idx];
+        }
+    }
+}
+
+int supports(const kb_case *c, kb_error *why) {
+    if (kb_int(c, "k") <= KB_TOPK_SELECT_MAX_K) return KB_OK;
+    kb_fail(why, "k=%lld > %d: the survivors are ranked in shared memory",
+            (long long)kb_int(c, "k"), KB_TOPK_SELECT_MAX_K);
+    return KB_UNSUPPORTED;
+}
+
+size_t workspace_bytes(const kb_case *) {
+    return 0;
+}
+
+struct State {
+    int k, segments, longest;
+};
+
+int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
+    int64_t segments = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &segments, &total, e);
+    if (!len) return KB_ERR;
+    free(len);
+    State *st = (State *)malloc(sizeof(State));
+    if (!st) return kb_fail(e, "out of host memory");
+    *st = State{(int)kb_int(c, "k"), (int)segments, (int)kb_topk_max_segment(c)};
+    *state = st;
+    return KB_OK;
+}
+
+int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
+        kb_error *e) {
+    const State *st = (const State *)state;
+    kb_nvtx_push("select");
+    cudaError_t rc =
+        kb_topk_select((const float *)kb_tensors_get(dev_in, "values")->data,
+                       (const int *)kb_tensors_get(dev_in, "offsets")->data, st->segments,
+                       st->longest, st->k, (float *)kb_tensors_find(dev_out, "topk_values")->data,
+                       (int *)kb_tensors_find(dev_out, "topk_indices")->data,
+                       (int *)kb_tensors_find(dev_out, "counts")->data, stream);
+    kb_nvtx_pop();
+    return kb_cuda_check(rc, "radix_select_kernel", e);
+}
+
+void teardown(void *state) {
+    free(state);
+}
+
+} // namespace
+
+cudaError_t kb_topk_select(const float *values, const int *offsets, int segments, int longest,
+                           int k, float *out_v, int *out_i, int *out_n, cudaStream_t stream) {
+    static bool attribute_set = false; /* once, outside any graph capture (the first run) */
+    if (!attribute_set) {
+        cudaError_t rc = cudaFuncSetAttribute(
+            radix_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemLimit);
+        if (rc != cudaSuccess) return rc;
+        attribute_set = true;
+    }
+    if (segments == 0) return cudaSuccess;
+    if (k > KB_TOPK_SELECT_MAX_K) return cudaErrorInvalidValue;
+    const size_t chunk = ((size_t)longest + kCluster - 1) / kCluster;
+    const size_t cand_bytes = (size_t)k * sizeof(u64);
+    const size_t cache_cap = cand_bytes + 4 * chunk <= kSmemLimit ? chunk : 0;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(kCluster, (unsigned)segments);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = cand_bytes + 4 * cache_cap;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, radix_select_kernel, values, offsets, k, (int)cache_cap, out_v,
+                              out_i, out_n);
+}
+
+extern "C" const kb_variant_impl kb_topk_radix_select = {supports, workspace_bytes, setup, run,
+                                                         teardown};
