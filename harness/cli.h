@@ -8,6 +8,8 @@ int kb_cmd_list(int argc, char **argv);
 int kb_cmd_run(int argc, char **argv); /* run and check */
 int kb_cmd_info(int argc, char **argv);
 int kb_cmd_plot(int argc, char **argv);
+int kb_cmd_report(int argc, char **argv); /* results read back (csv_read.c) */
+int kb_cmd_compare(int argc, char **argv);
 
 /* "error: ..." on stderr, a hint to --help, and KB_EXIT_USAGE. */
 int kb_usage_error(const char *cmd, const char *fmt, ...)

@@ -15,6 +15,7 @@ enum {
     KB_EXIT_USAGE = 2,     /* bad command line, unknown op/axis/value, unreadable file */
     KB_EXIT_NO_DEVICE = 3, /* run/check with no CUDA device or driver */
     KB_EXIT_RUNTIME = 4,   /* could not write output, out of host memory, ... */
+    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER beyond the threshold, or PASS -> failing */
 };
 
 /* ---- sweep specs (sweep_spec.c) ----------------------------------------- */
@@ -215,5 +216,148 @@ int kb_runner_sweep(kb_runner *r, const kb_case_list *cases, const kb_variant *c
                     kb_error *e);
 
 extern const char *const kb_git_commit;
+
+/* ==== results read back: kbench plot, report, compare (CPU only) ==========
+ * csv_read.c reads the CSV that out_csv.c writes (and peers/ write in the
+ * same schema) and groups the rows per op; cli_plot.c draws them with
+ * gnuplot; cli_compare.c judges two runs. */
+
+/* One row of a results CSV. A number the file leaves empty, or has no column
+ * for, is NAN. Times are microseconds, as in the file. */
+typedef struct kb_result {
+    char op[64], variant[64]; /* variant "peer:<name>" for rows that peers/ wrote */
+    char params[1024];
+    char mode[16]; /* "cold" when the file has no mode column */
+    kb_status status;
+    char reason[1200];
+    double samples;
+    double median_us, min_us, max_us, p10_us, p90_us, mean_us, stddev_us, noise_pct;
+    double bytes, flops, gbps, gflops, pct_peak_bw, pct_peak_flops, workspace_bytes;
+    double rel_l2, max_abs, max_rel, tolerance, throttled;
+    int deterministic; /* 1 yes, 0 no, -1 not checked or not recorded */
+    char note[512];
+    int file; /* index into kb_results.files */
+    int line; /* the line the record starts on, 1-based */
+} kb_result;
+
+/* What a file's '#' lines say (kb_meta_print_lines wrote them). */
+typedef struct kb_result_file {
+    char path[1024];
+    char commit[64], time[64], host[128];
+    char command[2048];
+    char gpu[1024];                           /* device, driver, clocks and peaks, one line */
+    double peak_copy_gbps, peak_sgemm_gflops; /* from "peaks: copy N GB/s, sgemm N GFLOP/s"; 0 */
+    char other[2048];                         /* any other '#' lines, joined by newlines */
+} kb_result_file;
+
+typedef struct kb_results {
+    kb_result_file *files;
+    int nfiles;
+    kb_result *rows;
+    int count, cap;
+} kb_results;
+
+/* Append the rows and metadata of a kbench CSV to res (zeroed before the
+ * first call). Columns are found by name in the header: unknown ones are
+ * ignored, missing optional ones read as NAN; op, variant, params and status
+ * are required. A last line cut short (a run killed mid-row) is reported on
+ * warn (may be NULL) and skipped; anything else malformed is KB_ERR with
+ * "FILE:LINE: ..." in e. */
+int kb_results_read(kb_results *res, const char *path, FILE *warn, kb_error *e);
+void kb_results_free(kb_results *res);
+int kb_result_is_peer(const char *variant);
+/* PASS or UNCHECKED with a median time: what plots and speedups use. */
+int kb_result_timed(const kb_result *r);
+/* "12.34 us", "1.234 ms", "1.234 s"; "-" when not positive. */
+void kb_format_us(double us, char *buf, size_t n);
+/* params with only the axes whose value differs from op's default (as the
+ * tables print a case); "(defaults)" when none; params as they are when op is
+ * NULL (an op this build does not know). */
+void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n);
+
+/* The rows of one op in one timing mode, as a grid of cases x variants. */
+typedef struct kb_op_view {
+    char op[64], mode[16];
+    const kb_op *def; /* the registry's op; NULL for an op this build does not know */
+    int mode_in_name; /* the op has rows in more than one mode: plot names carry it */
+    int first_file;   /* the file its first row came from */
+    int nvariants, ncases;
+    const char **variants;   /* registry order, then peers, then unknown names (by name) */
+    int *variant_rank;       /* position among the op's registry variants; -1 otherwise */
+    const char **cases;      /* params, by bytes moved, then order of appearance */
+    double *bytes;           /* per case: the op's minimum bytes moved; NAN if unknown */
+    const kb_result **cells; /* [case * nvariants + variant]: the row or NULL (later wins) */
+} kb_op_view;
+
+/* Group res into views, one per (op, mode), in order of first appearance. */
+int kb_views_build(const kb_results *res, kb_op_view **views, int *nviews, kb_error *e);
+void kb_views_free(kb_op_view *views, int nviews);
+const kb_result *kb_view_cell(const kb_op_view *v, int c, int k);
+int kb_view_variant(const kb_op_view *v, const char *name); /* index, or -1 */
+/* Read every file (cut-short last lines reported on stderr) and group the
+ * rows: KB_EXIT_OK, KB_EXIT_USAGE (unreadable, or no rows) or KB_EXIT_RUNTIME. */
+int kb_results_load(const char *const *paths, int npaths, kb_results *res, kb_op_view **views,
+                    int *nviews, kb_error *e);
+/* The variant a case's speedups are measured against: `forced` when given,
+ * else the first name of the op's baseline list (or, with none, its first
+ * registry variant) that has a timed row on the case; -1 when none ran. */
+int kb_view_baseline(const kb_op_view *v, int c, const char *forced);
+
+/* ---- plots (cli_plot.c) ---- */
+
+typedef struct kb_plot_opts {
+    const char *dir;      /* where scripts, data and images go */
+    const char *baseline; /* --baseline, or NULL for the registry's rule */
+    int png, svg;
+} kb_plot_opts;
+
+/* One plot: DIR/<stem>.gp and .dat, and the images gnuplot renders from them. */
+typedef struct kb_plot {
+    char base[512];     /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */
+    char kind[48];      /* time, speedup, roofline, workspace, index_cost, <variant>_vs_exact */
+    char caption[512];  /* what it shows, for the report */
+    char note[2048];    /* what it could not show (cases with no baseline, ...); may be "" */
+    int rendered;       /* gnuplot ran on it without error */
+} kb_plot;
+
+typedef struct kb_plot_list {
+    kb_plot *items;
+    int count, cap;
+} kb_plot_list;
+
+/* Write the scripts and data of every plot that applies to v into o->dir
+ * (which must exist), appending them to out. */
+int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
+                 kb_plot_list *out, kb_error *e);
+/* 1 when a gnuplot executable is on PATH. */
+int kb_gnuplot_available(void);
+/* Run gnuplot on DIR/<base>.gp with DIR as its working directory. */
+int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e);
+/* mkdir -p: dir and its missing parents. */
+int kb_make_dirs(const char *dir, kb_error *e);
+
+/* ---- comparing two runs (the rule in csv_read.c, the command in cli_compare.c) ---- */
+
+typedef enum kb_verdict {
+    KB_VERDICT_SAME,
+    KB_VERDICT_FASTER,
+    KB_VERDICT_SLOWER,
+    KB_VERDICT_UNSURE,
+    KB_VERDICT_UNTIMED, /* one of the rows has no time (not PASS/UNCHECKED) */
+} kb_verdict;
+
+typedef struct kb_judgement {
+    kb_verdict verdict;
+    double delta; /* new/old - 1 of the medians */
+    double band;  /* 2 * sqrt(noise_old^2 + noise_new^2), as a fraction */
+} kb_judgement;
+
+/* The rule of `kbench compare --help`; threshold and max_noise are fractions. */
+kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, double threshold,
+                             double max_noise);
+const char *kb_verdict_name(kb_verdict v);
+/* 1 when a row went from PASS (or UNCHECKED) to FAIL, ERROR, CRASH or TIMEOUT. */
+int kb_status_regressed(kb_status before, kb_status after);
+/* ==== end of: results read back ============================================ */
 
 #endif

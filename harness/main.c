@@ -18,6 +18,8 @@ static const struct {
     {"check", kb_cmd_run, "correctness only, over a sweep and random cases"},
     {"info", kb_cmd_info, "the device, its clocks and measured peaks"},
     {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)"},
+    {"report", kb_cmd_report, "Markdown + HTML report of results CSVs, plots embedded"},
+    {"compare", kb_cmd_compare, "judge two results CSVs: FASTER / SLOWER / SAME / UNSURE"},
 };
 
 static void usage(FILE *f) {
@@ -26,7 +28,8 @@ static void usage(FILE *f) {
         fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
     fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed or CRASHed;\n"
           "            2 bad usage or input; 3 no CUDA device (run, check); 4 runtime error\n"
-          "            (an output file could not be written, out of host memory)\n"
+          "            (an output file could not be written, out of host memory; plot and\n"
+          "            report: no gnuplot on PATH); 5 compare: a row SLOWER, or PASS -> FAIL\n"
           "examples:\n"
           "  kbench list preprocess\n"
           "  kbench run preprocess --sweep default -o results/preprocess.csv\n"

@@ -9,6 +9,7 @@
 #include "preprocess.h"
 #include "deform_conv2d.h"
 #include "nms.h"
+#include "rpn_proposals.h"
 #include "topk.h"
 
 #include <string.h>
@@ -16,6 +17,7 @@
 const kb_op *const kb_ops[] = {
     &kb_op_preprocess,
     &kb_op_topk,
+    &kb_op_rpn_proposals,
     &kb_op_nms,
     &kb_op_deform_conv2d,
     /* ops: add above this line */
@@ -47,8 +49,9 @@ const kb_variant kb_variants[] = {
      KB_INDEX32 | KB_TENSOR_CORES | KB_TF32, &kb_deform_conv2d_implicit_gemm_tf32},
     {"deform_conv2d", "implicit_gemm_f16", "implicit GEMM, mma.sync m16n8k16 f16, fp32 accumulate",
      KB_INDEX32 | KB_TENSOR_CORES, &kb_deform_conv2d_implicit_gemm_f16},
-    {"deform_conv2d", "implicit_gemm_bf16", "implicit GEMM, mma.sync m16n8k16 bf16, fp32 accumulate",
-     KB_INDEX32 | KB_TENSOR_CORES, &kb_deform_conv2d_implicit_gemm_bf16},
+    {"deform_conv2d", "implicit_gemm_bf16",
+     "implicit GEMM, mma.sync m16n8k16 bf16, fp32 accumulate", KB_INDEX32 | KB_TENSOR_CORES,
+     &kb_deform_conv2d_implicit_gemm_bf16},
     {"nms", "bitmask_host", "64x64 IoU tiles -> 64-bit masks; mask to host, serial walk there",
      KB_HOST_SYNC, &kb_nms_bitmask_host},
     {"nms", "bitmask_gpu", "the same masks; one block walks them box by box (mmcv)", 0,
@@ -66,6 +69,12 @@ const kb_variant kb_variants[] = {
     {"topk", "radix_select", "one launch: a cluster per segment selects the k-th key, ranks k", 0,
      &kb_topk_radix_select},
     /* rpn_proposals: rows here */
+    {"rpn_proposals", "sort_bitmask", "per-level CUB sorts, CUB candidate sort, bitmask NMS", 0,
+     &kb_rpn_proposals_sort_bitmask},
+    {"rpn_proposals", "select_bitmask_gpu", "radix-select top-k, CUB candidate sort, bitmask NMS",
+     0, &kb_rpn_proposals_select_bitmask_gpu},
+    {"rpn_proposals", "fused", "select top-k, per-level mask tiles, one cluster walks + merges", 0,
+     &kb_rpn_proposals_fused},
     /* yolo_decode: rows here */
     {NULL, NULL, NULL, 0, NULL},
 };

@@ -51,8 +51,12 @@ static const kb_sweep rpn_sweeps[] = {
 static const char *const rpn_inputs[] = {"scores", "deltas", "anchors", "level_offsets", NULL};
 static const char *const rpn_outputs[] = {"proposals", "count", NULL};
 
-static int64_t stride_of(int l) { return 4ll << l; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t stride_of(int l) {
+    return 4ll << l;
+}
+static int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
 
 int kb_rpn_level_sizes(const kb_case *c, int64_t *count) {
     int levels = (int)kb_int(c, "levels");
@@ -125,10 +129,9 @@ static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
                     /* mmdet AnchorGenerator: base size = stride, scale 8, h_ratio = sqrt(r). */
                     double hr = sqrt(ratios[a]), ws = (double)stride / hr * 8,
                            hs = (double)stride * hr * 8;
-                    double box[4] = {(double)(x * stride) - 0.5 * ws,
-                                     (double)(y * stride) - 0.5 * hs,
-                                     (double)(x * stride) + 0.5 * ws,
-                                     (double)(y * stride) + 0.5 * hs};
+                    double box[4] = {
+                        (double)(x * stride) - 0.5 * ws, (double)(y * stride) - 0.5 * hs,
+                        (double)(x * stride) + 0.5 * ws, (double)(y * stride) + 0.5 * hs};
                     double logit = -4.0 + 1.5 * kb_rng_normal(&rng);
                     for (int o = 0; o < objects; o++) logit += 10.0 * iou_d(box, obj + 4 * o);
                     for (int d = 0; d < 4; d++) anchors[4 * i + d] = (float)box[d];
@@ -176,7 +179,8 @@ static int rpn_compare(const kb_case *c, kb_precision prec, const kb_tensors *in
         bad += row_bad;
     }
     acc->mismatches += bad;
-    if (bad) acc->pass = 0;
+    if (bad)
+        acc->pass = 0;
     else if (!acc->note[0])
         snprintf(acc->note, sizeof acc->note, "%d proposals", rn);
     return KB_OK;
@@ -188,7 +192,8 @@ static kb_cost rpn_cost(const kb_case *c) {
     for (int l = 0; l < levels; l++) n += count[l];
     /* Every score once; deltas and anchors of the nms_pre per level; the output. */
     int64_t pre = 0;
-    for (int l = 0; l < levels; l++) pre += count[l] < kb_int(c, "nms_pre") ? count[l] : kb_int(c, "nms_pre");
+    for (int l = 0; l < levels; l++)
+        pre += count[l] < kb_int(c, "nms_pre") ? count[l] : kb_int(c, "nms_pre");
     double bytes = 4.0 * (double)n + 32.0 * (double)pre + 20.0 * (double)kb_int(c, "max_per_img");
     /* delta2bbox ~ 30 flops a box; NMS ~ 15 flops per pair within a level. */
     double flops = 30.0 * (double)pre;

@@ -1,7 +1,9 @@
 /* reference/deform_conv2d.c — CPU truth for deform_conv2d: plain loops, double.
  *
- * Coordinates, bilinear weights and sums in double from the stored (rounded)
- * tensor values, with the sampling rule of deform_conv2d.h. Two paths:
+ * Sample coordinates in float (the contract: torchvision computes them so, and
+ * at large x their rounding is larger than the f32 bound); bilinear weights and
+ * sums in double from the stored (rounded) values, with the sampling rule of
+ * deform_conv2d.h. Two paths:
  *  - full: per image, the deformable columns [c_in*kh*kw][ho*wo] in double,
  *    then each output row as a sum of weighted column rows (OpenMP over rows);
  *  - sampled, when the work exceeds KB_DCN_FULL_MACS: KB_DCN_SAMPLE_POINTS
@@ -49,8 +51,11 @@ static double column(const dcn_ref *r, int64_t n, int64_t ci, int64_t k, int64_t
     int64_t og = ci / (p->c_in / G);
     int64_t oy = pix / p->wo, ox = pix % p->wo, i = k / p->kw, j = k % p->kw;
     int64_t o = ((n * G + og) * 2 * K + 2 * k) * P + pix;
-    double y = (double)(oy * p->stride_h - p->pad_h + i * p->dil_h) + ld(r->off, o);
-    double x = (double)(ox * p->stride_w - p->pad_w + j * p->dil_w) + ld(r->off, o + P);
+    /* The coordinate is a float sum, as in torchvision's f32 kernel and every
+     * variant: at x ~ 1e4 its ulp (2^-10) moves the sample by up to 5e-4 px. */
+    float yf = (float)(oy * p->stride_h - p->pad_h + i * p->dil_h) + (float)ld(r->off, o);
+    float xf = (float)(ox * p->stride_w - p->pad_w + j * p->dil_w) + (float)ld(r->off, o + P);
+    double y = yf, x = xf;
     int64_t base;
     double wt[4];
     if (!kb_dcn_corners_f64(y, x, p->h, p->w, &base, wt)) return 0;

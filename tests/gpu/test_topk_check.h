@@ -92,4 +92,25 @@ static void kbt_case(kb_case *c, const kb_op *op, const char *axes) {
     }
 }
 
+typedef struct {
+    const char *name;
+    const kb_variant_impl *impl;
+} kbt_variant;
+
+/* Every variant of the table passes the case (or declares it unsupported). */
+static void kbt_expect_all_pass(const kb_op *op, const kbt_variant *v, size_t count,
+                                const char *axes, uint64_t seed) {
+    kb_case c;
+    kbt_case(&c, op, axes);
+    for (size_t i = 0; i < count; i++) {
+        kb_accuracy acc;
+        int rc = kbt_check_variant(v[i].impl, &c, seed, &acc);
+        if (rc == KB_UNSUPPORTED) continue;
+        if (rc != KB_OK || !acc.pass || acc.unwritten)
+            fprintf(stderr, "  %s on %s: rc %d, %lld mismatches: %s\n", v[i].name, axes, rc,
+                    (long long)acc.mismatches, acc.note);
+        KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+    }
+}
+
 #endif

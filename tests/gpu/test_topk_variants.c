@@ -5,29 +5,15 @@
 #include "test_topk_check.h"
 #include "topk.h"
 
-static const struct {
-    const char *name;
-    const kb_variant_impl *impl;
-} variants[] = {
+static const kbt_variant variants[] = {
     {"radix_sort", &kb_topk_radix_sort},
     {"segmented_sort", &kb_topk_segmented_sort},
     {"radix_select", &kb_topk_radix_select},
 };
 
-/* Every variant passes the case (or declares it unsupported). */
 static void expect_all_pass(const char *axes, uint64_t seed) {
     KB_REQUIRE_DEVICE();
-    kb_case c;
-    kbt_case(&c, &kb_op_topk, axes);
-    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-        kb_accuracy acc;
-        int rc = kbt_check_variant(variants[v].impl, &c, seed, &acc);
-        if (rc == KB_UNSUPPORTED) continue;
-        if (rc != KB_OK || !acc.pass || acc.unwritten)
-            fprintf(stderr, "  %s on %s: rc %d, %lld mismatches: %s\n", variants[v].name, axes, rc,
-                    (long long)acc.mismatches, acc.note);
-        KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
-    }
+    kbt_expect_all_pass(&kb_op_topk, variants, sizeof variants / sizeof variants[0], axes, seed);
 }
 
 KB_TEST(topk_ties_across_k_boundary_take_lower_indices) {

@@ -227,26 +227,51 @@ template <typename T, int BN, int BK, int NT> struct dcn_b_sampler {
             table_og = og_first;
             __syncthreads();
         }
+        /* Tiles inside one offset group (all of them when offset_groups = 1) read
+         * the table; the rest compute weights per sample. */
+        int og_last = (g * d.cin_g + min(kidx0 + BK - 1, d.kd - 1) / d.taps) / d.cin_og;
+        if (og_last == table_og)
+            gather<true>(d, g, kidx0, v);
+        else
+            gather<false>(d, g, kidx0, v);
+    }
+
+    /* Addresses and weights of every row first, then every load, then the
+     * blends: ROWS*4 independent loads in flight per thread, not ROWS round trips. */
+    template <bool TABLE>
+    __device__ __forceinline__ void gather(const dcn_dims &d, int g, int kidx0, float (&v)[ROWS]) {
         int row = threadIdx.x / BN, kidx = kidx0 + row;
         int cl = kidx / d.taps, k = kidx - cl * d.taps;
-        int hw = d.h * d.w;
+        const int hw = d.h * d.w;
+        int off[ROWS];
+        float4 wt[ROWS];
 #pragma unroll
         for (int j = 0; j < ROWS; j++) {
-            float s = 0.f;
+            off[j] = 0, wt[j] = make_float4(0.f, 0.f, 0.f, 0.f);
             if (px.pix >= 0 && cl < d.cin_g) {
-                int ci = g * d.cin_g + cl, og = d.og == 1 ? 0 : ci / d.cin_og, base;
-                float4 wt;
-                if (og == table_og) {
-                    base = tb_base[k * BN + nn], wt = tb_wt[k * BN + nn];
+                int ci = g * d.cin_g + cl, base;
+                if (TABLE) {
+                    base = tb_base[k * BN + nn], wt[j] = tb_wt[k * BN + nn];
                 } else {
-                    dcn_tap_weights(d, px, og, k, &base, &wt);
+                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &wt[j]);
                 }
-                s = dcn_blend(px.in + ci * hw, base, d.w, wt);
+                off[j] = ci * hw + base;
             }
-            v[j] = s;
             k += RS;
             while (k >= d.taps) k -= d.taps, cl++;
         }
+        float c[ROWS][4];
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) {
+            const T *s = px.in + off[j];
+            c[j][0] = wt[j].x != 0.f ? dcn_f32(s[0]) : 0.f;
+            c[j][1] = wt[j].y != 0.f ? dcn_f32(s[1]) : 0.f;
+            c[j][2] = wt[j].z != 0.f ? dcn_f32(s[d.w]) : 0.f;
+            c[j][3] = wt[j].w != 0.f ? dcn_f32(s[d.w + 1]) : 0.f;
+        }
+#pragma unroll
+        for (int j = 0; j < ROWS; j++)
+            v[j] = wt[j].x * c[j][0] + wt[j].y * c[j][1] + wt[j].z * c[j][2] + wt[j].w * c[j][3];
     }
 };
 

@@ -3,15 +3,16 @@
  *   implicit_gemm_tf32   f32 data, m16n8k8 tf32 (operands rounded to nearest, cvt.rna)
  *   implicit_gemm_f16    f16 data, m16n8k16
  *   implicit_gemm_bf16   bf16 data, m16n8k16
- * The same structure as implicit_gemm.cu (dcn_b_sampler fills the B tile with
- * bilinear samples; weights in the tensor's own K order), with BK = 32 and
- * 8 warps in 2 (M) x 4 (N), each warp 16*MT x 32 of the BM x 128 tile.
+ * The same structure as implicit_gemm.cu (dcn_b_sampler fills the B tile
+ * with bilinear samples; weights in the tensor's own K order), with BK = 16
+ * (tf32) or 32 (f16/bf16): two mma k-steps per tile. 8 warps in 2 (M) x 4 (N),
+ * each warp 16*MT x 32 of the BM x 128 tile.
  * Shared layouts, chosen for conflict-free fragment loads without swizzles:
- *   A [m][k], row = 32 elements + 16 bytes: rows g = 0..7 fall 4 (f32) or
- *     20 (16-bit) banks apart, so the 32 lanes of a fragment load hit 32 banks;
- *   B [k][n], row = 128 + 8 elements: the sampler writes 32 consecutive pixels
- *     per warp; tf32 fragments read (k = t, n = g) at bank 8t + g, 16-bit ones
- *     go through ldmatrix.trans (8 rows of 16 B, 272 B apart: 8 distinct bank quads).
+ *   A [m][k], row = BK elements + 16 bytes = 20 words: rows g = 0..7 start
+ *     20 words apart, so the 32 lanes of a fragment load hit 32 banks;
+ *   B [k][n], row = 128 + 8 elements: the sampler writes 32 consecutive
+ *     pixels per warp; tf32 fragments read (k = t, n = g) at bank 8t + g,
+ *     16-bit ones go through ldmatrix.trans (8 rows of 16 B, 272 B apart).
  * Coordinates and bilinear weights in fp32; a sampled value is rounded to the
  * data type (tf32 / f16 / bf16) once, when it enters shared memory.
  */
@@ -21,12 +22,12 @@
 
 namespace {
 
-constexpr int NT = 256, BK = 32, BN = 128, LDB = BN + 8;
+constexpr int NT = 256, BN = 128, LDB = BN + 8;
 
 template <typename T> struct mma_traits;
 template <> struct mma_traits<float> {
-    using S = float; /* holding tf32 bit patterns */
-    static constexpr int KSTEP = 8;
+    using S = float;                         /* holding tf32 bit patterns */
+    static constexpr int KSTEP = 8, BK = 16; /* 2 k-steps per tile */
     static constexpr kb_dtype DTYPE = KB_F32;
     static __device__ __forceinline__ S to_s(float v) {
         uint32_t r;
@@ -36,13 +37,13 @@ template <> struct mma_traits<float> {
 };
 template <> struct mma_traits<__half> {
     using S = __half;
-    static constexpr int KSTEP = 16;
+    static constexpr int KSTEP = 16, BK = 32; /* 2 k-steps per tile */
     static constexpr kb_dtype DTYPE = KB_F16;
     static __device__ __forceinline__ S to_s(float v) { return __float2half_rn(v); }
 };
 template <> struct mma_traits<__nv_bfloat16> {
     using S = __nv_bfloat16;
-    static constexpr int KSTEP = 16;
+    static constexpr int KSTEP = 16, BK = 32; /* 2 k-steps per tile */
     static constexpr kb_dtype DTYPE = KB_BF16;
     static __device__ __forceinline__ S to_s(float v) { return __float2bfloat16_rn(v); }
 };
@@ -83,6 +84,7 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *
 
 template <typename T, int BM> constexpr size_t smem_bytes(int taps) {
     using S = typename mma_traits<T>::S;
+    constexpr int BK = mma_traits<T>::BK;
     return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) +
            2 * ((size_t)BM * (BK + 16 / sizeof(S)) + (size_t)BK * LDB) * sizeof(S);
 }
@@ -129,6 +131,7 @@ __device__ __forceinline__ void load_fragments(const typename mma_traits<T>::S *
 template <typename T, int MT>
 __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d, int mtiles) {
     using S = typename mma_traits<T>::S;
+    constexpr int BK = mma_traits<T>::BK;
     using Sampler = dcn_b_sampler<T, BN, BK, NT>;
     constexpr int BM = 32 * MT, LDA = BK + 16 / sizeof(S), A_PER = BM * BK / NT;
     extern __shared__ float4 smem[];

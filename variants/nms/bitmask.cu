@@ -99,22 +99,25 @@ __device__ __forceinline__ void load_panel(const u64 *mask, int n, int words, in
     }
 }
 
-constexpr int kWalkThreads = 1024;
+constexpr int kWalkThreads = 1024, kWorkers = kWalkThreads - 32, kLoadsInFlight = 4;
 
 /* Block-step walk (blockwalk). Step j: warp 0 resolves block j from its
  * removed word, the previous block's contribution (carry, from the prefetched
- * column-(j+1) panel) and its diagonal words, serially over kept boxes only;
- * meanwhile warps 1.. OR block j-1's kept rows into words >= j+1. One barrier
- * per step; the only global loads on the serial path were prefetched a step
- * ahead. 100000 boxes: 1563 steps. */
+ * column-(j+1) panel) and its diagonal words, serially over kept boxes only,
+ * touching no global memory on that path (keeps are written as ranks and
+ * mapped through order at the end); meanwhile warps 1.. OR block j-1's kept
+ * rows into words >= j+1, kLoadsInFlight independent loads per thread per
+ * round (one dependent load per row would cost a memory latency per kept box).
+ * One barrier per step; 100000 boxes: 1563 steps. */
 __global__ void __launch_bounds__(kWalkThreads)
     walk_blocks_kernel(const u64 *mask, int n, int words, int cap, const int *order, int *keep,
                        int *count) {
     extern __shared__ u64 removed[];
-    __shared__ u64 kept_bits[2];
+    __shared__ unsigned char kept_rows[2][64];
+    __shared__ int kept_count[2], total;
     int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     for (int w = t; w < words; w += kWalkThreads) removed[w] = 0;
-    if (t == 0) kept_bits[0] = kept_bits[1] = 0;
+    if (t == 0) kept_count[0] = kept_count[1] = 0;
     u64 d0, d1, p0, p1, carry = 0;
     int nk = 0;
     if (warp == 0) load_panel(mask, n, words, 0, lane, d0, d1, p0, p1);
@@ -142,29 +145,41 @@ __global__ void __launch_bounds__(kWalkThreads)
             }
             for (int b = lane; b < 64; b += 32)
                 if ((kb >> b) & 1) {
-                    int r = 64 * j + b;
-                    keep[nk + __popcll(kb & ((1ull << b) - 1))] = order ? order[r] : r;
+                    int pos = __popcll(kb & ((1ull << b) - 1));
+                    kept_rows[j & 1][pos] = (unsigned char)b;
+                    keep[nk + pos] = 64 * j + b;
                 }
             nk += take;
             u64 c = (((kb >> lane) & 1) ? p0 : 0) | (((kb >> (lane + 32)) & 1) ? p1 : 0);
             for (int o = 16; o; o >>= 1) c |= __shfl_xor_sync(kFull, c, o);
             carry = c;
-            if (lane == 0) kept_bits[j & 1] = kb;
+            if (lane == 0) kept_count[j & 1] = take;
             d0 = nd0, d1 = nd1, p0 = np0, p1 = np1;
             done = nk >= cap;
         } else if (j > 0) {
-            u64 kb = kept_bits[(j - 1) & 1];
-            const u64 *rows = mask + (size_t)64 * (j - 1) * words;
-            for (int w = j + 1 + t - 32; kb && w < words; w += kWalkThreads - 32) {
-                u64 acc = 0;
-                for (u64 bits = kb; bits; bits &= bits - 1)
-                    acc |= rows[(size_t)(__ffsll((long long)bits) - 1) * words + w];
-                removed[w] |= acc;
+            const unsigned char *rows = kept_rows[(j - 1) & 1];
+            int span = words - j - 1, items = kept_count[(j - 1) & 1] * span;
+            const u64 *base = mask + (size_t)64 * (j - 1) * words + j + 1;
+            for (int first = t - 32; first < items; first += kLoadsInFlight * kWorkers) {
+                u64 v[kLoadsInFlight];
+                int col[kLoadsInFlight];
+#pragma unroll
+                for (int u = 0; u < kLoadsInFlight; u++) {
+                    int idx = first + u * kWorkers, k = idx / span;
+                    col[u] = idx - k * span;
+                    v[u] = idx < items ? base[(size_t)rows[k] * words + col[u]] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < kLoadsInFlight; u++)
+                    if (v[u]) atomicOr(&removed[j + 1 + col[u]], v[u]);
             }
         }
         if (__syncthreads_or(done)) break;
     }
-    if (t == 0) *count = nk;
+    if (t == 0) total = nk;
+    __syncthreads();
+    for (int k = t; order && k < total; k += kWalkThreads) keep[k] = order[keep[k]];
+    if (t == 0) *count = total;
 }
 
 typedef void (*walk_kernel)(const u64 *, int, int, int, const int *, int *, int *);

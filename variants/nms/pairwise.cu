@@ -4,7 +4,7 @@
  * (KB_INEXACT; checked against the fast-NMS reference).
  *
  * 256 boxes per block; the higher-ranked boxes stream through shared memory
- * 256 at a time, and a block stops as soon as all its boxes are dropped.
+ * 256 at a time, and a block stops after the tile where all its boxes are dropped.
  * A one-block scan then compacts the survivors in rank order.
  */
 #include "nms.h"
@@ -32,11 +32,16 @@ __global__ void __launch_bounds__(kTile)
             if (kClasses) tile_class[t] = classes[base + t];
         }
         __syncthreads();
-        int end = min(kTile, i - base);
-        for (int k = 0; k < end && !drop; k++) {
-            float4 b = tile[k];
-            drop = (!kClasses || tile_class[k] == a_class) &&
-                   kb_nms_iou(b.x, b.y, b.z, b.w, a.x, a.y, a.z, a.w) > thr;
+        /* The whole tile without an early exit: a break per box would chain
+         * every IoU's latency behind the previous one's. */
+        if (!drop) {
+            int end = min(kTile, i - base), hit = 0;
+            for (int k = 0; k < end; k++) {
+                float4 b = tile[k];
+                hit |= (!kClasses || tile_class[k] == a_class) &
+                       (kb_nms_iou(b.x, b.y, b.z, b.w, a.x, a.y, a.z, a.w) > thr);
+            }
+            drop = hit;
         }
         if (__syncthreads_and(drop)) break;
     }

@@ -3,26 +3,26 @@
  *
  *   kbench run topk -v radix_select --sweep default
  *
- * One thread-block cluster (8 blocks x 1024 threads, Hopper) per segment;
- * block r owns a contiguous eighth of the segment. Per segment:
+ * One thread-block cluster (16 blocks x 1024 threads on an H100, else 8) per
+ * segment; block r owns a contiguous 1/16 of the segment. Per segment:
  *   1. each block loads its chunk once, as order-preserving uint32 keys
  *      (kb_topk_key: -0 and +0 become one key), into shared memory when it
- *      fits (rpn5: 201600 / 8 x 4 B = 99 KB), else re-reads global memory;
+ *      fits (rpn5: 201600 / 16 x 4 B = 49 KB), else re-reads global memory;
  *   2. four 8-bit radix passes find T, the key of the k-th largest: each
  *      block histograms the keys that match the prefix so far (warp-aggregated
  *      shared atomics: __match_any_sync, because sigmoid scores crowd a few
- *      bins), cluster.sync(), then every block sums the 8 histograms over
- *      distributed shared memory and picks the same digit (no second barrier;
- *      histograms are double-buffered). A pass stops early when its bucket is
- *      taken whole (k >= length stops after one pass);
+ *      bins), cluster.sync(), then every block sums the 16 histograms over
+ *      distributed shared memory (a thread per bin) and picks the same digit
+ *      (no second barrier; histograms are double-buffered). A pass stops
+ *      early when its bucket is taken whole (k >= length: after one pass);
  *   3. a block-wide scan orders each block's winners (key > T) and ties
  *      (key == T: the lowest indices win, so chunk order = index order) into
  *      block 0's candidate list, at most k 64-bit (key, ~index) entries;
- *   4. each block ranks 1/8 of the candidates against all of them (a unique
+ *   4. each block ranks 1/16 of the candidates against all of them (a unique
  *      total order: rank = how many beat it) and writes them in place.
- * Napkin: rpn5's longest segment puts 25200 keys per SM; the histogram pass
- * touches each once (~25 per thread); the rank step is k^2 / 8 = 125 k
- * compares per block. Launch + 6 cluster barriers dominate: a few us.
+ * Napkin: rpn5's longest segment puts 12600 keys per SM; each pass touches
+ * each once (~12 per thread); the rank step is k^2 / 16 = 62.5 k compares
+ * per block. Measured and discussed: docs/perf-topk.md.
  */
 #include "topk.h"
 
@@ -37,8 +37,8 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kThreads = 1024;
-constexpr int kCluster = 8; /* the portable maximum cluster size */
-constexpr int kBins = 256;  /* 8-bit digits: 4 passes over 32-bit keys */
+constexpr int kClusterMax = 16; /* Hopper's non-portable maximum; 8 where 16 cannot run */
+constexpr int kBins = 256;      /* 8-bit digits: 4 passes over 32-bit keys */
 constexpr size_t kSmemLimit = 200 * 1024;
 
 typedef unsigned long long u64;
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kThreads)
     extern __shared__ u64 smem[];
     u64 *cand = smem;                         /* k candidates */
     uint32_t *cache = (uint32_t *)(smem + k); /* cache_cap keys */
-    __shared__ unsigned hist[2][kBins];
+    __shared__ unsigned hist[2][kBins], total[kBins];
     __shared__ u64 warp_sums[32], block_total;
     __shared__ unsigned sel_digit, sel_above, sel_all;
 
@@ -117,14 +117,20 @@ __global__ void __launch_bounds__(kThreads)
             if (match && lane == __ffs(peers) - 1) atomicAdd(&h[digit], __popc(peers));
         }
         cluster.sync();
+        /* The cluster's histogram: one thread per bin, the 8 remote loads in flight together. */
+        if (tid < kBins) {
+            unsigned t = 0;
+#pragma unroll 8
+            for (int r = 0; r < blocks; r++) t += cluster.map_shared_rank(h, r)[tid];
+            total[tid] = t;
+        }
+        __syncthreads();
         if (tid < 32) { /* lane l owns bins 255 - 8l down to 248 - 8l */
             unsigned cnt[8], sum = 0;
+#pragma unroll
             for (int b = 0; b < 8; b++) {
-                unsigned t = 0;
-                for (int r = 0; r < blocks; r++)
-                    t += cluster.map_shared_rank(h, r)[kBins - 1 - 8 * lane - b];
-                cnt[b] = t;
-                sum += t;
+                cnt[b] = total[kBins - 1 - 8 * lane - b];
+                sum += cnt[b];
             }
             unsigned inc = sum;
             for (int d = 1; d < 32; d <<= 1) {
@@ -133,6 +139,7 @@ __global__ void __launch_bounds__(kThreads)
             }
             unsigned above = inc - sum;
             if (above < remaining && remaining <= inc)
+#pragma unroll
                 for (int b = 0; b < 8; b++) {
                     if (above + cnt[b] >= remaining) {
                         sel_digit = kBins - 1 - 8 * lane - b;
@@ -250,30 +257,57 @@ void teardown(void *state) {
     free(state);
 }
 
+/* Blocks per segment: 16 where the device can co-schedule such a cluster at
+ * the largest shared-memory size (half the keys per SM of 8), else 8.
+ * Decided once, at the first call (outside any graph capture). */
+int cluster_size() {
+    static int size = 0;
+    if (size) return size;
+    size = 8;
+    if (cudaFuncSetAttribute(radix_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)kSmemLimit) != cudaSuccess ||
+        cudaFuncSetAttribute(radix_select_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                             1) != cudaSuccess) {
+        cudaGetLastError();
+        return size;
+    }
+    cudaLaunchConfig_t probe = {};
+    probe.gridDim = dim3(kClusterMax);
+    probe.blockDim = dim3(kThreads);
+    probe.dynamicSmemBytes = kSmemLimit;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = kClusterMax;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    probe.attrs = attr;
+    probe.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel, &probe) == cudaSuccess &&
+        clusters > 0)
+        size = kClusterMax;
+    cudaGetLastError();
+    return size;
+}
+
 } // namespace
 
 cudaError_t kb_topk_select(const float *values, const int *offsets, int segments, int longest,
                            int k, float *out_v, int *out_i, int *out_n, cudaStream_t stream) {
-    static bool attribute_set = false; /* once, outside any graph capture (the first run) */
-    if (!attribute_set) {
-        cudaError_t rc = cudaFuncSetAttribute(
-            radix_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemLimit);
-        if (rc != cudaSuccess) return rc;
-        attribute_set = true;
-    }
+    const int blocks = cluster_size();
     if (segments == 0) return cudaSuccess;
     if (k > KB_TOPK_SELECT_MAX_K) return cudaErrorInvalidValue;
-    const size_t chunk = ((size_t)longest + kCluster - 1) / kCluster;
+    const size_t chunk = ((size_t)longest + blocks - 1) / blocks;
     const size_t cand_bytes = (size_t)k * sizeof(u64);
     const size_t cache_cap = cand_bytes + 4 * chunk <= kSmemLimit ? chunk : 0;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(kCluster, (unsigned)segments);
+    cfg.gridDim = dim3((unsigned)blocks, (unsigned)segments);
     cfg.blockDim = dim3(kThreads);
     cfg.dynamicSmemBytes = cand_bytes + 4 * cache_cap;
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = kCluster;
+    attr[0].val.clusterDim.x = (unsigned)blocks;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;

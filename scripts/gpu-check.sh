@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# gpu-check.sh — on a GPU machine: build, run the whole test suite, check every
+# op's smoke sweep with fuzzed cases, and time the default sweeps.
+#
+#   scripts/gpu-check.sh                 # every op
+#   scripts/gpu-check.sh preprocess nms  # only these ops (tests: all)
+#   KB_SWEEP=smoke KB_MAX_TIME=0.5 scripts/gpu-check.sh topk
+#
+# Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
+# ctest.log, and gpu-check.tar.gz with every CSV, JSON-lines file and log.
+# The device tool brings back at most 8 files from $OUT: keep it that way.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-results/gpu-check}
+SWEEP=${KB_SWEEP:-default}
+MAX_TIME=${KB_MAX_TIME:-1}
+BUILD=${KB_BUILD:-build}
+work=$(mktemp -d)
+mkdir -p "$OUT"
+summary="$OUT/summary.md"
+: >"$summary"
+say() { echo "$@" | tee -a "$summary"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv >"$work/nvidia-smi.csv" 2>&1
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log"; exit 1; }
+start=$(date +%s)
+if ! ninja -C "$BUILD" >"$work/build.log" 2>&1; then
+    grep -E "error|FAILED" "$work/build.log" | head -40
+    tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .
+    exit 1
+fi
+say "build: $(( $(date +%s) - start )) s, $(grep -c warning "$work/build.log") warning line(s)"
+"$BUILD/kbench" info | tee "$work/info.txt" | tee -a "$summary"
+
+ops=("$@")
+[ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$BUILD/kbench" list --names | grep -v /)
+
+start=$(date +%s)
+ctest --test-dir "$BUILD" -j 8 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
+say "ctest: $(( $(date +%s) - start )) s: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
+
+status=0
+for op in "${ops[@]}"; do
+    say ""
+    say "## $op"
+    "$BUILD/kbench" check "$op" --sweep smoke --fuzz 30 --format md -o "$work/check-$op.csv" \
+        >"$work/check-$op.md" 2>&1 || status=1
+    tail -2 "$work/check-$op.md" | tee -a "$summary"
+    grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/check-$op.md" | head -20 | tee -a "$summary"
+    "$BUILD/kbench" run "$op" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
+        -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+done
+cp "$work"/*.csv "$OUT/" 2>/dev/null
+tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .
+# only summary.md, ctest.log and the tarball come back: fold the CSVs into the tarball
+rm -f "$OUT"/*.csv
+exit $status

@@ -1,0 +1,244 @@
+/* test_csv_read.c — results CSVs read back (harness/csv_read.c): the schema
+ * out_csv.c writes round-trips, RFC 4180 quoting, columns found by name,
+ * a run killed mid-row, errors that name file and line, the short form of a
+ * case, and the grid plots and reports are drawn from.
+ * Fixtures: the CSVs in tests/data (CTest runs from the source folder). */
+#define _POSIX_C_SOURCE 200809L
+#include "kbtest.h"
+
+#include "harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const char *write_temp(const char *text) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/kb_test_csv_XXXXXX");
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int read_text(const char *text, kb_results *res, kb_error *e) {
+    const char *path = write_temp(text);
+    int rc = kb_results_read(res, path, NULL, e);
+    remove(path);
+    return rc;
+}
+
+KB_TEST(fixture_rows_and_metadata_read_back) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, "tests/data/preprocess.csv", NULL, &e) == KB_OK);
+    KB_EXPECT(res.nfiles == 1 && res.count == 12);
+    const kb_result_file *m = &res.files[0];
+    KB_EXPECT(strcmp(m->commit, "3623961") == 0);
+    KB_EXPECT(strcmp(m->time, "2025-05-12T09:14:03Z") == 0);
+    KB_EXPECT(strcmp(m->host, "gpu-h100-01") == 0);
+    KB_EXPECT_STR_CONTAINS(m->command, "kbench run preprocess --sweep default");
+    KB_EXPECT_STR_CONTAINS(m->gpu, "NVIDIA H100 80GB HBM3");
+    KB_EXPECT_STR_CONTAINS(m->gpu, "driver 12.4");
+    KB_EXPECT_NEAR(m->peak_copy_gbps, 2950, 0);
+    KB_EXPECT_NEAR(m->peak_sgemm_gflops, 51000, 0);
+    const kb_result *r = &res.rows[0];
+    KB_EXPECT(strcmp(r->op, "preprocess") == 0 && strcmp(r->variant, "bilinear_naive") == 0);
+    KB_EXPECT_STR_CONTAINS(r->params, "n=1 in_h=1080");
+    KB_EXPECT(strcmp(r->mode, "cold") == 0 && r->status == KB_ROW_PASS);
+    KB_EXPECT_NEAR(r->median_us, 14.8, 1e-9);
+    KB_EXPECT_NEAR(r->bytes, 11136000, 0);
+    KB_EXPECT(r->deterministic == 1 && r->line == 5);
+    kb_results_free(&res);
+}
+
+KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
+    char path[] = "/tmp/kb_test_roundtrip_XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    kb_meta meta;
+    char *argv[] = {"kbench", "run", "nms"};
+    kb_meta_init(&meta, NULL, 3, argv);
+    kb_printer p;
+    kb_printer_init(&p, KB_FMT_CSV, f);
+    kb_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.op, sizeof row.op, "nms");
+    snprintf(row.variant, sizeof row.variant, "pairwise_fast");
+    snprintf(row.params, sizeof row.params, "n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
+    row.status = KB_ROW_FAIL;
+    snprintf(row.reason, sizeof row.reason, "keep[3] = 7, \"reference\" 8");
+    snprintf(row.acc.note, sizeof row.acc.note, "fast NMS: 534 kept, drops 56 greedy keeps");
+    row.stats = (kb_stats){.n = 20, .median = 9.8e-6, .noise = 0.006};
+    row.cost.bytes = 28004;
+    row.workspace_bytes = 128000;
+    row.checked = 1;
+    row.acc.rel_l2 = 1.5e-3;
+    row.deterministic = 0;
+    p.begin(&p, &meta);
+    p.row(&p, &row);
+    p.end(&p);
+    fclose(f);
+
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
+    remove(path);
+    KB_EXPECT(res.count == 1);
+    const kb_result *r = &res.rows[0];
+    KB_EXPECT(strcmp(r->reason, row.reason) == 0);
+    KB_EXPECT(strcmp(r->note, row.acc.note) == 0);
+    KB_EXPECT(strcmp(r->params, row.params) == 0);
+    KB_EXPECT(r->status == KB_ROW_FAIL && r->deterministic == 0);
+    KB_EXPECT_NEAR(r->median_us, 9.8, 1e-9);
+    KB_EXPECT_NEAR(r->noise_pct, 0.6, 1e-9);
+    KB_EXPECT_NEAR(r->workspace_bytes, 128000, 0);
+    KB_EXPECT_NEAR(r->rel_l2, 1.5e-3, 1e-12);
+    KB_EXPECT_STR_CONTAINS(res.files[0].command, "kbench run nms");
+    kb_results_free(&res);
+}
+
+KB_TEST(quoted_newline_keeps_line_numbers_right) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,note\r\n"
+                        "nms,a,n=1,PASS,\"two\nlines, \"\"quoted\"\"\"\r\n"
+                        "nms,b,n=1,PASS,plain\r\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(strcmp(res.rows[0].note, "two\nlines, \"quoted\"") == 0);
+    KB_EXPECT(strcmp(res.rows[1].note, "plain") == 0);
+    KB_EXPECT(res.rows[1].line == 4);
+    kb_results_free(&res);
+}
+
+KB_TEST(unknown_columns_are_ignored_and_missing_ones_read_as_nan) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("variant,gpu_temp_c,op,params,status,median_us\n"
+                        "peer:torchvision,61,nms,n=1000,PASS,110.4\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 1);
+    const kb_result *r = &res.rows[0];
+    KB_EXPECT(strcmp(r->op, "nms") == 0 && strcmp(r->variant, "peer:torchvision") == 0);
+    KB_EXPECT(kb_result_is_peer(r->variant));
+    KB_EXPECT_NEAR(r->median_us, 110.4, 1e-9);
+    KB_EXPECT(isnan(r->gbps) && isnan(r->noise_pct) && isnan(r->workspace_bytes));
+    KB_EXPECT(strcmp(r->mode, "cold") == 0 && r->deterministic == -1);
+    kb_results_free(&res);
+}
+
+KB_TEST(partial_last_line_is_reported_and_skipped) {
+    kb_results res = {0};
+    kb_error e;
+    char wpath[] = "/tmp/kb_test_warn_XXXXXX";
+    FILE *warn = fdopen(mkstemp(wpath), "w+");
+    KB_EXPECT(kb_results_read(&res, "tests/data/partial_last_line.csv", warn, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    char text[512] = "";
+    rewind(warn);
+    size_t n = fread(text, 1, sizeof text - 1, warn);
+    text[n] = '\0';
+    fclose(warn);
+    remove(wpath);
+    KB_EXPECT_STR_CONTAINS(text, "partial_last_line.csv:7: last line cut short");
+    KB_EXPECT_STR_CONTAINS(text, "skipped");
+    kb_results_free(&res);
+}
+
+/* Reading text must fail with a message containing want. */
+static void expect_error(const char *text, const char *want) {
+    kb_results res = {0};
+    kb_error e = {""};
+    KB_EXPECT(read_text(text, &res, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, want);
+    KB_EXPECT(res.count == 0);
+    kb_results_free(&res);
+}
+
+KB_TEST(missing_required_column_names_file_line_and_column) {
+    expect_error("# kbench x | t | host h\nop,variant,params,median_us\nnms,a,n=1,1\n",
+                 ":2: the header has no 'status' column");
+}
+
+KB_TEST(short_row_in_the_middle_is_an_error_naming_its_line) {
+    expect_error("op,variant,params,status\nnms,a,n=1,PASS\nnms,b\nnms,c,n=1,PASS\n",
+                 ":3: 2 fields, but the header has 4");
+}
+
+KB_TEST(bad_status_and_bad_number_name_the_line) {
+    expect_error("op,variant,params,status\nnms,a,n=1,GREAT\n",
+                 ":2: status 'GREAT' is not one of PASS");
+    expect_error("op,variant,params,status,median_us\nnms,a,n=1,PASS,fast\n",
+                 ":2: median_us 'fast' is not a number");
+}
+
+KB_TEST(missing_file_is_an_error_naming_it) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, "tests/data/no_such.csv", NULL, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "tests/data/no_such.csv: cannot open");
+    kb_results_free(&res);
+}
+
+KB_TEST(short_case_keeps_only_axes_off_their_defaults) {
+    char buf[256];
+    const kb_op *pp = kb_find_op("preprocess"), *nms = kb_find_op("nms");
+    kb_params_short(pp,
+                    "n=16 in_h=1080 in_w=1920 out_h=640 out_w=640 interp=nearest dtype=f32 "
+                    "norm=imagenet image=synthetic",
+                    buf, sizeof buf);
+    KB_EXPECT(strcmp(buf, "n=16 interp=nearest") == 0);
+    kb_params_short(nms, "n=1000 iou=0.50 classes=1 max_out=0 dist=uniform", buf, sizeof buf);
+    KB_EXPECT(strcmp(buf, "(defaults)") == 0); /* 0.50 is the default 0.5 */
+    kb_params_short(pp, "n=1 image=/data/my photos/a.jpg", buf, sizeof buf);
+    KB_EXPECT(strcmp(buf, "image=/data/my photos/a.jpg") == 0);
+    kb_params_short(NULL, "x=1 y=2", buf, sizeof buf);
+    KB_EXPECT(strcmp(buf, "x=1 y=2") == 0);
+}
+
+KB_TEST(view_orders_registry_variants_then_peers_and_cases_by_size) {
+    static const char *const files[] = {"tests/data/preprocess_peers.csv",
+                                        "tests/data/preprocess.csv"};
+    kb_results res = {0};
+    kb_error e;
+    kb_op_view *views;
+    int n;
+    KB_EXPECT(kb_results_load(files, 2, &res, &views, &n, &e) == KB_EXIT_OK);
+    KB_EXPECT(n == 1 && views[0].def == kb_find_op("preprocess"));
+    const kb_op_view *v = &views[0];
+    KB_EXPECT(v->nvariants == 8 && v->ncases == 6);
+    KB_EXPECT(strcmp(v->variants[0], "nearest_naive") == 0); /* registry order */
+    KB_EXPECT(strcmp(v->variants[6], "peer:opencv_cuda") == 0);
+    KB_EXPECT(strcmp(v->variants[7], "peer:torch") == 0);
+    KB_EXPECT(v->variant_rank[0] == 0 && v->variant_rank[7] == -1);
+    for (int c = 1; c < v->ncases; c++) KB_EXPECT(v->bytes[c - 1] <= v->bytes[c]);
+    KB_EXPECT_STR_CONTAINS(v->cases[0], "n=1 ");
+    kb_views_free(views, n);
+    kb_results_free(&res);
+}
+
+KB_TEST(baseline_is_the_first_of_the_list_that_ran_on_the_case) {
+    static const char *const files[] = {"tests/data/preprocess.csv", "tests/data/nms.csv"};
+    kb_results res = {0};
+    kb_error e;
+    kb_op_view *views;
+    int n;
+    KB_EXPECT(kb_results_load(files, 2, &res, &views, &n, &e) == KB_EXIT_OK);
+    KB_EXPECT(n == 2);
+    const kb_op_view *pp = &views[0], *nms = &views[1];
+    for (int c = 0; c < pp->ncases; c++) {
+        int b = kb_view_baseline(pp, c, NULL);
+        const char *interp = strstr(pp->cases[c], "interp=") + 7;
+        const char *want = strncmp(interp, "nearest", 7) == 0     ? "nearest_naive"
+                           : strncmp(interp, "letterbox", 9) == 0 ? "letterbox_warpaffine"
+                                                                  : "bilinear_naive";
+        KB_EXPECT(b >= 0 && strcmp(pp->variants[b], want) == 0);
+    }
+    int big = nms->ncases - 1; /* n=100000: bitmask_host is UNSUPPORTED there */
+    KB_EXPECT_STR_CONTAINS(nms->cases[big], "n=100000");
+    KB_EXPECT(kb_view_baseline(nms, big, NULL) == -1);
+    KB_EXPECT(kb_view_baseline(nms, big, "blockwalk") == kb_view_variant(nms, "blockwalk"));
+    KB_EXPECT(kb_view_baseline(nms, big, "no_such_variant") == -1);
+    kb_views_free(views, n);
+    kb_results_free(&res);
+}
