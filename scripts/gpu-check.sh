@@ -54,8 +54,15 @@ for op in "${ops[@]}"; do
         -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
-cp "$work"/*.csv "$OUT/" 2>/dev/null
+# The README's Nsight Compute line, to prove the NVTX filter isolates one variant.
+if [ -n "${KB_NCU:-}" ] && command -v ncu >/dev/null; then
+    ncu --nvtx --nvtx-include "regex:preprocess/bilinear_vec" --clock-control none -c 3 \
+        "$BUILD/kbench" run preprocess -v bilinear_vec -a n=16 --no-check --min-samples 1 \
+        --max-time 0 >"$work/ncu.log" 2>&1
+    say "ncu (README line): $(grep -cE '^  pp_vec' "$work/ncu.log") pp_vec kernel(s) profiled," \
+        "$(grep -cE '^  [a-z_]+.*\(' "$work/ncu.log") kernel(s) in all"
+    grep -E "^  [a-zA-Z_].*\(|==ERROR|==WARNING" "$work/ncu.log" | head -8 | tee -a "$summary"
+fi
+# The device tool brings back at most 8 files: every CSV and log goes in one tarball.
 tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .
-# only summary.md, ctest.log and the tarball come back: fold the CSVs into the tarball
-rm -f "$OUT"/*.csv
 exit $status

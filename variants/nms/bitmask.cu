@@ -33,14 +33,18 @@ int cap_of(int n, int max_out) {
     return max_out > 0 && max_out < n ? max_out : n;
 }
 
+/* kb_nms_iou(a, b) > thr exactly, the division only near the threshold. */
 __device__ __forceinline__ bool suppresses(float4 a, float4 b, float thr) {
-    return kb_nms_iou(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w) > thr;
+    return kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr);
 }
 
-/* One 64x64 tile: thread t computes row box 64 rb + t against the column block. */
+/* One 64x64 tile: thread t computes row box 64 rb + t against the column block.
+ * diag_col (may be NULL): on the diagonal tile also the column form,
+ * diag_col[r] bit k = box 64 rb + k (k < r % 64) suppresses box r, computed
+ * with the same argument order as the row form, so both agree bit for bit. */
 template <bool kClasses>
-__global__ void __launch_bounds__(64)
-    mask_kernel(const float4 *boxes, const int *classes, int n, int words, float thr, u64 *mask) {
+__global__ void __launch_bounds__(64) mask_kernel(const float4 *boxes, const int *classes, int n,
+                                                  int words, float thr, u64 *mask, u64 *diag_col) {
     int rb = blockIdx.y, cb = blockIdx.x, t = threadIdx.x;
     if (cb < rb) return;
     __shared__ float4 col[64];
@@ -59,14 +63,22 @@ __global__ void __launch_bounds__(64)
     for (int k = rb == cb ? t + 1 : 0; k < cols; k++)
         if ((!kClasses || col_class[k] == a_class) && suppresses(a, col[k], thr)) bits |= 1ull << k;
     mask[(size_t)r * words + cb] = bits;
+    if (rb == cb && diag_col) {
+        u64 col_bits = 0;
+        for (int k = 0; k < t; k++)
+            if ((!kClasses || col_class[k] == a_class) && suppresses(col[k], a, thr))
+                col_bits |= 1ull << k;
+        diag_col[r] = col_bits;
+    }
 }
 
 /* Box-by-box walk (bitmask_gpu). A decision at box i reads only bit i, which
  * rows of later boxes never set, so threads may run ahead between barriers. */
 __global__ void __launch_bounds__(1024)
-    walk_boxes_kernel(const u64 *mask, int n, int words, int cap, const int *order, int *keep,
-                      int *count) {
+    walk_boxes_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
+                      const int *order, int *keep, int *count) {
     extern __shared__ u64 removed[];
+    (void)diag_col;
     int t = threadIdx.x;
     for (int w = t; w < words; w += blockDim.x) removed[w] = 0;
     __syncthreads();
@@ -82,59 +94,70 @@ __global__ void __launch_bounds__(1024)
     if (t == 0) *count = nk;
 }
 
-/* Rows 64 j + lane and + 32 of block j at columns j (diagonal) and j + 1. */
-__device__ __forceinline__ void load_panel(const u64 *mask, int n, int words, int j, int lane,
-                                           u64 &d0, u64 &d1, u64 &p0, u64 &p1) {
+/* Boxes 64 j + lane and + 32 of block j: their diagonal column words (who in
+ * the block suppresses them) and their rows' words at column j + 1. */
+__device__ __forceinline__ void load_panel(const u64 *mask, const u64 *diag_col, int n, int words,
+                                           int j, int lane, u64 &d0, u64 &d1, u64 &p0, u64 &p1) {
     d0 = d1 = p0 = p1 = 0;
     if (j >= words) return;
     int r0 = 64 * j + lane, r1 = r0 + 32;
     bool next = j + 1 < words;
     if (r0 < n) {
-        d0 = mask[(size_t)r0 * words + j];
+        d0 = diag_col[r0];
         if (next) p0 = mask[(size_t)r0 * words + j + 1];
     }
     if (r1 < n) {
-        d1 = mask[(size_t)r1 * words + j];
+        d1 = diag_col[r1];
         if (next) p1 = mask[(size_t)r1 * words + j + 1];
     }
 }
 
-constexpr int kWalkThreads = 1024, kWorkers = kWalkThreads - 32, kLoadsInFlight = 4;
+constexpr int kWalkThreads = 1024, kWorkers = kWalkThreads - 32, kLoadsInFlight = 8;
 
 /* Block-step walk (blockwalk). Step j: warp 0 resolves block j from its
  * removed word, the previous block's contribution (carry, from the prefetched
- * column-(j+1) panel) and its diagonal words, serially over kept boxes only,
- * touching no global memory on that path (keeps are written as ranks and
- * mapped through order at the end); meanwhile warps 1.. OR block j-1's kept
- * rows into words >= j+1, kLoadsInFlight independent loads per thread per
- * round (one dependent load per row would cost a memory latency per kept box).
+ * column-(j+1) panel) and the block's diagonal in column form, touching no
+ * global memory on that path (keeps are written as ranks and mapped through
+ * order at the end); meanwhile warps 1.. OR block j-1's kept rows into words
+ * >= j+1, kLoadsInFlight independent loads per thread per round (one
+ * dependent load per row would cost a memory latency per kept box).
+ *
+ * The resolve decides boxes in rounds instead of kept box by kept box: lane
+ * holds the column words c of boxes lane and lane + 32 (who in the block
+ * suppresses them); an undecided box whose c meets a kept box is removed, one
+ * whose c meets no undecided box is kept (every suppressor decided, none
+ * kept). The lowest undecided box always decides, so this is greedy; the
+ * rounds are the longest suppression chain in the block, not its keeps.
  * One barrier per step; 100000 boxes: 1563 steps. */
 __global__ void __launch_bounds__(kWalkThreads)
-    walk_blocks_kernel(const u64 *mask, int n, int words, int cap, const int *order, int *keep,
-                       int *count) {
+    walk_blocks_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
+                       const int *order, int *keep, int *count) {
     extern __shared__ u64 removed[];
     __shared__ unsigned char kept_rows[2][64];
     __shared__ int kept_count[2], total;
     int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     for (int w = t; w < words; w += kWalkThreads) removed[w] = 0;
     if (t == 0) kept_count[0] = kept_count[1] = 0;
-    u64 d0, d1, p0, p1, carry = 0;
+    u64 c0, c1, p0, p1, carry = 0;
     int nk = 0;
-    if (warp == 0) load_panel(mask, n, words, 0, lane, d0, d1, p0, p1);
+    if (warp == 0) load_panel(mask, diag_col, n, words, 0, lane, c0, c1, p0, p1);
     __syncthreads();
     for (int j = 0; j < words; j++) {
         int done = 0;
         if (warp == 0) {
-            u64 nd0, nd1, np0, np1;
-            load_panel(mask, n, words, j + 1, lane, nd0, nd1, np0, np1);
+            u64 nc0, nc1, np0, np1;
+            load_panel(mask, diag_col, n, words, j + 1, lane, nc0, nc1, np0, np1);
             int valid = min(64, n - 64 * j);
-            u64 rem = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull);
-            u64 kb = 0, avail = ~rem;
-            while (avail) {
-                int b = __ffsll((long long)avail) - 1;
-                kb |= 1ull << b;
-                rem |= __shfl_sync(kFull, b < 32 ? d0 : d1, b & 31);
-                avail = ~rem & ~((2ull << b) - 1);
+            u64 decided = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull), kb = 0;
+            while (~decided) {
+                u64 open = ~decided;
+                bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
+                bool r0 = u0 && (c0 & kb), r1 = u1 && (c1 & kb);
+                bool k0 = u0 && !r0 && !(c0 & open), k1 = u1 && !r1 && !(c1 & open);
+                u64 k_lo = __ballot_sync(kFull, k0), k_hi = __ballot_sync(kFull, k1);
+                u64 d_lo = __ballot_sync(kFull, k0 || r0), d_hi = __ballot_sync(kFull, k1 || r1);
+                kb |= k_lo | k_hi << 32;
+                decided |= d_lo | d_hi << 32;
             }
             int take = __popcll(kb);
             if (nk + take > cap) {
@@ -154,24 +177,31 @@ __global__ void __launch_bounds__(kWalkThreads)
             for (int o = 16; o; o >>= 1) c |= __shfl_xor_sync(kFull, c, o);
             carry = c;
             if (lane == 0) kept_count[j & 1] = take;
-            d0 = nd0, d1 = nd1, p0 = np0, p1 = np1;
+            c0 = nc0, c1 = nc1, p0 = np0, p1 = np1;
             done = nk >= cap;
         } else if (j > 0) {
+            /* Items (k, col): kept row k of block j-1 at word j + 1 + col.
+             * Worker w starts at item w and strides by kWorkers items. */
             const unsigned char *rows = kept_rows[(j - 1) & 1];
-            int span = words - j - 1, items = kept_count[(j - 1) & 1] * span;
-            const u64 *base = mask + (size_t)64 * (j - 1) * words + j + 1;
-            for (int first = t - 32; first < items; first += kLoadsInFlight * kWorkers) {
-                u64 v[kLoadsInFlight];
-                int col[kLoadsInFlight];
+            int span = words - j - 1, kept = kept_count[(j - 1) & 1];
+            if (span > 0 && kept > 0) {
+                const u64 *base = mask + (size_t)64 * (j - 1) * words + j + 1;
+                int w = t - 32, k = w / span, col = w - k * span;
+                int dk = kWorkers / span, dc = kWorkers - dk * span;
+                while (k < kept) {
+                    u64 v[kLoadsInFlight];
+                    int at[kLoadsInFlight];
 #pragma unroll
-                for (int u = 0; u < kLoadsInFlight; u++) {
-                    int idx = first + u * kWorkers, k = idx / span;
-                    col[u] = idx - k * span;
-                    v[u] = idx < items ? base[(size_t)rows[k] * words + col[u]] : 0;
+                    for (int u = 0; u < kLoadsInFlight; u++) {
+                        at[u] = col;
+                        v[u] = k < kept ? base[(size_t)rows[k] * words + col] : 0;
+                        col += dc, k += dk;
+                        if (col >= span) col -= span, k++;
+                    }
+#pragma unroll
+                    for (int u = 0; u < kLoadsInFlight; u++)
+                        if (v[u]) atomicOr(&removed[j + 1 + at[u]], v[u]);
                 }
-#pragma unroll
-                for (int u = 0; u < kLoadsInFlight; u++)
-                    if (v[u]) atomicOr(&removed[j + 1 + col[u]], v[u]);
             }
         }
         if (__syncthreads_or(done)) break;
@@ -182,10 +212,22 @@ __global__ void __launch_bounds__(kWalkThreads)
     if (t == 0) *count = total;
 }
 
-typedef void (*walk_kernel)(const u64 *, int, int, int, const int *, int *, int *);
+cudaError_t build_masks(const float4 *boxes, const int *classes, int n, float iou, u64 *mask,
+                        u64 *diag_col, cudaStream_t s) {
+    if (n <= 0) return cudaSuccess;
+    int words = words_of(n);
+    dim3 grid(words, words);
+    if (classes)
+        mask_kernel<true><<<grid, 64, 0, s>>>(boxes, classes, n, words, iou, mask, diag_col);
+    else
+        mask_kernel<false><<<grid, 64, 0, s>>>(boxes, NULL, n, words, iou, mask, diag_col);
+    return cudaGetLastError();
+}
 
-cudaError_t launch_walk(walk_kernel kernel, int threads, const u64 *mask, int n, int cap,
-                        const int *order, int *keep, int *count, cudaStream_t s) {
+typedef void (*walk_kernel)(const u64 *, const u64 *, int, int, int, const int *, int *, int *);
+
+cudaError_t launch_walk(walk_kernel kernel, int threads, const u64 *mask, const u64 *diag_col,
+                        int n, int cap, const int *order, int *keep, int *count, cudaStream_t s) {
     int words = words_of(n);
     size_t smem = (size_t)words * sizeof(u64);
     if (smem > 48 * 1024) {
@@ -193,7 +235,7 @@ cudaError_t launch_walk(walk_kernel kernel, int threads, const u64 *mask, int n,
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (rc != cudaSuccess) return rc;
     }
-    kernel<<<1, threads, smem, s>>>(mask, n, words, cap, order, keep, count);
+    kernel<<<1, threads, smem, s>>>(mask, diag_col, n, words, cap, order, keep, count);
     return cudaGetLastError();
 }
 
@@ -202,13 +244,13 @@ cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, const float4 *boxe
                              const int *classes, int n, float iou, int max_out, const int *order,
                              int *keep, int *count, void *ws, cudaStream_t s) {
     if (n <= 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
-    u64 *mask = (u64 *)ws;
+    u64 *mask = (u64 *)ws, *diag_col = mask + (size_t)n * words_of(n);
     kb_nvtx_push("mask");
-    cudaError_t rc = kb_nms_build_masks(boxes, classes, n, iou, mask, s);
+    cudaError_t rc = build_masks(boxes, classes, n, iou, mask, diag_col, s);
     kb_nvtx_pop();
     if (rc != cudaSuccess) return rc;
     kb_nvtx_push("walk");
-    rc = launch_walk(kernel, threads, mask, n, cap_of(n, max_out), order, keep, count, s);
+    rc = launch_walk(kernel, threads, mask, diag_col, n, cap_of(n, max_out), order, keep, count, s);
     kb_nvtx_pop();
     return rc;
 }
@@ -219,22 +261,15 @@ size_t kb_nms_mask_bytes(int n) {
     return (size_t)n * words_of(n) * sizeof(u64);
 }
 
-/* Masks for the bitmask walks; fast NMS needs n bytes, less than the mask. */
+/* Masks for the bitmask walks, then the diagonal tiles' column words (n);
+ * fast NMS needs n bytes, less than the mask. */
 size_t kb_nms_sorted_workspace(int n) {
-    return n > 0 ? kb_nms_mask_bytes(n) : 256;
+    return n > 0 ? kb_nms_mask_bytes(n) + (size_t)n * sizeof(u64) : 256;
 }
 
 cudaError_t kb_nms_build_masks(const float4 *boxes_sorted, const int *classes_sorted, int n,
                                float iou, u64 *mask, cudaStream_t stream) {
-    if (n <= 0) return cudaSuccess;
-    int words = words_of(n);
-    dim3 grid(words, words);
-    if (classes_sorted)
-        mask_kernel<true>
-            <<<grid, 64, 0, stream>>>(boxes_sorted, classes_sorted, n, words, iou, mask);
-    else
-        mask_kernel<false><<<grid, 64, 0, stream>>>(boxes_sorted, NULL, n, words, iou, mask);
-    return cudaGetLastError();
+    return build_masks(boxes_sorted, classes_sorted, n, iou, mask, NULL, stream);
 }
 
 cudaError_t kb_nms_sorted_bitmask_gpu(const float4 *boxes_sorted, const int *classes_sorted, int n,

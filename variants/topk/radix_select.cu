@@ -5,24 +5,28 @@
  *
  * One thread-block cluster (16 blocks x 1024 threads on an H100, else 8) per
  * segment; block r owns a contiguous 1/16 of the segment. Per segment:
- *   1. each block loads its chunk once, as order-preserving uint32 keys
- *      (kb_topk_key: -0 and +0 become one key), into shared memory when it
- *      fits (rpn5: 201600 / 16 x 4 B = 49 KB), else re-reads global memory;
- *   2. four 8-bit radix passes find T, the key of the k-th largest: each
- *      block histograms the keys that match the prefix so far (warp-aggregated
- *      shared atomics: __match_any_sync, because sigmoid scores crowd a few
- *      bins), cluster.sync(), then every block sums the 16 histograms over
- *      distributed shared memory (a thread per bin) and picks the same digit
- *      (no second barrier; histograms are double-buffered). A pass stops
- *      early when its bucket is taken whole (k >= length: after one pass);
+ *   1+2. three radix passes (11, 11 and 10-bit digits) find T, the key of
+ *      the k-th largest. The first pass is fused with the load: each block
+ *      reads its chunk once (8 loads in flight per thread), turns it into
+ *      order-preserving uint32 keys (kb_topk_key: -0 and +0 become one key),
+ *      keeps them in shared memory when they fit (rpn5: 201600 / 16 x 4 B =
+ *      49 KB; else later passes re-read global memory) and histograms the
+ *      top 11 bits. Later passes histogram only keys matching the prefix so
+ *      far. Plain shared atomics (uniform scores spread the first 11-bit
+ *      digit over 4+ bins per warp). After each histogram, cluster.sync(),
+ *      then every block sums the 16 histograms over distributed shared
+ *      memory (a thread per two bins) and picks the same digit with one
+ *      block scan (no second barrier; histograms are double-buffered). A
+ *      pass stops early when its bucket is taken whole (k >= length: after
+ *      one pass);
  *   3. a block-wide scan orders each block's winners (key > T) and ties
  *      (key == T: the lowest indices win, so chunk order = index order) into
  *      block 0's candidate list, at most k 64-bit (key, ~index) entries;
  *   4. each block ranks 1/16 of the candidates against all of them (a unique
  *      total order: rank = how many beat it) and writes them in place.
  * Napkin: rpn5's longest segment puts 12600 keys per SM; each pass touches
- * each once (~12 per thread); the rank step is k^2 / 16 = 62.5 k compares
- * per block. Measured and discussed: docs/perf-topk.md.
+ * each once (~12 per thread), 5 scans (load+pass 1, 2 passes, count, emit); the rank step is k^2 /
+ * 16 = 62.5 k compares per block. Measured and discussed: docs/perf-topk.md.
  */
 #include "topk.h"
 
@@ -38,7 +42,10 @@ namespace {
 
 constexpr int kThreads = 1024;
 constexpr int kClusterMax = 16; /* Hopper's non-portable maximum; 8 where 16 cannot run */
-constexpr int kBins = 256;      /* 8-bit digits: 4 passes over 32-bit keys */
+constexpr int kBins = 2048;     /* the widest digit: 11 bits */
+constexpr int kPassCount = 3;   /* 11 + 11 + 10 bits */
+constexpr int kLoadBatch = 8;   /* global loads in flight per thread in the first pass */
+static_assert(kBins == 2 * kThreads, "the digit pick gives each thread two bins");
 constexpr size_t kSmemLimit = 200 * 1024;
 
 typedef unsigned long long u64;
@@ -72,7 +79,7 @@ __global__ void __launch_bounds__(kThreads)
                         int *out_i, int *out_n) {
     cg::cluster_group cluster = cg::this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
-    const int seg = blockIdx.y, tid = threadIdx.x, lane = tid & 31;
+    const int seg = blockIdx.y, tid = threadIdx.x;
     const int begin = offsets[seg], n = offsets[seg + 1] - begin, want = min(k, n);
     float *seg_v = out_v + (size_t)seg * k;
     int *seg_i = out_i + (size_t)seg * k;
@@ -87,7 +94,7 @@ __global__ void __launch_bounds__(kThreads)
     extern __shared__ u64 smem[];
     u64 *cand = smem;                         /* k candidates */
     uint32_t *cache = (uint32_t *)(smem + k); /* cache_cap keys */
-    __shared__ unsigned hist[2][kBins], total[kBins];
+    __shared__ unsigned hist[2][kBins];
     __shared__ u64 warp_sums[32], block_total;
     __shared__ unsigned sel_digit, sel_above, sel_all;
 
@@ -95,64 +102,63 @@ __global__ void __launch_bounds__(kThreads)
     const int lo = min(n, rank * chunk), m = min(n, lo + chunk) - lo;
     const float *src = values + begin + lo;
     const bool cached = m <= cache_cap;
-    if (cached)
-        for (int i = tid; i < m; i += kThreads) cache[i] = kb_topk_key(src[i]);
-    auto key_at = [&](int i) { return cached ? cache[i] : kb_topk_key(src[i]); };
+    auto key_at = [&](int i) { return cached ? cache[i] : kb_topk_key(__ldg(src + i)); };
 
     /* 2. Radix select: T = prefix once mask covers all 32 bits. */
     uint32_t prefix = 0, mask = 0;
     unsigned remaining = (unsigned)want, all_in = 0;
-    for (int pass = 0; pass < 4 && !all_in; pass++) {
-        const int shift = 24 - 8 * pass;
+    for (int pass = 0; pass < kPassCount && !all_in; pass++) {
+        /* Digits 31..21, 20..10, 9..0. */
+        const int shift = pass == 0 ? 21 : pass == 1 ? 10 : 0;
+        const uint32_t dmask = pass == 2 ? 0x3FFu : 0x7FFu;
         unsigned *h = hist[pass & 1];
         for (int i = tid; i < kBins; i += kThreads) h[i] = 0;
         __syncthreads();
-        for (int i0 = 0; i0 < m; i0 += kThreads) {
-            const int i = i0 + tid;
-            const uint32_t key = i < m ? key_at(i) : 0;
-            const bool match = i < m && (key & mask) == prefix;
-            if (!__any_sync(~0u, match)) continue;
-            const unsigned digit = match ? (key >> shift) & (kBins - 1) : kBins + lane;
-            const unsigned peers = __match_any_sync(~0u, digit);
-            if (match && lane == __ffs(peers) - 1) atomicAdd(&h[digit], __popc(peers));
+        if (pass == 0) {
+            /* The load, fused with the first histogram: kLoadBatch loads in flight per thread. */
+            for (int i0 = tid; i0 < m; i0 += kLoadBatch * kThreads) {
+                float v[kLoadBatch];
+#pragma unroll
+                for (int u = 0; u < kLoadBatch; u++) {
+                    const int i = i0 + u * kThreads;
+                    v[u] = i < m ? __ldg(src + i) : 0.0f;
+                }
+#pragma unroll
+                for (int u = 0; u < kLoadBatch; u++) {
+                    const int i = i0 + u * kThreads;
+                    if (i < m) {
+                        const uint32_t key = kb_topk_key(v[u]);
+                        if (cached) cache[i] = key;
+                        atomicAdd(&h[key >> shift], 1u);
+                    }
+                }
+            }
+        } else {
+            for (int i = tid; i < m; i += kThreads) {
+                const uint32_t key = key_at(i);
+                if ((key & mask) == prefix) atomicAdd(&h[(key >> shift) & dmask], 1u);
+            }
         }
         cluster.sync();
-        /* The cluster's histogram: one thread per bin, the 8 remote loads in flight together. */
-        if (tid < kBins) {
-            unsigned t = 0;
-#pragma unroll 8
-            for (int r = 0; r < blocks; r++) t += cluster.map_shared_rank(h, r)[tid];
-            total[tid] = t;
+        /* The cluster's histogram: thread t owns bins 2047 - 2t and 2046 - 2t (descending). */
+        const int b0 = kBins - 1 - 2 * tid, b1 = b0 - 1;
+        unsigned c0 = 0, c1 = 0;
+#pragma unroll 4
+        for (int r = 0; r < blocks; r++) {
+            const unsigned *hr = cluster.map_shared_rank(h, r);
+            c0 += hr[b0];
+            c1 += hr[b1];
         }
-        __syncthreads();
-        if (tid < 32) { /* lane l owns bins 255 - 8l down to 248 - 8l */
-            unsigned cnt[8], sum = 0;
-#pragma unroll
-            for (int b = 0; b < 8; b++) {
-                cnt[b] = total[kBins - 1 - 8 * lane - b];
-                sum += cnt[b];
-            }
-            unsigned inc = sum;
-            for (int d = 1; d < 32; d <<= 1) {
-                const unsigned y = __shfl_up_sync(~0u, inc, d);
-                if (lane >= d) inc += y;
-            }
-            unsigned above = inc - sum;
-            if (above < remaining && remaining <= inc)
-#pragma unroll
-                for (int b = 0; b < 8; b++) {
-                    if (above + cnt[b] >= remaining) {
-                        sel_digit = kBins - 1 - 8 * lane - b;
-                        sel_above = above;
-                        sel_all = above + cnt[b] == remaining;
-                        break;
-                    }
-                    above += cnt[b];
-                }
+        const unsigned above = (unsigned)block_exclusive_scan(c0 + c1, warp_sums, &block_total);
+        if (above < remaining && remaining <= above + c0 + c1) {
+            const bool first = above + c0 >= remaining;
+            sel_digit = (unsigned)(first ? b0 : b1);
+            sel_above = first ? above : above + c0;
+            sel_all = first ? above + c0 == remaining : above + c0 + c1 == remaining;
         }
         __syncthreads(); /* sel_* are rewritten only after the next cluster.sync */
         prefix |= sel_digit << shift;
-        mask |= (unsigned)(kBins - 1) << shift;
+        mask |= dmask << shift;
         remaining -= sel_above;
         all_in = sel_all;
     }
