@@ -69,9 +69,28 @@ int kb_warmup(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, double 
     return rc;
 }
 
-int kb_measure_push(kb_measure *m, double seconds, double t0) {
-    m->samples[m->nsamples++] = seconds;
-    return kb_should_stop(&m->rule, m->samples, m->nsamples, kb_now_s() - t0);
+int kb_sample_loop(kb_measure *m, const kb_sampler *sp, cudaStream_t s, kb_error *e) {
+    kb_events ev;
+    if (kb_events_create(&ev, e) != KB_OK) return KB_ERR;
+    int rc = KB_OK, done = 0;
+    double t0 = kb_now_s();
+    m->nsamples = 0;
+    kb_nvtx_push("samples");
+    while (rc == KB_OK && !done) {
+        if (sp->before) rc = sp->before(sp->ctx, s, e);
+        if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.start, s), "cudaEventRecord", e);
+        if (rc == KB_OK) rc = sp->body(sp->ctx, s, e);
+        if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.stop, s), "cudaEventRecord", e);
+        double t = 0;
+        if (rc == KB_OK) rc = kb_events_elapsed(&ev, &t, e);
+        if (rc == KB_OK) {
+            m->samples[m->nsamples++] = t / sp->launches;
+            done = kb_should_stop(&m->rule, m->samples, m->nsamples, kb_now_s() - t0);
+        }
+    }
+    kb_nvtx_pop();
+    kb_events_destroy(&ev);
+    return rc;
 }
 
 int kb_batch_size(double per_launch_s) {

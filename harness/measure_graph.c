@@ -21,31 +21,21 @@ static int capture(kb_launch_fn fn, void *ctx, cudaStream_t s, int batch, cudaGr
     return rc;
 }
 
+static int replay(void *p, cudaStream_t s, kb_error *e) {
+    return kb_cuda_check(cudaGraphLaunch(*(cudaGraphExec_t *)p, s), "cudaGraphLaunch", e);
+}
+
 int kb_measure_graph(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
     double one;
     if (kb_warmup(m, fn, ctx, s, &one, e) != KB_OK) return KB_ERR;
     int batch = kb_batch_size(one);
     cudaGraphExec_t exec;
     if (capture(fn, ctx, s, batch, &exec, e) != KB_OK) return KB_ERR;
-    kb_events ev;
-    int rc = kb_events_create(&ev, e), done = 0;
-    if (rc == KB_OK) { /* one replay to upload the graph */
-        rc = kb_cuda_check(cudaGraphLaunch(exec, s), "cudaGraphLaunch", e);
-        if (rc == KB_OK) rc = kb_cuda_check(cudaStreamSynchronize(s), "graph replay", e);
-    }
-    double t0 = kb_now_s();
-    m->nsamples = 0;
-    kb_nvtx_push("samples");
-    while (rc == KB_OK && !done) {
-        rc = kb_cuda_check(cudaEventRecord(ev.start, s), "cudaEventRecord", e);
-        if (rc == KB_OK) rc = kb_cuda_check(cudaGraphLaunch(exec, s), "cudaGraphLaunch", e);
-        if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.stop, s), "cudaEventRecord", e);
-        double t = 0;
-        if (rc == KB_OK) rc = kb_events_elapsed(&ev, &t, e);
-        if (rc == KB_OK) done = kb_measure_push(m, t / batch, t0);
-    }
-    kb_nvtx_pop();
-    kb_events_destroy(&ev);
+    /* one replay first: it uploads the graph */
+    int rc = replay(&exec, s, e);
+    if (rc == KB_OK) rc = kb_cuda_check(cudaStreamSynchronize(s), "graph replay", e);
+    kb_sampler sp = {NULL, replay, &exec, batch};
+    if (rc == KB_OK) rc = kb_sample_loop(m, &sp, s, e);
     cudaGraphExecDestroy(exec);
     return rc;
 }

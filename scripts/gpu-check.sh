@@ -54,6 +54,14 @@ for op in "${ops[@]}"; do
         -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
+# The three measurement modes on one case, side by side.
+say ""
+say "## modes: preprocess n=16 1080p -> 640 bilinear"
+for mode in cold hot graph; do
+    "$BUILD/kbench" run preprocess -a n=16 -a interp=bilinear --mode "$mode" --max-time "$MAX_TIME" \
+        --format md -o "$work/modes-$mode.csv" 2>&1 | grep -E "^\| bilinear" | tee -a "$summary"
+done
+
 # The README's Nsight Compute line, to prove the NVTX filter isolates one variant.
 if [ -n "${KB_NCU:-}" ] && command -v ncu >/dev/null; then
     ncu --nvtx --nvtx-include "regex:preprocess/bilinear_vec" --clock-control none -c 3 \

@@ -1,0 +1,295 @@
+/* yolo_device.cuh — device pieces shared by the yolo_decode variants.
+ * C++/CUDA only. Semantics: kernels/yolo_decode.h.
+ *
+ * A candidate is one 64-bit key (kb_yolo_key): ascending key order is the
+ * op's rank (score descending, lower prediction index first), so sorting keys
+ * sorts candidates and any compaction order gives the same sorted result.
+ *
+ * The per-image block stage (one block of kThreads per image, dynamic shared
+ * memory of stage_smem_bytes(max_det)): sorted keys in shared memory ->
+ * boxes and classes recomputed from the prediction rows -> class-aware
+ * greedy NMS (IoU masks of 64 candidates per word in global workspace, the
+ * walk 64 candidates a step) or fast NMS -> count and dets written.
+ */
+#ifndef KB_YOLO_DEVICE_CUH
+#define KB_YOLO_DEVICE_CUH
+
+#include "nms_iou.h"
+#include "yolo_decode.h"
+
+#include <cstddef>
+#include <cuda_runtime.h>
+
+namespace kb_yolo {
+
+constexpr int kThreads = 1024;
+constexpr unsigned long long kNone = ~0ull;
+
+typedef unsigned long long u64;
+
+__host__ __device__ inline int pow2_at_least(int m) {
+    int p = 1;
+    while (p < m) p <<= 1;
+    return p;
+}
+__host__ __device__ inline int words_of(int m) {
+    return (m + 63) / 64;
+}
+
+/* Shared memory of the block stage: keys [pow2 >= max_det], boxes, classes,
+ * keep list, drop flags, removed bits and the diagonal words. */
+inline size_t stage_smem_bytes(int max_det) {
+    return (size_t)pow2_at_least(max_det) * 8 + (size_t)max_det * (16 + 4 + 4 + 1) + 64 * 8 * 2 +
+           16;
+}
+/* Global mask workspace of the greedy stage, all images. */
+inline size_t mask_bytes(int b, int max_det) {
+    return (size_t)b * (size_t)max_det * (size_t)words_of(max_det) * 8;
+}
+
+struct stage_smem {
+    u64 *keys;
+    float4 *boxes;
+    int *cls, *keep;
+    u64 *removed, *diag;
+    unsigned char *drop;
+};
+
+__device__ inline stage_smem carve(unsigned char *base, int max_det) {
+    stage_smem s;
+    s.keys = (u64 *)base;
+    s.removed = s.keys + pow2_at_least(max_det);
+    s.diag = s.removed + 64;
+    s.boxes = (float4 *)(s.diag + 64);
+    s.cls = (int *)(s.boxes + max_det);
+    s.keep = s.cls + max_det;
+    s.drop = (unsigned char *)(s.keep + max_det);
+    return s;
+}
+
+__device__ inline const float *row_of(const float *pred, const kb_yolo_params &p, int img, int i) {
+    return pred + ((size_t)img * (size_t)p.n + (size_t)i) * (size_t)(5 + p.c);
+}
+
+/* Prediction i of image img: its key when it qualifies. */
+__device__ inline bool decode_key(const float *pred, const kb_yolo_params &p, int img, int i,
+                                  u64 *key) {
+    float s;
+    int k;
+    if (!kb_yolo_score(row_of(pred, p, img, i), p.c, p.conf, &s, &k)) return false;
+    *key = kb_yolo_key(s, (uint32_t)i);
+    return true;
+}
+
+/* Block-wide exclusive scan of one int per thread (kThreads threads); total too. */
+__device__ inline int block_exclusive_scan(int v, int *total) {
+    __shared__ int warp_sums[kThreads / 32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        int y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    __syncthreads(); /* warp_sums free from a previous call */
+    if (lane == 31) warp_sums[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+        int s = warp_sums[lane];
+        for (int o = 1; o < 32; o <<= 1) {
+            int y = __shfl_up_sync(0xffffffffu, s, o);
+            if (lane >= o) s += y;
+        }
+        warp_sums[lane] = s;
+    }
+    __syncthreads();
+    *total = warp_sums[31];
+    return x - v + (warp > 0 ? warp_sums[warp - 1] : 0);
+}
+
+/* Ascending bitonic sort of keys[0, m) in shared memory (pads [m, pow2) with kNone). */
+__device__ inline void block_sort(u64 *keys, int m) {
+    int len = pow2_at_least(m);
+    for (int i = m + threadIdx.x; i < len; i += blockDim.x) keys[i] = kNone;
+    __syncthreads();
+    for (int k = 2; k <= len; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int i = threadIdx.x; i < len; i += blockDim.x) {
+                int l = i ^ j;
+                if (l > i) {
+                    u64 a = keys[i], b = keys[l];
+                    if ((a > b) == ((i & k) == 0)) {
+                        keys[i] = b;
+                        keys[l] = a;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+}
+
+/* The key of rank k (1-based) among keys[0, cnt) in global memory (keys unique). */
+__device__ inline u64 block_select(const u64 *keys, int cnt, int k) {
+    __shared__ unsigned hist[256];
+    __shared__ int s_digit, s_k;
+    u64 prefix = 0, mask = 0;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+        for (int t = threadIdx.x; t < 256; t += blockDim.x) hist[t] = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+            u64 key = keys[i];
+            if ((key & mask) == prefix) atomicAdd(&hist[(key >> shift) & 255], 1u);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int cum = 0, d = 0;
+            for (; d < 255 && cum + (int)hist[d] < k; d++) cum += (int)hist[d];
+            s_digit = d;
+            s_k = k - cum;
+        }
+        __syncthreads();
+        prefix |= (u64)s_digit << shift;
+        mask |= 0xFFull << shift;
+        k = s_k;
+        __syncthreads();
+    }
+    return prefix;
+}
+
+/* Boxes and classes of the m sorted candidates, from their prediction rows. */
+__device__ inline void load_candidates(const stage_smem &s, int m, const float *pred,
+                                       const float *d2i, const kb_yolo_params &p, int img) {
+    const float *t = d2i + 6 * img;
+    float aff[6] = {t[0], t[1], t[2], t[3], t[4], t[5]};
+    for (int r = threadIdx.x; r < m; r += blockDim.x) {
+        const float *row = row_of(pred, p, img, (int)(uint32_t)s.keys[r]);
+        float sc, box[4];
+        int k = 0;
+        kb_yolo_score(row, p.c, p.conf, &sc, &k);
+        kb_yolo_box(row, aff, p.src_w, p.src_h, box);
+        s.boxes[r] = make_float4(box[0], box[1], box[2], box[3]);
+        s.cls[r] = k;
+    }
+    __syncthreads();
+}
+
+__device__ inline bool suppresses(const stage_smem &s, int a, int b, float thr) {
+    float4 x = s.boxes[a], y = s.boxes[b];
+    return s.cls[a] == s.cls[b] && kb_nms_iou(x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w) > thr;
+}
+
+/* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
+ * keep list in s.keep. mask: this image's max_det x words_of(max_det) words. */
+__device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask) {
+    __shared__ int s_nk;
+    __shared__ u64 s_kept;
+    int words = words_of(m);
+    for (int t = threadIdx.x; t < m * words; t += blockDim.x) {
+        int r = t / words, w = t - r * words;
+        if (w < (r >> 6)) continue;
+        u64 bits = 0;
+        int j0 = max(w * 64, r + 1), j1 = min(w * 64 + 64, m);
+        for (int j = j0; j < j1; j++)
+            if (suppresses(s, r, j, thr)) bits |= 1ull << (j - w * 64);
+        mask[(size_t)r * words + w] = bits;
+    }
+    for (int w = threadIdx.x; w < words; w += blockDim.x) s.removed[w] = 0;
+    if (threadIdx.x == 0) s_nk = 0;
+    __syncthreads();
+    for (int k = 0; k < words; k++) {
+        if (s_nk >= max_out) break; /* uniform: read after a barrier */
+        int r0 = 64 * k;
+        if (threadIdx.x < 64 && r0 + (int)threadIdx.x < m)
+            s.diag[threadIdx.x] = mask[(size_t)(r0 + threadIdx.x) * words + k];
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            u64 rem = s.removed[k], kept = 0;
+            int nk = s_nk;
+            for (int q = 0; q < 64 && r0 + q < m && nk < max_out; q++)
+                if (!((rem >> q) & 1)) {
+                    s.keep[nk++] = r0 + q;
+                    kept |= 1ull << q;
+                    rem |= s.diag[q];
+                }
+            s_nk = nk;
+            s_kept = kept;
+        }
+        __syncthreads();
+        u64 kept = s_kept;
+        int rest = words - k - 1;
+        if (kept && rest > 0)
+            for (int t = threadIdx.x; t < 64 * rest; t += blockDim.x) {
+                int q = t / rest, w = k + 1 + (t - q * rest);
+                if ((kept >> q) & 1) atomicOr(&s.removed[w], mask[(size_t)(r0 + q) * words + w]);
+            }
+        __syncthreads();
+    }
+    return s_nk;
+}
+
+/* Fast NMS: drop a candidate when any higher-ranked one of its class overlaps it. */
+__device__ inline int fast_nms(const stage_smem &s, int m, float thr, int max_out) {
+    for (int r = threadIdx.x; r < m; r += blockDim.x) {
+        int d = 0;
+        for (int j = 0; j < r && !d; j++) d = suppresses(s, j, r, thr);
+        s.drop[r] = (unsigned char)d;
+    }
+    __syncthreads();
+    int base = 0;
+    for (int r0 = 0; r0 < m; r0 += blockDim.x) {
+        int r = r0 + threadIdx.x, keep = r < m && !s.drop[r], total;
+        int pos = base + block_exclusive_scan(keep, &total);
+        if (keep && pos < max_out) s.keep[pos] = r;
+        base += total;
+    }
+    __syncthreads();
+    return min(base, max_out);
+}
+
+/* Write count[img] and dets[img] (rows past the count zeroed). */
+__device__ inline void write_dets(const stage_smem &s, int nk, const kb_yolo_params &p, int img,
+                                  int *count, float *dets) {
+    float *out = dets + (size_t)img * (size_t)p.max_out * 6;
+    for (int t = threadIdx.x; t < p.max_out * 6; t += blockDim.x) {
+        int k = t / 6, j = t - 6 * k;
+        float v = 0.0f;
+        if (k < nk) {
+            int r = s.keep[k];
+            float4 b = s.boxes[r];
+            v = j == 0 ? b.x : j == 1 ? b.y : j == 2 ? b.z : j == 3 ? b.w
+                : j == 4 ? kb_yolo_key_score(s.keys[r])
+                         : (float)s.cls[r];
+        }
+        out[t] = v;
+    }
+    if (threadIdx.x == 0) count[img] = nk;
+}
+
+/* The stage after the keys of image img are sorted in s.keys[0, m). */
+template <bool kFast>
+__device__ inline void finish_image(const stage_smem &s, int m, const float *pred,
+                                    const float *d2i, const kb_yolo_params &p, int img,
+                                    u64 *mask_ws, int *count, float *dets) {
+    load_candidates(s, m, pred, d2i, p, img);
+    int nk;
+    if (kFast)
+        nk = fast_nms(s, m, p.iou, p.max_out);
+    else
+        nk = greedy_nms(s, m, p.iou, p.max_out,
+                        mask_ws + (size_t)img * (size_t)p.max_det * words_of(p.max_det));
+    write_dets(s, nk, p, img, count, dets);
+}
+
+/* One bump allocation: 256-byte aligned pieces. */
+struct carver {
+    unsigned char *base;
+    size_t used;
+    void *take(size_t bytes) {
+        void *ptr = base ? base + used : nullptr;
+        used += (bytes + 255) / 256 * 256;
+        return ptr;
+    }
+};
+
+} // namespace kb_yolo
+
+#endif
