@@ -1,8 +1,10 @@
 /* cli_run.c — `kbench run` (check and time) and `kbench check` (correctness
  * only, over a sweep plus --fuzz random cases). Usage errors are found
  * before the device is touched, so they read the same on a machine without one. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,13 +48,16 @@ static void run_help(const char *cmd) {
          "  --format F          stdout as table (default), csv, json (lines) or md\n"
          "  -o FILE             also write FILE (repeatable); format from the extension:\n"
          "                      .csv .json/.jsonl .md .txt\n"
+         "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
+         "                      already holds: a killed sweep continues where it stopped\n"
+         "                      (a partial last line is cut off first, and said so)\n"
          "  -q, --quiet         nothing on stdout (with -o)\n"
          "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH,\n"
          "            2 bad usage, 3 no CUDA device, 4 an output could not be written");
 }
 
 typedef struct run_args {
-    const char *cmd, *opname, *variants, *sweep, *inputs, *dump;
+    const char *cmd, *opname, *variants, *sweep, *inputs, *dump, *resume;
     kb_spec specs[KB_MAX_AXES];
     int nspecs;
     const char *outputs[8];
@@ -91,6 +96,8 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
             if (a->noutputs == 8) return kb_usage_error(cmd, "at most 8 -o files");
             a->outputs[a->noutputs++] = v;
+        } else if (strcmp(o, "--resume") == 0) {
+            a->resume = v;
         } else if (strcmp(o, "--format") == 0) {
             if (!v || kb_format_parse(v, &a->format) != KB_OK)
                 return kb_usage_error(cmd, "--format %s: expected table, csv, json or md",
@@ -196,6 +203,57 @@ static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *
     return added;
 }
 
+/* A run killed mid-row leaves a partial last line: cut the file back to its
+ * last complete line. Returns the bytes dropped, or -1 on an I/O error. */
+static long repair_last_line(const char *path) {
+    FILE *f = fopen(path, "r+");
+    if (!f) return -1;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1, keep = size;
+    int c = 0;
+    while (keep > 0 && fseek(f, keep - 1, SEEK_SET) == 0 && (c = fgetc(f)) != '\n') keep--;
+    fclose(f);
+    if (size < 0) return -1;
+    if (keep == size) return 0;
+    return truncate(path, keep) == 0 ? size - keep : -1;
+}
+
+static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mode mode) {
+    const kb_results *res = ctx;
+    for (int i = 0; i < res->count; i++) {
+        const kb_result *r = &res->rows[i];
+        if (strcmp(r->variant, v->name) == 0 && strcmp(r->op, v->op) == 0 &&
+            strcmp(r->mode, kb_mode_name(mode)) == 0 && strcmp(r->params, params) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Opens the --resume file for appending (creating it when new) and reads the
+ * rows it holds. */
+static int open_resume(const char *cmd, const char *path, kb_results *res, kb_printer *p) {
+    int exists = access(path, F_OK) == 0;
+    if (exists) {
+        long cut = repair_last_line(path);
+        if (cut < 0)
+            return kb_usage_error(cmd, "--resume %s: cannot repair: %s", path, strerror(errno));
+        if (cut > 0)
+            fprintf(stderr, "kbench %s: %s: dropped a partial last line (%ld bytes)\n", cmd, path,
+                    cut);
+        kb_error e;
+        if (kb_results_read(res, path, stderr, &e) != KB_OK)
+            return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+    }
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "kbench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return KB_EXIT_RUNTIME;
+    }
+    kb_printer_init(p, KB_FMT_CSV, f);
+    p->own_file = 1;
+    p->append = exists;
+    return KB_OK;
+}
+
 int kb_cmd_run(int argc, char **argv) {
     run_args a;
     memset(&a, 0, sizeof a);
@@ -239,9 +297,15 @@ int kb_cmd_run(int argc, char **argv) {
     }
     variants[nvar] = NULL;
 
-    /* Printers: stdout and each -o file. */
-    kb_printer printers[9];
+    /* Printers: stdout, each -o file and the --resume file. */
+    kb_printer printers[10];
     int np = 0;
+    kb_results done = {0};
+    if (a.resume) {
+        int orc = open_resume(a.cmd, a.resume, &done, &printers[np]);
+        if (orc != KB_OK) return orc;
+        np++;
+    }
     if (!a.quiet) kb_printer_init(&printers[np++], a.format, stdout);
     for (int i = 0; i < a.noutputs; i++) {
         FILE *f = fopen(a.outputs[i], "w");
@@ -274,6 +338,10 @@ int kb_cmd_run(int argc, char **argv) {
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
         return KB_EXIT_RUNTIME;
     }
+    if (a.resume) {
+        runner.already_done = resume_done;
+        runner.done_ctx = &done;
+    }
     for (int i = 0; i < np; i++) {
         runner.printers[runner.nprinters++] = &printers[i];
         printers[i].begin(&printers[i], &meta);
@@ -294,6 +362,10 @@ int kb_cmd_run(int argc, char **argv) {
             n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
             n[KB_ROW_UNCHECKED],
             runner.skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
+    if (a.resume)
+        fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
+                runner.resumed, a.resume);
+    kb_results_free(&done);
     kb_runner_free(&runner);
     kb_case_list_free(&cases);
     for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);

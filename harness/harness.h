@@ -109,6 +109,11 @@ typedef struct kb_measure {
     double *samples; /* seconds per launch; rule.max_samples long */
     int nsamples;
     double warmup_s;
+    /* Throttling: samples taken while the SM clock (NVML) sat under
+     * throttle_frac of its maximum are discarded and counted. */
+    const struct kb_device *dev;
+    double throttle_frac;
+    int throttled;
 } kb_measure;
 
 int kb_measure_cold(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
@@ -173,6 +178,7 @@ typedef struct kb_printer {
     void (*end)(struct kb_printer *p);
     int rows;
     char last_op[64];
+    int append; /* resuming a file: its header is there already */
 } kb_printer;
 
 typedef enum kb_format { KB_FMT_TABLE, KB_FMT_CSV, KB_FMT_JSON, KB_FMT_MD } kb_format;
@@ -206,6 +212,10 @@ typedef struct kb_runner {
     int context_lost; /* a sticky CUDA error: later rows cannot run in this process */
     kb_measure measure;
     cudaStream_t stream;
+    /* --resume: rows already in the file are not run again. */
+    int (*already_done)(void *ctx, const kb_variant *v, const char *params, kb_mode mode);
+    void *done_ctx;
+    int resumed; /* rows skipped because the file had them */
 } kb_runner;
 
 int kb_runner_init(kb_runner *r, kb_device *dev, const kb_run_opts *opts, kb_error *e);
@@ -313,11 +323,11 @@ typedef struct kb_plot_opts {
 
 /* One plot: DIR/<stem>.gp and .dat, and the images gnuplot renders from them. */
 typedef struct kb_plot {
-    char base[512];     /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */
-    char kind[48];      /* time, speedup, roofline, workspace, index_cost, <variant>_vs_exact */
-    char caption[512];  /* what it shows, for the report */
-    char note[2048];    /* what it could not show (cases with no baseline, ...); may be "" */
-    int rendered;       /* gnuplot ran on it without error */
+    char base[512];    /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */
+    char kind[48];     /* time, speedup, roofline, workspace, index_cost, <variant>_vs_exact */
+    char caption[512]; /* what it shows, for the report */
+    char note[2048];   /* what it could not show (cases with no baseline, ...); may be "" */
+    int rendered;      /* gnuplot ran on it without error */
 } kb_plot;
 
 typedef struct kb_plot_list {

@@ -69,12 +69,20 @@ int kb_warmup(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, double 
     return rc;
 }
 
+/* 1 when the SM clock read now is under the throttling bound (unknown: 0). */
+static int clock_low(const kb_measure *m) {
+    if (!m->dev || m->throttle_frac <= 0 || m->dev->sm_clock_mhz <= 0) return 0;
+    int now = kb_device_sm_clock_now(m->dev);
+    return now > 0 && now < m->throttle_frac * m->dev->sm_clock_mhz;
+}
+
 int kb_sample_loop(kb_measure *m, const kb_sampler *sp, cudaStream_t s, kb_error *e) {
     kb_events ev;
     if (kb_events_create(&ev, e) != KB_OK) return KB_ERR;
     int rc = KB_OK, done = 0;
     double t0 = kb_now_s();
     m->nsamples = 0;
+    m->throttled = 0;
     kb_nvtx_push("samples");
     while (rc == KB_OK && !done) {
         if (sp->before) rc = sp->before(sp->ctx, s, e);
@@ -83,13 +91,21 @@ int kb_sample_loop(kb_measure *m, const kb_sampler *sp, cudaStream_t s, kb_error
         if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.stop, s), "cudaEventRecord", e);
         double t = 0;
         if (rc == KB_OK) rc = kb_events_elapsed(&ev, &t, e);
-        if (rc == KB_OK) {
+        if (rc != KB_OK) break;
+        /* The clock is read right after the sample, while it still reflects it. */
+        if (clock_low(m))
+            m->throttled++;
+        else
             m->samples[m->nsamples++] = t / sp->launches;
-            done = kb_should_stop(&m->rule, m->samples, m->nsamples, kb_now_s() - t0);
-        }
+        double elapsed = kb_now_s() - t0;
+        done = kb_should_stop(&m->rule, m->samples, m->nsamples, elapsed) ||
+               (m->nsamples == 0 && elapsed >= 4 * m->rule.max_time_s);
     }
     kb_nvtx_pop();
     kb_events_destroy(&ev);
+    if (rc == KB_OK && m->nsamples == 0)
+        rc = kb_fail(e, "every sample (%d) ran with the SM clock under %.0f%% of its maximum",
+                     m->throttled, 100 * m->throttle_frac);
     return rc;
 }
 

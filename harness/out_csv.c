@@ -56,6 +56,11 @@ static void put_field(FILE *f, const char *s) {
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
 
 static void csv_begin(kb_printer *p, const kb_meta *meta) {
+    if (p->append) { /* --resume: the header is there; say who added the rows below */
+        kb_meta_print_lines(p->f, meta, "# resumed: ");
+        fflush(p->f);
+        return;
+    }
     kb_meta_print_lines(p->f, meta, "# ");
     for (int i = 0; kb_csv_columns[i]; i++) fprintf(p->f, "%s%s", i ? "," : "", kb_csv_columns[i]);
     fputc('\n', p->f);

@@ -11,6 +11,7 @@
 #include "nms.h"
 #include "rpn_proposals.h"
 #include "topk.h"
+#include "yolo_decode.h"
 
 #include <string.h>
 
@@ -20,6 +21,7 @@ const kb_op *const kb_ops[] = {
     &kb_op_rpn_proposals,
     &kb_op_nms,
     &kb_op_deform_conv2d,
+    &kb_op_yolo_decode,
     /* ops: add above this line */
     NULL,
 };
@@ -76,6 +78,14 @@ const kb_variant kb_variants[] = {
     {"rpn_proposals", "fused", "select top-k, per-level mask tiles, one cluster walks + merges", 0,
      &kb_rpn_proposals_fused},
     /* yolo_decode: rows here */
+    {"yolo_decode", "atomic_bitmask", "atomicAdd compaction, block sort, nms blockwalk per image",
+     KB_NONDETERMINISTIC, &kb_yolo_decode_atomic_bitmask},
+    {"yolo_decode", "atomic_fastnms", "atomicAdd compaction, block sort + fast NMS (TensorRT way)",
+     KB_NONDETERMINISTIC | KB_INEXACT, &kb_yolo_decode_atomic_fastnms},
+    {"yolo_decode", "scan_greedy", "CUB select + segmented sort, top max_det, block greedy NMS", 0,
+     &kb_yolo_decode_scan_greedy},
+    {"yolo_decode", "fused_batch", "one launch, a block per image: compact, select, sort, greedy",
+     0, &kb_yolo_decode_fused_batch},
     {NULL, NULL, NULL, 0, NULL},
 };
 

@@ -25,6 +25,8 @@ int kb_runner_init(kb_runner *r, kb_device *dev, const kb_run_opts *opts, kb_err
     m->mode = opts->mode;
     m->rule = opts->rule;
     m->warmup_s = 0.02;
+    m->dev = dev;
+    m->throttle_frac = 0.75;
     m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
     if (!m->samples) return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
     /* Twice L2 so that nothing of the inputs survives the flush. */
@@ -256,6 +258,7 @@ static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) 
     }
     if (rc != KB_OK) return KB_ERR;
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
+    row->throttled = m->throttled;
     row->samples = m->samples;
     double t = row->stats.median;
     if (t > 0) {
@@ -408,6 +411,10 @@ static void progress(kb_runner *r, int i, int n, double t0, const char *what) {
     fflush(stderr);
 }
 
+static int done_before(kb_runner *r, const kb_variant *v, const char *params) {
+    return r->already_done && r->already_done(r->done_ctx, v, params, r->opts.mode);
+}
+
 int kb_runner_sweep(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
                     kb_error *e) {
     double t0 = kb_now_s();
@@ -417,6 +424,15 @@ int kb_runner_sweep(kb_runner *r, const kb_case_list *cases, const kb_variant *c
         cd.index = i;
         cd.c = &cases->cases[i];
         kb_case_format(cd.c, cd.params, sizeof cd.params);
+        int todo = 0; /* a resumed case whose rows are all there costs no reference */
+        for (int k = 0; variants[k]; k++)
+            if (strcmp(variants[k]->op, cd.c->op->name) == 0) {
+                if (done_before(r, variants[k], cd.params))
+                    r->resumed++;
+                else
+                    todo++;
+            }
+        if (!todo) continue;
         progress(r, i, cases->count, t0, cd.params);
         kb_error ce = {{0}};
         int rc = r->context_lost
@@ -424,6 +440,7 @@ int kb_runner_sweep(kb_runner *r, const kb_case_list *cases, const kb_variant *c
                      : prepare_case(r, &cd, &ce);
         for (int k = 0; variants[k]; k++) {
             if (strcmp(variants[k]->op, cd.c->op->name) != 0) continue;
+            if (done_before(r, variants[k], cd.params)) continue;
             char why[1100];
             if (rc == KB_OUT_OF_MEMORY) {
                 snprintf(why, sizeof why, "out of device memory for the inputs: %s", ce.msg);

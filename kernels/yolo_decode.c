@@ -253,8 +253,8 @@ static int yolo_compare(const kb_case *c, kb_precision prec, const kb_tensors *i
     for (int img = 0; img < p.b; img++) {
         char w[200] = "";
         size_t off = (size_t)img * (size_t)p.max_out * 6;
-        int64_t m = compare_image(rc[img], rd + off, gc[img], gd + off, p.max_out,
-                                  &acc->unwritten, w, sizeof w);
+        int64_t m = compare_image(rc[img], rd + off, gc[img], gd + off, p.max_out, &acc->unwritten,
+                                  w, sizeof w);
         if (!m) continue;
         if (nondet && kb_yolo_qualifying(c, in, img) > p.max_det) {
             excused += m;
@@ -272,8 +272,7 @@ static int yolo_compare(const kb_case *c, kb_precision prec, const kb_tensors *i
         snprintf(acc->note, sizeof acc->note,
                  "%lld dets differ on %lld images with > max_det=%d candidates (atomic "
                  "compaction keeps an arbitrary max_det)%s",
-                 (long long)excused, (long long)over, p.max_det,
-                 inexact ? "; fast NMS" : "");
+                 (long long)excused, (long long)over, p.max_det, inexact ? "; fast NMS" : "");
     else if (inexact)
         snprintf(acc->note, sizeof acc->note, "fast NMS drops %lld boxes greedy keeps",
                  (long long)lost);

@@ -73,10 +73,10 @@ KB_HD void kb_yolo_box(const float *row, const float *d2i, float src_w, float sr
     float xs[2] = {KB_NMS_SUB(row[0], hw), KB_NMS_ADD(row[0], hw)};
     float ys[2] = {KB_NMS_SUB(row[1], hh), KB_NMS_ADD(row[1], hh)};
     for (int k = 0; k < 2; k++) {
-        float x = KB_NMS_ADD(KB_NMS_ADD(KB_NMS_MUL(d2i[0], xs[k]), KB_NMS_MUL(d2i[1], ys[k])),
-                             d2i[2]);
-        float y = KB_NMS_ADD(KB_NMS_ADD(KB_NMS_MUL(d2i[3], xs[k]), KB_NMS_MUL(d2i[4], ys[k])),
-                             d2i[5]);
+        float x =
+            KB_NMS_ADD(KB_NMS_ADD(KB_NMS_MUL(d2i[0], xs[k]), KB_NMS_MUL(d2i[1], ys[k])), d2i[2]);
+        float y =
+            KB_NMS_ADD(KB_NMS_ADD(KB_NMS_MUL(d2i[3], xs[k]), KB_NMS_MUL(d2i[4], ys[k])), d2i[5]);
         box[2 * k] = kb_yolo_clip(x, src_w);
         box[2 * k + 1] = kb_yolo_clip(y, src_h);
     }

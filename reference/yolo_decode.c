@@ -95,8 +95,7 @@ int kb_yolo_decode_run_ref(const kb_case *c, const kb_tensors *in, kb_tensors *o
         count[img] = (int32_t)(nk > 0 ? nk : 0);
         failed |= nk < 0;
     }
-    if (failed)
-        return kb_fail(e, "yolo_decode reference: out of host memory for n=%d", p.n);
+    if (failed) return kb_fail(e, "yolo_decode reference: out of host memory for n=%d", p.n);
     return KB_OK;
 }
 

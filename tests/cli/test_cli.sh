@@ -54,6 +54,19 @@ if ! nvidia-smi >/dev/null 2>&1; then
     expect 3 "no CUDA device" -- run preprocess --sweep smoke
     expect 3 "no CUDA device" -- check preprocess
     expect 0 "no CUDA device" -- info
+    # --resume repairs a partial last line before it learns there is no device
+    resume_file=$(mktemp)
+    printf '# kbench x\nop,variant,params,mode,status\npreprocess,nearest_naive,n=1,cold,PASS\npreproc' \
+        >"$resume_file"
+    expect 3 "dropped a partial last line \(7 bytes\)" -- run preprocess --resume "$resume_file"
+    if [[ $(tail -c 1 "$resume_file" | od -An -c | tr -d ' ') == '\n' ]]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL: --resume left the partial line"
+    fi
+    printf 'not,a,kbench\n"unterminated\n' >"$resume_file"
+    expect 2 "--resume .*: " -- run preprocess --resume "$resume_file"
+    rm -f "$resume_file"
 fi
 
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----

@@ -4,7 +4,9 @@
 #include "nms.h"
 #include "nms_iou.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The plain serial greedy walk the chunked reference must reproduce. */
 static int64_t serial_greedy(const float *b, const int32_t *cls, const int64_t *order, int64_t n,
@@ -78,6 +80,43 @@ KB_TEST(nms_iou_at_the_threshold_does_not_suppress) {
     KB_EXPECT(kb_nms_greedy_ref(b, NULL, order, 2, 0.5f, 0, keep) == 2);
     KB_EXPECT(kb_nms_greedy_ref(b, NULL, order, 2, 0.49f, 0, keep) == 1);
     KB_EXPECT(kb_nms_fast_ref(b, NULL, order, 2, 0.5f, 0, keep) == 2);
+}
+
+/* The screened decision (kernels' fast path) equals the division's on random
+ * pairs, on pairs built to land within a few ulps of the threshold, on
+ * degenerate boxes and at thresholds 0, subnormal, tiny and 1. */
+KB_TEST(nms_screened_decision_equals_the_division_bit_for_bit) {
+    static const float thrs[] = {0.0f, 1e-40f, 1e-20f, 0.3f, 0.45f, 0.5f, 0.7f, 1.0f};
+    uint64_t rng = 0x5eed;
+    long differ = 0, suppressed = 0, near = 0;
+    for (long i = 0; i < 2000000; i++) {
+        float thr = thrs[i % 8];
+        double w = kb_rng_int(&rng, 0, 9) ? 4 + 200 * kb_rng_uniform(&rng) : 0;
+        double h = kb_rng_int(&rng, 0, 9) ? 4 + 200 * kb_rng_uniform(&rng) : 0;
+        float a[4] = {(float)(1024 * kb_rng_uniform(&rng)), (float)(1024 * kb_rng_uniform(&rng))};
+        a[2] = (float)(a[0] + w), a[3] = (float)(a[1] + h);
+        float b[4];
+        if (i % 3 == 0) { /* anywhere */
+            b[0] = (float)(1024 * kb_rng_uniform(&rng)),
+            b[1] = (float)(1024 * kb_rng_uniform(&rng));
+            b[2] = (float)(b[0] + 4 + 200 * kb_rng_uniform(&rng));
+            b[3] = (float)(b[1] + 4 + 200 * kb_rng_uniform(&rng));
+        } else { /* a shifted along x by d: IoU (w - d) / (w + d) = thr, then a few ulps off */
+            float d = (float)(w * (1 - thr) / (1 + thr));
+            for (int u = (int)kb_rng_int(&rng, -4, 4); u; u += u > 0 ? -1 : 1)
+                d = nextafterf(d, u > 0 ? INFINITY : 0.0f);
+            b[0] = a[0] + d, b[1] = a[1], b[2] = a[2] + d, b[3] = a[3];
+        }
+        float iou = kb_nms_iou(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]);
+        int exact = iou > thr;
+        int fast = kb_nms_iou_above(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], thr);
+        differ += exact != fast;
+        suppressed += exact;
+        near += thr > 0 && fabsf(iou - thr) <= 4e-7f * thr;
+    }
+    if (differ) printf("  %ld of 2000000 decisions differ\n", differ);
+    KB_EXPECT(differ == 0);
+    KB_EXPECT(suppressed > 100000 && near > 10000); /* both sides and the band were exercised */
 }
 
 KB_TEST(nms_zero_area_boxes_have_iou_zero_and_are_kept) {

@@ -4,6 +4,7 @@
 #include "kbtest.h"
 #include "nms.h"
 
+#include <math.h>
 #include <stdint.h>
 
 static const struct {
@@ -149,6 +150,26 @@ KB_TEST(nms_variants_keep_pairs_at_iou_exactly_the_threshold) {
         memcpy(b + 8 * k, pair, sizeof pair);
     }
     expect_all_variants_match(&t, "pairs at IoU 0.5");
+}
+
+/* The kernels screen IoU > thr by a cross-multiplied bound and divide only
+ * near the threshold: pairs a few ulps either side must decide as the
+ * division does. Pair k: a w x 10 box and its copy shifted by d, IoU =
+ * (w - d) / (w + d) ~ 0.7, d moved by -4..4 ulps; pairs far apart. */
+KB_TEST(nms_variants_decide_pairs_within_ulps_of_the_threshold) {
+    KB_REQUIRE_DEVICE();
+    nms_case t;
+    make_case(&t, "1000", "uniform", "1", "0", "0.7");
+    float *b = boxes_of(&t);
+    for (int k = 0; k < 500; k++) {
+        float x = (float)(40 * (k % 25)) + 0.37f, y = (float)(20 * (k / 25)) + 0.11f;
+        float w = 7.0f + (float)(k % 13) * 0.731f;
+        float d = w * 0.3f / 1.7f;
+        for (int u = k % 9 - 4; u; u += u > 0 ? -1 : 1) d = nextafterf(d, u > 0 ? INFINITY : 0.0f);
+        float pair[8] = {x, y, x + w, y + 10, x + d, y, x + w + d, y + 10};
+        memcpy(b + 8 * k, pair, sizeof pair);
+    }
+    expect_all_variants_match(&t, "pairs within ulps of IoU 0.7");
 }
 
 KB_TEST(nms_variants_keep_zero_area_boxes) {

@@ -43,3 +43,11 @@ KB_TEST(topk_large_uncached_segment_matches_reference) {
 KB_TEST(topk_k_4096_matches_reference) {
     expect_all_pass("segments=2x20000 k=4096 dist=ties", 19);
 }
+KB_TEST(topk_ties_over_many_tiles_and_blocks_take_lower_indices) {
+    /* 6250 keys per block (7 tiles of 1024), ~11 k copies of the top value:
+     * the k-th value's ties span tiles and blocks. */
+    expect_all_pass("segments=1x100000 k=3000 dist=ties", 20);
+}
+KB_TEST(topk_uncached_ties_take_lower_indices) {
+    expect_all_pass("segments=1x1048576 k=2000 dist=ties", 21);
+}

@@ -38,37 +38,44 @@ __device__ __forceinline__ bool suppresses(float4 a, float4 b, float thr) {
     return kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr);
 }
 
-/* One 64x64 tile: thread t computes row box 64 rb + t against the column block.
+/* 64x64 tiles: thread t computes row box 64 rb + t against column blocks
+ * cb = tiles * blockIdx.x + q (q < tiles, only cb >= rb): several tiles per
+ * block at large n, so that the lower triangle costs few empty blocks.
  * diag_col (may be NULL): on the diagonal tile also the column form,
  * diag_col[r] bit k = box 64 rb + k (k < r % 64) suppresses box r, computed
  * with the same argument order as the row form, so both agree bit for bit. */
 template <bool kClasses>
-__global__ void __launch_bounds__(64) mask_kernel(const float4 *boxes, const int *classes, int n,
-                                                  int words, float thr, u64 *mask, u64 *diag_col) {
-    int rb = blockIdx.y, cb = blockIdx.x, t = threadIdx.x;
-    if (cb < rb) return;
+__global__ void __launch_bounds__(64)
+    mask_kernel(const float4 *boxes, const int *classes, int n, int words, int tiles, float thr,
+                u64 *mask, u64 *diag_col) {
+    int rb = blockIdx.y, cb0 = blockIdx.x * tiles, t = threadIdx.x;
+    if (cb0 + tiles - 1 < rb) return;
     __shared__ float4 col[64];
     __shared__ int col_class[64];
-    int rows = min(64, n - 64 * rb), cols = min(64, n - 64 * cb);
-    if (t < cols) {
-        col[t] = boxes[64 * cb + t];
-        if (kClasses) col_class[t] = classes[64 * cb + t];
-    }
-    __syncthreads();
-    if (t >= rows) return;
-    int r = 64 * rb + t;
-    float4 a = boxes[r];
-    int a_class = kClasses ? classes[r] : 0;
-    u64 bits = 0;
-    for (int k = rb == cb ? t + 1 : 0; k < cols; k++)
-        if ((!kClasses || col_class[k] == a_class) && suppresses(a, col[k], thr)) bits |= 1ull << k;
-    mask[(size_t)r * words + cb] = bits;
-    if (rb == cb && diag_col) {
-        u64 col_bits = 0;
-        for (int k = 0; k < t; k++)
-            if ((!kClasses || col_class[k] == a_class) && suppresses(col[k], a, thr))
-                col_bits |= 1ull << k;
-        diag_col[r] = col_bits;
+    int rows = min(64, n - 64 * rb), r = 64 * rb + t;
+    float4 a = t < rows ? boxes[r] : make_float4(0, 0, 0, 0);
+    int a_class = kClasses && t < rows ? classes[r] : 0;
+    for (int cb = max(cb0, rb); cb < min(cb0 + tiles, words); cb++) {
+        int cols = min(64, n - 64 * cb);
+        __syncthreads(); /* the previous tile's readers are done */
+        if (t < cols) {
+            col[t] = boxes[64 * cb + t];
+            if (kClasses) col_class[t] = classes[64 * cb + t];
+        }
+        __syncthreads();
+        if (t >= rows) continue;
+        u64 bits = 0;
+        for (int k = rb == cb ? t + 1 : 0; k < cols; k++)
+            if ((!kClasses || col_class[k] == a_class) && suppresses(a, col[k], thr))
+                bits |= 1ull << k;
+        mask[(size_t)r * words + cb] = bits;
+        if (rb == cb && diag_col) {
+            u64 col_bits = 0;
+            for (int k = 0; k < t; k++)
+                if ((!kClasses || col_class[k] == a_class) && suppresses(col[k], a, thr))
+                    col_bits |= 1ull << k;
+            diag_col[r] = col_bits;
+        }
     }
 }
 
@@ -215,12 +222,12 @@ __global__ void __launch_bounds__(kWalkThreads)
 cudaError_t build_masks(const float4 *boxes, const int *classes, int n, float iou, u64 *mask,
                         u64 *diag_col, cudaStream_t s) {
     if (n <= 0) return cudaSuccess;
-    int words = words_of(n);
-    dim3 grid(words, words);
+    int words = words_of(n), tiles = words >= 256 ? 4 : 1;
+    dim3 grid((words + tiles - 1) / tiles, words);
     if (classes)
-        mask_kernel<true><<<grid, 64, 0, s>>>(boxes, classes, n, words, iou, mask, diag_col);
+        mask_kernel<true><<<grid, 64, 0, s>>>(boxes, classes, n, words, tiles, iou, mask, diag_col);
     else
-        mask_kernel<false><<<grid, 64, 0, s>>>(boxes, NULL, n, words, iou, mask, diag_col);
+        mask_kernel<false><<<grid, 64, 0, s>>>(boxes, NULL, n, words, tiles, iou, mask, diag_col);
     return cudaGetLastError();
 }
 

@@ -4,6 +4,11 @@
  * prep: keys = scores with -0 folded into +0 (the reference ranks -0 == +0),
  * values = 0..n-1; CUB's stable descending radix sort then ranks equal scores
  * lower index first; gather: boxes and classes in rank order.
+ *
+ * Up to kSmallSort boxes one block does all three in shared memory instead
+ * (one launch, not four): a bitonic sort of 64-bit keys (score bits mapped so
+ * that unsigned order is descending score, CUB's own mapping, then the index),
+ * which ranks exactly as the radix sort does.
  */
 #include "nms.h"
 #include "nms_device.cuh"
@@ -33,6 +38,41 @@ __global__ void gather_kernel(const int *order, const float4 *boxes, const int *
     if (classes_sorted) classes_sorted[r] = classes[i];
 }
 
+constexpr int kSmallSort = 4096, kSmallThreads = 1024;
+
+/* Unsigned order of the result = descending score; equal scores by index. */
+__device__ __forceinline__ unsigned long long rank_key(float score, int index) {
+    unsigned u = __float_as_uint(__fadd_rn(score, 0.0f)); /* -0 + 0 = +0 */
+    u = (u & 0x80000000u) ? ~u : u | 0x80000000u;         /* ascending score */
+    return (unsigned long long)~u << 32 | (unsigned)index;
+}
+
+__global__ void __launch_bounds__(kSmallThreads)
+    small_sort_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
+                      int *order, float4 *boxes_sorted, int *classes_sorted) {
+    __shared__ unsigned long long key[kSmallSort];
+    int t = threadIdx.x, size = 1;
+    while (size < n) size <<= 1;
+    for (int i = t; i < size; i += kSmallThreads) key[i] = i < n ? rank_key(scores[i], i) : ~0ull;
+    __syncthreads();
+    for (int k = 2; k <= size; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int p = t; p < size / 2; p += kSmallThreads) {
+                int lo = 2 * p - (p & (j - 1)), hi = lo + j; /* lo has bit j clear */
+                unsigned long long a = key[lo], b = key[hi];
+                bool up = (lo & k) == 0;
+                if ((a > b) == up) key[lo] = b, key[hi] = a;
+            }
+            __syncthreads();
+        }
+    for (int r = t; r < n; r += kSmallThreads) {
+        int i = (int)(unsigned)key[r];
+        order[r] = i;
+        boxes_sorted[r] = boxes[i];
+        if (classes_sorted) classes_sorted[r] = classes[i];
+    }
+}
+
 size_t cub_temp_bytes(int n) {
     size_t bytes = 0;
     cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, (const float *)nullptr,
@@ -53,6 +93,11 @@ cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const
                                  int n, int *order, float4 *boxes_sorted, int *classes_sorted,
                                  void *workspace, size_t ws_bytes, cudaStream_t stream) {
     if (n <= 0) return cudaSuccess;
+    if (n <= kSmallSort) {
+        small_sort_kernel<<<1, kSmallThreads, 0, stream>>>(scores, boxes, classes, n, order,
+                                                           boxes_sorted, classes_sorted);
+        return cudaGetLastError();
+    }
     size_t v = align_up((size_t)n * 4);
     char *ws = (char *)workspace;
     float *keys_in = (float *)ws, *keys_out = (float *)(ws + v);

@@ -36,11 +36,11 @@ __host__ __device__ inline int words_of(int m) {
     return (m + 63) / 64;
 }
 
-/* Shared memory of the block stage: keys [pow2 >= max_det], boxes, classes,
- * keep list, drop flags, removed bits and the diagonal words. */
+/* Shared memory of the block stage: boxes, keys [pow2 >= max_det], removed
+ * bits and the diagonal words, classes, keep list, drop flags. */
 inline size_t stage_smem_bytes(int max_det) {
-    return (size_t)pow2_at_least(max_det) * 8 + (size_t)max_det * (16 + 4 + 4 + 1) + 64 * 8 * 2 +
-           16;
+    return (size_t)max_det * 16 + (size_t)pow2_at_least(max_det) * 8 + 64 * 8 * 2 +
+           (size_t)max_det * (4 + 4 + 1) + 16;
 }
 /* Global mask workspace of the greedy stage, all images. */
 inline size_t mask_bytes(int b, int max_det) {
@@ -57,11 +57,11 @@ struct stage_smem {
 
 __device__ inline stage_smem carve(unsigned char *base, int max_det) {
     stage_smem s;
-    s.keys = (u64 *)base;
+    s.boxes = (float4 *)base;
+    s.keys = (u64 *)(s.boxes + max_det);
     s.removed = s.keys + pow2_at_least(max_det);
     s.diag = s.removed + 64;
-    s.boxes = (float4 *)(s.diag + 64);
-    s.cls = (int *)(s.boxes + max_det);
+    s.cls = (int *)(s.diag + 64);
     s.keep = s.cls + max_det;
     s.drop = (unsigned char *)(s.keep + max_det);
     return s;
@@ -79,6 +79,36 @@ __device__ inline bool decode_key(const float *pred, const kb_yolo_params &p, in
     if (!kb_yolo_score(row_of(pred, p, img, i), p.c, p.conf, &s, &k)) return false;
     *key = kb_yolo_key(s, (uint32_t)i);
     return true;
+}
+
+/* Warp-cooperative kb_yolo_score of one row (the same row in every lane, obj
+ * already read and >= conf): lanes read the classes 32 apart, then a
+ * shuffle reduction takes the largest score, the lowest class on ties. The
+ * same result as the serial scan for finite scores. */
+__device__ inline bool warp_score(const float *row, int c, float conf, float obj, float *score,
+                                  int *cls) {
+    int lane = threadIdx.x & 31;
+    float best = -INFINITY;
+    int arg = c;
+    for (int k = lane; k < c; k += 32) {
+        float v = row[5 + k];
+        if (v > best) {
+            best = v;
+            arg = k;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        float ob = __shfl_xor_sync(0xffffffffu, best, o);
+        int oa = __shfl_xor_sync(0xffffffffu, arg, o);
+        if (ob > best || (ob == best && oa < arg)) {
+            best = ob;
+            arg = oa;
+        }
+    }
+    float s = __fmul_rn(obj, best);
+    *score = s;
+    *cls = arg;
+    return s >= conf;
 }
 
 /* Block-wide exclusive scan of one int per thread (kThreads threads); total too. */
@@ -255,7 +285,10 @@ __device__ inline void write_dets(const stage_smem &s, int nk, const kb_yolo_par
         if (k < nk) {
             int r = s.keep[k];
             float4 b = s.boxes[r];
-            v = j == 0 ? b.x : j == 1 ? b.y : j == 2 ? b.z : j == 3 ? b.w
+            v = j == 0   ? b.x
+                : j == 1 ? b.y
+                : j == 2 ? b.z
+                : j == 3 ? b.w
                 : j == 4 ? kb_yolo_key_score(s.keys[r])
                          : (float)s.cls[r];
         }
@@ -266,9 +299,9 @@ __device__ inline void write_dets(const stage_smem &s, int nk, const kb_yolo_par
 
 /* The stage after the keys of image img are sorted in s.keys[0, m). */
 template <bool kFast>
-__device__ inline void finish_image(const stage_smem &s, int m, const float *pred,
-                                    const float *d2i, const kb_yolo_params &p, int img,
-                                    u64 *mask_ws, int *count, float *dets) {
+__device__ inline void finish_image(const stage_smem &s, int m, const float *pred, const float *d2i,
+                                    const kb_yolo_params &p, int img, u64 *mask_ws, int *count,
+                                    float *dets) {
     load_candidates(s, m, pred, d2i, p, img);
     int nk;
     if (kFast)

@@ -1,0 +1,247 @@
+/* atomic.cu — the common GPU YOLO decoder: one thread per prediction, the
+ * qualifying ones appended with atomicAdd (unordered) to max_det slots per
+ * image; when more than max_det qualify, which ones get a slot depends on
+ * the run (KB_NONDETERMINISTIC). Then per image the slots are sorted by key
+ * (so the result is deterministic whenever at most max_det qualify) and:
+ *
+ *   atomic_fastnms   fast NMS in the same block (KB_INEXACT: a box is dropped
+ *                    when any higher-ranked box of its class overlaps it)
+ *   atomic_bitmask   boxes padded to max_det per image (zero boxes ranked
+ *                    last, which overlap nothing), the nms op's blockwalk
+ *                    greedy NMS launched per image, then the padding dropped
+ */
+#include "../nms/nms_device.cuh"
+#include "yolo_device.cuh"
+
+#include <stdlib.h>
+
+using namespace kb_yolo;
+
+namespace {
+
+constexpr int kDecodeThreads = 256;
+
+__global__ void __launch_bounds__(kDecodeThreads)
+    decode_atomic(const float *pred, kb_yolo_params p, int *counts, u64 *slots) {
+    int img = blockIdx.y, i = blockIdx.x * kDecodeThreads + threadIdx.x;
+    u64 key;
+    if (i < p.n && decode_key(pred, p, img, i, &key)) {
+        int slot = atomicAdd(&counts[img], 1);
+        if (slot < p.max_det) slots[(size_t)img * p.max_det + slot] = key;
+    }
+}
+
+/* Load this image's slots into shared memory and sort them; returns m. */
+__device__ int load_sorted(const stage_smem &s, const kb_yolo_params &p, int img, const int *counts,
+                           const u64 *slots) {
+    int m = min(counts[img], p.max_det);
+    for (int r = threadIdx.x; r < m; r += blockDim.x)
+        s.keys[r] = slots[(size_t)img * p.max_det + r];
+    block_sort(s.keys, m);
+    return m;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    fast_stage(const float *pred, const float *d2i, kb_yolo_params p, const int *counts,
+               const u64 *slots, int *count, float *dets) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    stage_smem s = carve(smem, p.max_det);
+    int img = blockIdx.x;
+    int m = load_sorted(s, p, img, counts, slots);
+    finish_image<true>(s, m, pred, d2i, p, img, nullptr, count, dets);
+}
+
+/* Sorted, padded boxes, classes and keys for the nms op's launchers. */
+__global__ void __launch_bounds__(kThreads)
+    pad_stage(const float *pred, const float *d2i, kb_yolo_params p, const int *counts,
+              const u64 *slots, float4 *boxes, int *classes, u64 *keys) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    stage_smem s = carve(smem, p.max_det);
+    int img = blockIdx.x;
+    int m = load_sorted(s, p, img, counts, slots);
+    load_candidates(s, m, pred, d2i, p, img);
+    size_t off = (size_t)img * p.max_det;
+    for (int r = threadIdx.x; r < p.max_det; r += blockDim.x) {
+        boxes[off + r] = r < m ? s.boxes[r] : make_float4(0, 0, 0, 0);
+        classes[off + r] = r < m ? s.cls[r] : 0;
+        keys[off + r] = r < m ? s.keys[r] : kNone;
+    }
+}
+
+/* Keep lists of ranks (real candidates first, padding after) -> dets. */
+__global__ void finalize(kb_yolo_params p, const int *counts, const int *keep, const int *nk_dev,
+                         const float4 *boxes, const int *classes, const u64 *keys, int *count,
+                         float *dets) {
+    int img = blockIdx.x;
+    int m = min(counts[img], p.max_det), cap = min(p.max_out, p.max_det);
+    int nk = min(nk_dev[img], cap);
+    const int *kp = keep + (size_t)img * cap;
+    float *out = dets + (size_t)img * p.max_out * 6;
+    size_t off = (size_t)img * p.max_det;
+    for (int k = threadIdx.x; k < p.max_out; k += blockDim.x) {
+        int r = k < nk ? kp[k] : m;
+        float v[6] = {0, 0, 0, 0, 0, 0};
+        if (r < m) {
+            float4 b = boxes[off + r];
+            v[0] = b.x;
+            v[1] = b.y;
+            v[2] = b.z;
+            v[3] = b.w;
+            v[4] = kb_yolo_key_score(keys[off + r]);
+            v[5] = (float)classes[off + r];
+        }
+        for (int j = 0; j < 6; j++) out[6 * k + j] = v[j];
+    }
+    /* Real keeps are a prefix: count the ranks below m. */
+    __shared__ int real;
+    if (threadIdx.x == 0) real = 0;
+    __syncthreads();
+    int mine = 0;
+    for (int k = threadIdx.x; k < nk; k += blockDim.x) mine += kp[k] < m;
+    atomicAdd(&real, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) count[img] = real;
+}
+
+struct state {
+    kb_yolo_params p;
+    int fast;
+    void *base;
+    int *counts, *keep, *nk;
+    u64 *slots, *keys;
+    float4 *boxes;
+    int *classes;
+    void *nms_ws;
+    size_t nms_ws_bytes;
+};
+
+size_t layout(const kb_yolo_params &p, int fast, state *st, void *base) {
+    carver c = {(unsigned char *)base, 0};
+    int cap = p.max_out < p.max_det ? p.max_out : p.max_det;
+    int *counts = (int *)c.take((size_t)p.b * 4);
+    u64 *slots = (u64 *)c.take((size_t)p.b * p.max_det * 8);
+    if (st) {
+        st->counts = counts;
+        st->slots = slots;
+    }
+    if (fast) return c.used;
+    size_t ws = kb_nms_sorted_workspace(p.max_det);
+    int *keep = (int *)c.take((size_t)p.b * cap * 4);
+    int *nk = (int *)c.take((size_t)p.b * 4);
+    u64 *keys = (u64 *)c.take((size_t)p.b * p.max_det * 8);
+    float4 *boxes = (float4 *)c.take((size_t)p.b * p.max_det * 16);
+    int *classes = (int *)c.take((size_t)p.b * p.max_det * 4);
+    void *nms_ws = c.take(ws);
+    if (st) {
+        st->keep = keep;
+        st->nk = nk;
+        st->keys = keys;
+        st->boxes = boxes;
+        st->classes = classes;
+        st->nms_ws = nms_ws;
+        st->nms_ws_bytes = ws;
+    }
+    return c.used;
+}
+
+int supports(const kb_case *c, kb_error *why) {
+    (void)c;
+    (void)why;
+    return KB_OK;
+}
+
+size_t fast_workspace(const kb_case *c) {
+    return layout(kb_yolo_params_of(c), 1, nullptr, nullptr);
+}
+size_t bitmask_workspace(const kb_case *c) {
+    return layout(kb_yolo_params_of(c), 0, nullptr, nullptr);
+}
+
+int setup(const kb_case *c, int fast, void **out, kb_error *e) {
+    state *st = (state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "yolo_decode atomic: out of host memory");
+    st->p = kb_yolo_params_of(c);
+    st->fast = fast;
+    size_t bytes = layout(st->p, fast, nullptr, nullptr);
+    if (cudaMalloc(&st->base, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        free(st);
+        return KB_OUT_OF_MEMORY;
+    }
+    layout(st->p, fast, st, st->base);
+    int smem = (int)stage_smem_bytes(st->p.max_det);
+    cudaError_t rc =
+        fast ? cudaFuncSetAttribute(fast_stage, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)
+             : cudaFuncSetAttribute(pad_stage, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (kb_cuda_check(rc, "cudaFuncSetAttribute(stage smem)", e) != KB_OK) {
+        cudaFree(st->base);
+        free(st);
+        return KB_ERR;
+    }
+    *out = st;
+    return KB_OK;
+}
+int fast_setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
+    (void)dev_in;
+    return setup(c, 1, out, e);
+}
+int bitmask_setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
+    (void)dev_in;
+    return setup(c, 0, out, e);
+}
+
+int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
+        kb_error *e) {
+    state *st = (state *)state_ptr;
+    const kb_yolo_params &p = st->p;
+    const float *pred = (const float *)kb_tensors_get(dev_in, "pred")->data;
+    const float *d2i = (const float *)kb_tensors_get(dev_in, "d2i")->data;
+    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
+    float *dets = (float *)kb_tensors_find(dev_out, "dets")->data;
+    size_t smem = stage_smem_bytes(p.max_det);
+    KB_CUDA_TRY(cudaMemsetAsync(st->counts, 0, (size_t)p.b * 4, stream), e);
+    kb_nvtx_push("decode");
+    dim3 grid((p.n + kDecodeThreads - 1) / kDecodeThreads, p.b);
+    decode_atomic<<<grid, kDecodeThreads, 0, stream>>>(pred, p, st->counts, st->slots);
+    kb_nvtx_pop();
+    KB_CUDA_TRY(cudaGetLastError(), e);
+    if (st->fast) {
+        kb_nvtx_push("sort+nms");
+        fast_stage<<<p.b, kThreads, smem, stream>>>(pred, d2i, p, st->counts, st->slots, count,
+                                                    dets);
+        kb_nvtx_pop();
+        return kb_cuda_check(cudaGetLastError(), "fast_stage", e);
+    }
+    kb_nvtx_push("sort");
+    pad_stage<<<p.b, kThreads, smem, stream>>>(pred, d2i, p, st->counts, st->slots, st->boxes,
+                                               st->classes, st->keys);
+    kb_nvtx_pop();
+    KB_CUDA_TRY(cudaGetLastError(), e);
+    int cap = p.max_out < p.max_det ? p.max_out : p.max_det;
+    kb_nvtx_push("nms");
+    for (int img = 0; img < p.b; img++) {
+        size_t off = (size_t)img * p.max_det;
+        KB_CUDA_TRY(kb_nms_sorted_blockwalk(st->boxes + off, st->classes + off, p.max_det, p.iou,
+                                            p.max_out, nullptr, st->keep + (size_t)img * cap,
+                                            st->nk + img, st->nms_ws, st->nms_ws_bytes, stream),
+                    e);
+    }
+    kb_nvtx_pop();
+    finalize<<<p.b, 256, 0, stream>>>(p, st->counts, st->keep, st->nk, st->boxes, st->classes,
+                                      st->keys, count, dets);
+    return kb_cuda_check(cudaGetLastError(), "finalize", e);
+}
+
+void teardown(void *state_ptr) {
+    state *st = (state *)state_ptr;
+    if (!st) return;
+    cudaFree(st->base);
+    free(st);
+}
+
+} // namespace
+
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {supports, fast_workspace,
+                                                                  fast_setup, run, teardown};
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {supports, bitmask_workspace,
+                                                                  bitmask_setup, run, teardown};
