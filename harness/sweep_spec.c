@@ -10,6 +10,7 @@
  * their cartesian product. A sweep file holds one line per case (or product),
  * '#' starting a comment.
  */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "harness.h"
 
 #include <ctype.h>
@@ -162,7 +163,9 @@ static int list_push(kb_case_list *list, const kb_case *c, kb_error *e) {
     return KB_OK;
 }
 
-enum { KB_MAX_CASES = 1000000 };
+/* A kb_case is ~8.7 KB (KB_MAX_AXES values of KB_STR text): 65536 cases are
+ * ~570 MB of descriptions, and more than any sweep could time. */
+enum { KB_MAX_CASES = 65536 };
 
 static int expand(const kb_op *op, kb_spec *specs, int nspecs, int depth, kb_case *c,
                   kb_case_list *list, kb_error *e) {
@@ -231,9 +234,17 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
             for (int j = 0; j < nspecs; j++)
                 if (!specs[j].values && strcmp(specs[j].axis, overrides[o].axis) == 0)
                     specs[j].values = overrides[o].values;
-        kb_case c;
-        kb_case_defaults(&c, op);
-        rc = expand(op, specs, nspecs, 0, &c, list, e);
+        /* Refuse an oversized product before allocating any of it. */
+        double total = 1;
+        for (int j = 0; j < nspecs; j++) total *= specs[j].count;
+        if (list->count + total > KB_MAX_CASES) {
+            rc = kb_fail(e, "the sweep expands to more than %d cases (%.0f from this line)",
+                         KB_MAX_CASES, total);
+        } else {
+            kb_case c;
+            kb_case_defaults(&c, op);
+            rc = expand(op, specs, nspecs, 0, &c, list, e);
+        }
     }
     for (int j = 0; j < nspecs; j++) {
         int borrowed = 0;

@@ -65,6 +65,11 @@ static int64_t layout_lengths(const char *spec, int64_t *len, int64_t max, kb_er
         if (end != x || count < 1) goto bad;
         length = strtoll(x + 1, &end, 10);
         if (*end != '\0' || x[1] == '\0' || length < 0) goto bad;
+        if (count > KB_TOPK_MAX_SEGMENTS) {
+            kb_fail(e, "segments=%s: %lld segments > %d", spec, count, KB_TOPK_MAX_SEGMENTS);
+            return -1;
+        }
+        if (length > (1ll << 30)) goto too_long;
         for (int64_t i = 0; i < count && len && i < max; i++) len[i] = length;
         return count;
     }
@@ -72,11 +77,15 @@ static int64_t layout_lengths(const char *spec, int64_t *len, int64_t max, kb_er
     for (const char *p = spec;;) {
         long long length = strtoll(p, &end, 10);
         if (end == p || length < 0 || (*end != '+' && *end != '\0')) goto bad;
+        if (length > (1ll << 30)) goto too_long;
         if (len && n < max) len[n] = length;
         n++;
         if (*end == '\0') return n;
         p = end + 1;
     }
+too_long: /* bounded before any sum, so totals never overflow */
+    kb_fail(e, "segments=%s: a segment longer than 2^30 values", spec);
+    return -1;
 bad:
     kb_fail(e, "segments=%s: expected rpn5, CxL (e.g. 32x4096) or L1+L2+... (e.g. 5+0+3)", spec);
     return -1;

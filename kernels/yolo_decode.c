@@ -114,19 +114,24 @@ static void background(uint64_t *rng, int c, double net, float *row) {
     row[2] = (float)(4 + net / 4 * kb_rng_uniform(rng));
     row[3] = (float)(4 + net / 4 * kb_rng_uniform(rng));
     row[4] = (float)sigmoid(-6 + 2 * kb_rng_normal(rng));
-    for (int k = 0; k < c; k++) row[5 + k] = (float)sigmoid(-5 + 2 * kb_rng_normal(rng));
+    for (int k = 0; k < c; k++) row[5 + k] = (float)sigmoid(-6 + 1.5 * kb_rng_normal(rng));
 }
 
 /* 5-30 objects, each a cluster of 5-40 predictions at random places in the
  * tensor with jittered boxes, high objectness and the object's class ahead;
  * a quarter of a cluster's members copy another member's scores (score ties)
  * and some rows tie two classes (argmax ties). */
-static void realistic(uint64_t *rng, int n, int c, double net, float *pred) {
+static void realistic(uint64_t *rng, int n, int c, double net, double src_w, double src_h,
+                      float *pred) {
     size_t stride = (size_t)(5 + c);
     for (int i = 0; i < n; i++) background(rng, c, net, pred + (size_t)i * stride);
+    /* Objects centred in the letterboxed image, not in its padding (their
+     * boxes may still straddle it: clipped when mapped back). */
+    double s = fmin(net / src_w, net / src_h), cw = src_w * s, ch = src_h * s;
     int objects = (int)kb_rng_int(rng, 5, 30);
     for (int o = 0; o < objects; o++) {
-        double cx = net * kb_rng_uniform(rng), cy = net * kb_rng_uniform(rng);
+        double cx = (net - cw) / 2 + cw * kb_rng_uniform(rng);
+        double cy = (net - ch) / 2 + ch * kb_rng_uniform(rng);
         double w = 8 + net / 3 * kb_rng_uniform(rng), h = 8 + net / 3 * kb_rng_uniform(rng);
         double conf = 0.5 + 0.45 * kb_rng_uniform(rng);
         int klass = (int)kb_rng_int(rng, 0, c - 1), members = (int)kb_rng_int(rng, 5, 40);
@@ -176,7 +181,7 @@ static int yolo_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_
         if (is_dense)
             dense(&rng, p.n, p.c, net, im);
         else
-            realistic(&rng, p.n, p.c, net, im);
+            realistic(&rng, p.n, p.c, net, p.src_w, p.src_h, im);
         kb_pp_letterbox_d2i((int)p.src_w, (int)p.src_h, net, net, d2i + 6 * img);
     }
     (void)e;

@@ -10,7 +10,7 @@
 
 #include "harness.h"
 
-enum { MAX_INPUT = 16384 };
+enum { KB_FUZZ_MAX_INPUT = 16384 };
 
 static char path[64];
 
@@ -19,7 +19,7 @@ static void remove_file(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > MAX_INPUT) return 0;
+    if (size > KB_FUZZ_MAX_INPUT) return 0;
     if (!path[0]) {
         snprintf(path, sizeof path, "/tmp/kbench_fuzz_sweep_%ld.txt", (long)getpid());
         atexit(remove_file);

@@ -8,10 +8,10 @@
 
 #include "harness.h"
 
-enum { MAX_INPUT = 8192, MAX_OVERRIDES = 4 };
+enum { KB_FUZZ_MAX_INPUT = 8192, MAX_OVERRIDES = 4 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > MAX_INPUT) return 0;
+    if (size > KB_FUZZ_MAX_INPUT) return 0;
     char *text = malloc(size + 1);
     if (!text) return 0;
     memcpy(text, data, size);

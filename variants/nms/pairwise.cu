@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kTile)
             for (int k = 0; k < end; k++) {
                 float4 b = tile[k];
                 hit |= (!kClasses || tile_class[k] == a_class) &
-                       (kb_nms_iou(b.x, b.y, b.z, b.w, a.x, a.y, a.z, a.w) > thr);
+                       kb_nms_iou_above(b.x, b.y, b.z, b.w, a.x, a.y, a.z, a.w, thr);
             }
             drop = hit;
         }

@@ -3,8 +3,13 @@
  *
  *   kbench run topk -v radix_select --sweep default
  *
+ * Two kernels, one launcher (kb_topk_select). v1 (radix_select_kernel, the
+ * default, measured: docs/perf-topk.md) uses 4 passes of 8-bit digits; v2
+ * (radix_select_v2_kernel, KB_TOPK_SELECT=v2 in the environment) was written
+ * without a device and is the default once it has passed and been timed.
+ *
  * One thread-block cluster (16 blocks x 1024 threads on an H100, else 8) per
- * segment; block r owns a contiguous 1/16 of the segment. Per segment:
+ * segment; block r owns a contiguous 1/16 of the segment. Per segment (v2):
  *   1+2. three radix passes (11, 11 and 10-bit digits) find T, the key of
  *      the k-th largest. The first pass is fused with the load: each block
  *      reads its chunk once (8 loads in flight per thread), turns it into
@@ -19,14 +24,16 @@
  *      block scan (no second barrier; histograms are double-buffered). A
  *      pass stops early when its bucket is taken whole (k >= length: after
  *      one pass);
- *   3. a block-wide scan orders each block's winners (key > T) and ties
- *      (key == T: the lowest indices win, so chunk order = index order) into
- *      block 0's candidate list, at most k 64-bit (key, ~index) entries;
+ *   3. one more scan puts the winners (key > T) and the lowest-index ties
+ *      (key == T) into EVERY block's candidate list (at most k 64-bit
+ *      (key, ~index) entries): winners by an atomic slot counter in block 0,
+ *      ties in index order (block tie bases from the last histograms, then
+ *      tile by tile); one cluster.sync;
  *   4. each block ranks 1/16 of the candidates against all of them (a unique
  *      total order: rank = how many beat it) and writes them in place.
- * Napkin: rpn5's longest segment puts 12600 keys per SM; each pass touches
- * each once (~12 per thread), 5 scans (load+pass 1, 2 passes, count, emit); the rank step is k^2 /
- * 16 = 62.5 k compares per block. Measured and discussed: docs/perf-topk.md.
+ * Napkin: rpn5's longest segment puts 12600 keys per SM, ~12 per thread per
+ * scan; v2 makes 4 scans and 4 cluster barriers (v1: 7 and 7); the rank step
+ * is k^2 / 16 = 62.5 k compares per block. Measured: docs/perf-topk.md.
  */
 #include "topk.h"
 

@@ -312,6 +312,65 @@ __device__ inline void finish_image(const stage_smem &s, int m, const float *pre
     write_dets(s, nk, p, img, count, dets);
 }
 
+constexpr int kItems = 8;
+
+/* fused_batch's whole work for image img (one block of kThreads; smem:
+ * stage_smem_bytes(max_det) of dynamic shared memory). */
+__device__ inline void fused_image(unsigned char *smem, const float *pred, const float *d2i,
+                                   const kb_yolo_params &p, int img, u64 *cand_ws, u64 *mask_ws,
+                                   int *count, float *dets) {
+    __shared__ int gathered;
+    stage_smem s = carve(smem, p.max_det);
+    u64 *cand = cand_ws + (size_t)img * p.n;
+    int cnt = 0;
+    for (int base = 0; base < p.n; base += kThreads * kItems) {
+        float obj[kItems];
+#pragma unroll
+        for (int u = 0; u < kItems; u++) {
+            int i = base + u * kThreads + threadIdx.x;
+            obj[u] = i < p.n ? row_of(pred, p, img, i)[4] : -1.0f;
+        }
+        /* The warp scores each prediction that passes objectness together. */
+        u64 keys[kItems];
+        int mine = 0;
+#pragma unroll
+        for (int u = 0; u < kItems; u++) {
+            unsigned todo = __ballot_sync(0xffffffffu, obj[u] >= p.conf);
+            while (todo) {
+                int lane = __ffs(todo) - 1;
+                todo &= todo - 1;
+                int i = base + u * kThreads + (threadIdx.x & ~31) + lane;
+                float o = __shfl_sync(0xffffffffu, obj[u], lane), sc;
+                int k;
+                bool q = warp_score(row_of(pred, p, img, i), p.c, p.conf, o, &sc, &k);
+                if (q && (int)(threadIdx.x & 31) == lane)
+                    keys[mine++] = kb_yolo_key(sc, (uint32_t)i);
+            }
+        }
+        int total, pos = cnt + block_exclusive_scan(mine, &total);
+        for (int u = 0; u < mine; u++) {
+            if (pos + u < p.max_det) s.keys[pos + u] = keys[u];
+            cand[pos + u] = keys[u];
+        }
+        cnt += total;
+    }
+    int m = cnt;
+    if (cnt > p.max_det) {
+        __syncthreads(); /* the global keys visible to the block */
+        u64 last = block_select(cand, cnt, p.max_det);
+        if (threadIdx.x == 0) gathered = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+            u64 k = cand[i];
+            if (k <= last) s.keys[atomicAdd(&gathered, 1)] = k;
+        }
+        m = p.max_det;
+    }
+    __syncthreads();
+    block_sort(s.keys, m);
+    finish_image<false>(s, m, pred, d2i, p, img, mask_ws, count, dets);
+}
+
 /* One bump allocation: 256-byte aligned pieces. */
 struct carver {
     unsigned char *base;
