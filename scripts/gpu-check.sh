@@ -64,10 +64,10 @@ done
 
 # The README's Nsight Compute line, to prove the NVTX filter isolates one variant.
 if [ -n "${KB_NCU:-}" ] && command -v ncu >/dev/null; then
-    ncu --nvtx --nvtx-include "regex:preprocess/bilinear_vec" --clock-control none -c 3 \
+    ncu --nvtx --nvtx-include "regex:.*bilinear_vec.*/" --clock-control none -c 3 \
         "$BUILD/kbench" run preprocess -v bilinear_vec -a n=16 --no-check --min-samples 1 \
         --max-time 0 >"$work/ncu.log" 2>&1
-    say "ncu (README line): $(grep -cE '^  pp_vec' "$work/ncu.log") pp_vec kernel(s) profiled," \
+    say "ncu (README line): $(grep -cE '^  void pp_vec' "$work/ncu.log") pp_vec kernel(s) profiled," \
         "$(grep -cE '^  [a-z_]+.*\(' "$work/ncu.log") kernel(s) in all"
     grep -E "^  [a-zA-Z_].*\(|==ERROR|==WARNING" "$work/ncu.log" | head -8 | tee -a "$summary"
 fi
