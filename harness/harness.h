@@ -143,7 +143,6 @@ int kb_status_parse(const char *s, kb_status *st);
 typedef struct kb_row {
     char op[64], variant[64];
     char params[1024]; /* kb_case_format */
-    const kb_case *kcase;
     kb_mode mode;
     kb_status status;
     char reason[1200]; /* why UNSUPPORTED / ERROR / FAIL */

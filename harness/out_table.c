@@ -6,7 +6,6 @@
 #include <string.h>
 
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
-void kb_row_case_short(const kb_row *r, char *buf, size_t n);
 
 enum { NCELLS = 11, CELL = 1500 };
 
@@ -40,7 +39,7 @@ static void fmt_bytes(size_t b, char *buf) {
 void kb_row_cells(const kb_row *r, char cells[NCELLS][CELL]) {
     int timed = r->stats.n > 0;
     snprintf(cells[0], CELL, "%s", r->variant);
-    kb_row_case_short(r, cells[1], CELL);
+    kb_params_short(kb_find_op(r->op), r->params, cells[1], CELL); /* non-default axes */
     snprintf(cells[2], CELL, "%s", kb_status_name(r->status));
     if (timed) {
         fmt_time(r->stats.median, cells[3]);

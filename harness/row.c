@@ -75,21 +75,3 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
                 d->peak_sgemm_gflops);
     }
 }
-
-/* The case as the tables show it: only the axes that differ from the op's
- * defaults (the CSV keeps every axis). */
-void kb_row_case_short(const kb_row *r, char *buf, size_t n) {
-    if (!r->kcase) {
-        snprintf(buf, n, "%s", r->params);
-        return;
-    }
-    kb_case def;
-    kb_case_defaults(&def, r->kcase->op);
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < r->kcase->naxes && used < n; i++)
-        if (strcmp(def.v[i].s, r->kcase->v[i].s) != 0)
-            used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", used ? " " : "",
-                                     r->kcase->op->axes[i].name, r->kcase->v[i].s);
-    if (!buf[0]) snprintf(buf, n, "(defaults)");
-}

@@ -292,7 +292,6 @@ static void run_variant(kb_runner *r, case_data *cd, const kb_variant *v, kb_sta
     snprintf(row.op, sizeof row.op, "%s", v->op);
     snprintf(row.variant, sizeof row.variant, "%s", v->name);
     snprintf(row.params, sizeof row.params, "%s", cd->params);
-    row.kcase = cd->c;
     row.mode = r->opts.mode;
     row.flags = v->flags;
     row.deterministic = -1;
