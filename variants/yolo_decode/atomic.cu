@@ -103,10 +103,8 @@ __global__ void finalize(kb_yolo_params p, const int *counts, const int *keep, c
     if (threadIdx.x == 0) count[img] = real;
 }
 
-struct state {
-    kb_yolo_params p;
+struct state : host_state {
     int fast;
-    void *base;
     int *counts, *keep, *nk;
     u64 *slots, *keys;
     float4 *boxes;
@@ -144,12 +142,6 @@ size_t layout(const kb_yolo_params &p, int fast, state *st, void *base) {
     return c.used;
 }
 
-int supports(const kb_case *c, kb_error *why) {
-    (void)c;
-    (void)why;
-    return KB_OK;
-}
-
 size_t fast_workspace(const kb_case *c) {
     return layout(kb_yolo_params_of(c), 1, nullptr, nullptr);
 }
@@ -157,63 +149,45 @@ size_t bitmask_workspace(const kb_case *c) {
     return layout(kb_yolo_params_of(c), 0, nullptr, nullptr);
 }
 
-int setup(const kb_case *c, int fast, void **out, kb_error *e) {
-    state *st = (state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "yolo_decode atomic: out of host memory");
-    st->p = kb_yolo_params_of(c);
-    st->fast = fast;
-    size_t bytes = layout(st->p, fast, nullptr, nullptr);
-    if (cudaMalloc(&st->base, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        free(st);
-        return KB_OUT_OF_MEMORY;
-    }
-    layout(st->p, fast, st, st->base);
-    int smem = (int)stage_smem_bytes(st->p.max_det);
-    cudaError_t rc =
-        fast ? cudaFuncSetAttribute(fast_stage, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)
-             : cudaFuncSetAttribute(pad_stage, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (kb_cuda_check(rc, "cudaFuncSetAttribute(stage smem)", e) != KB_OK) {
-        cudaFree(st->base);
-        free(st);
-        return KB_ERR;
-    }
-    *out = st;
-    return KB_OK;
+/* The fast and bitmask variants share the state; `fast` picks the stages. */
+template <class Kernel>
+int setup(const kb_case *c, int fast, Kernel stage, void **out, kb_error *e) {
+    auto carve_state = [fast](const kb_yolo_params &p, state *st, void *base) {
+        if (st) st->fast = fast;
+        return layout(p, fast, st, base);
+    };
+    return setup_state<state>(c, stage, carve_state, out, e);
 }
 int fast_setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
     (void)dev_in;
-    return setup(c, 1, out, e);
+    return setup(c, 1, fast_stage, out, e);
 }
 int bitmask_setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
     (void)dev_in;
-    return setup(c, 0, out, e);
+    return setup(c, 0, pad_stage, out, e);
 }
 
 int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     state *st = (state *)state_ptr;
     const kb_yolo_params &p = st->p;
-    const float *pred = (const float *)kb_tensors_get(dev_in, "pred")->data;
-    const float *d2i = (const float *)kb_tensors_get(dev_in, "d2i")->data;
-    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
-    float *dets = (float *)kb_tensors_find(dev_out, "dets")->data;
+    io t = io_of(dev_in, dev_out);
     size_t smem = stage_smem_bytes(p.max_det);
     KB_CUDA_TRY(cudaMemsetAsync(st->counts, 0, (size_t)p.b * 4, stream), e);
     kb_nvtx_push("decode");
     dim3 grid((p.n + kDecodeThreads - 1) / kDecodeThreads, p.b);
-    decode_atomic<<<grid, kDecodeThreads, 0, stream>>>(pred, p, st->counts, st->slots);
+    decode_atomic<<<grid, kDecodeThreads, 0, stream>>>(t.pred, p, st->counts, st->slots);
     kb_nvtx_pop();
     KB_CUDA_TRY(cudaGetLastError(), e);
     if (st->fast) {
         kb_nvtx_push("sort+nms");
-        fast_stage<<<p.b, kThreads, smem, stream>>>(pred, d2i, p, st->counts, st->slots, count,
-                                                    dets);
+        fast_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots,
+                                                    t.count, t.dets);
         kb_nvtx_pop();
         return kb_cuda_check(cudaGetLastError(), "fast_stage", e);
     }
     kb_nvtx_push("sort");
-    pad_stage<<<p.b, kThreads, smem, stream>>>(pred, d2i, p, st->counts, st->slots, st->boxes,
+    pad_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots, st->boxes,
                                                st->classes, st->keys);
     kb_nvtx_pop();
     KB_CUDA_TRY(cudaGetLastError(), e);
@@ -228,20 +202,13 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     }
     kb_nvtx_pop();
     finalize<<<p.b, 256, 0, stream>>>(p, st->counts, st->keep, st->nk, st->boxes, st->classes,
-                                      st->keys, count, dets);
+                                      st->keys, t.count, t.dets);
     return kb_cuda_check(cudaGetLastError(), "finalize", e);
-}
-
-void teardown(void *state_ptr) {
-    state *st = (state *)state_ptr;
-    if (!st) return;
-    cudaFree(st->base);
-    free(st);
 }
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {supports, fast_workspace,
-                                                                  fast_setup, run, teardown};
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {supports, bitmask_workspace,
-                                                                  bitmask_setup, run, teardown};
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {
+    accepts_every_case, fast_workspace, fast_setup, run, free_state};
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {
+    accepts_every_case, bitmask_workspace, bitmask_setup, run, free_state};

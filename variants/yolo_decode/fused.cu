@@ -25,9 +25,7 @@ __global__ void __launch_bounds__(kThreads)
     fused_image(smem, pred, d2i, p, blockIdx.x, cand_ws, mask_ws, count, dets);
 }
 
-struct state {
-    kb_yolo_params p;
-    void *base;
+struct state : host_state {
     u64 *cand, *mask;
 };
 
@@ -42,60 +40,27 @@ size_t layout(const kb_yolo_params &p, state *st, void *base) {
     return c.used;
 }
 
-int supports(const kb_case *c, kb_error *why) {
-    (void)c;
-    (void)why;
-    return KB_OK;
-}
-
 size_t workspace(const kb_case *c) {
     return layout(kb_yolo_params_of(c), nullptr, nullptr);
 }
 
 int setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
     (void)dev_in;
-    state *st = (state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "yolo_decode fused_batch: out of host memory");
-    st->p = kb_yolo_params_of(c);
-    if (cudaMalloc(&st->base, layout(st->p, nullptr, nullptr)) != cudaSuccess) {
-        cudaGetLastError();
-        free(st);
-        return KB_OUT_OF_MEMORY;
-    }
-    layout(st->p, st, st->base);
-    if (kb_cuda_check(cudaFuncSetAttribute(fused, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)stage_smem_bytes(st->p.max_det)),
-                      "cudaFuncSetAttribute(fused)", e) != KB_OK) {
-        cudaFree(st->base);
-        free(st);
-        return KB_ERR;
-    }
-    *out = st;
-    return KB_OK;
+    return setup_state<state>(c, fused, layout, out, e);
 }
 
 int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     state *st = (state *)state_ptr;
-    const float *pred = (const float *)kb_tensors_get(dev_in, "pred")->data;
-    const float *d2i = (const float *)kb_tensors_get(dev_in, "d2i")->data;
-    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
-    float *dets = (float *)kb_tensors_find(dev_out, "dets")->data;
+    io t = io_of(dev_in, dev_out);
     kb_nvtx_push("fused");
     fused<<<st->p.b, kThreads, stage_smem_bytes(st->p.max_det), stream>>>(
-        pred, d2i, st->p, st->cand, st->mask, count, dets);
+        t.pred, t.d2i, st->p, st->cand, st->mask, t.count, t.dets);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "fused", e);
 }
 
-void teardown(void *state_ptr) {
-    state *st = (state *)state_ptr;
-    if (!st) return;
-    cudaFree(st->base);
-    free(st);
-}
-
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_fused_batch = {supports, workspace, setup, run,
-                                                               teardown};
+extern "C" const kb_variant_impl kb_yolo_decode_fused_batch = {accepts_every_case, workspace, setup,
+                                                               run, free_state};

@@ -58,9 +58,7 @@ __global__ void __launch_bounds__(kThreads)
     finish_image<false>(s, m, pred, d2i, p, img, mask_ws, count, dets);
 }
 
-struct state {
-    kb_yolo_params p;
-    void *base;
+struct state : host_state {
     int *counts, *begin, *end, *selected;
     u64 *keys, *compact, *sorted, *mask;
     void *temp;
@@ -76,7 +74,7 @@ size_t layout(const kb_yolo_params &p, state *st, void *base) {
                                             (u64 *)nullptr, (int)items, p.b, (const int *)nullptr,
                                             (const int *)nullptr, 0, 64);
     size_t temp = select_bytes > sort_bytes ? select_bytes : sort_bytes;
-    state s;
+    state s = {};
     s.counts = (int *)c.take((size_t)p.b * 4);
     s.begin = (int *)c.take((size_t)p.b * 4);
     s.end = (int *)c.take((size_t)p.b * 4);
@@ -95,52 +93,25 @@ size_t layout(const kb_yolo_params &p, state *st, void *base) {
     return c.used;
 }
 
-int supports(const kb_case *c, kb_error *why) {
-    (void)c;
-    (void)why;
-    return KB_OK;
-}
-
 size_t workspace(const kb_case *c) {
     return layout(kb_yolo_params_of(c), nullptr, nullptr);
 }
 
 int setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
     (void)dev_in;
-    state *st = (state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "yolo_decode scan_greedy: out of host memory");
-    st->p = kb_yolo_params_of(c);
-    if (cudaMalloc(&st->base, layout(st->p, nullptr, nullptr)) != cudaSuccess) {
-        cudaGetLastError();
-        free(st);
-        return KB_OUT_OF_MEMORY;
-    }
-    layout(st->p, st, st->base);
-    if (kb_cuda_check(cudaFuncSetAttribute(greedy_stage,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)stage_smem_bytes(st->p.max_det)),
-                      "cudaFuncSetAttribute(greedy_stage)", e) != KB_OK) {
-        cudaFree(st->base);
-        free(st);
-        return KB_ERR;
-    }
-    *out = st;
-    return KB_OK;
+    return setup_state<state>(c, greedy_stage, layout, out, e);
 }
 
 int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     state *st = (state *)state_ptr;
     const kb_yolo_params &p = st->p;
-    const float *pred = (const float *)kb_tensors_get(dev_in, "pred")->data;
-    const float *d2i = (const float *)kb_tensors_get(dev_in, "d2i")->data;
-    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
-    float *dets = (float *)kb_tensors_find(dev_out, "dets")->data;
+    io t = io_of(dev_in, dev_out);
     int items = p.b * p.n;
     KB_CUDA_TRY(cudaMemsetAsync(st->counts, 0, (size_t)p.b * 4, stream), e);
     kb_nvtx_push("decode");
     dim3 grid((p.n + kDecodeThreads - 1) / kDecodeThreads, p.b);
-    decode_all<<<grid, kDecodeThreads, 0, stream>>>(pred, p, st->counts, st->keys);
+    decode_all<<<grid, kDecodeThreads, 0, stream>>>(t.pred, p, st->counts, st->keys);
     kb_nvtx_pop();
     KB_CUDA_TRY(cudaGetLastError(), e);
     kb_nvtx_push("select");
@@ -160,19 +131,12 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     kb_nvtx_pop();
     kb_nvtx_push("nms");
     greedy_stage<<<p.b, kThreads, stage_smem_bytes(p.max_det), stream>>>(
-        pred, d2i, p, st->counts, st->begin, st->sorted, st->mask, count, dets);
+        t.pred, t.d2i, p, st->counts, st->begin, st->sorted, st->mask, t.count, t.dets);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "greedy_stage", e);
 }
 
-void teardown(void *state_ptr) {
-    state *st = (state *)state_ptr;
-    if (!st) return;
-    cudaFree(st->base);
-    free(st);
-}
-
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_scan_greedy = {supports, workspace, setup, run,
-                                                               teardown};
+extern "C" const kb_variant_impl kb_yolo_decode_scan_greedy = {accepts_every_case, workspace, setup,
+                                                               run, free_state};

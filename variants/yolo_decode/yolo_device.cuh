@@ -18,6 +18,7 @@
 #include "yolo_decode.h"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cuda_runtime.h>
 
 namespace kb_yolo {
@@ -381,6 +382,66 @@ struct carver {
         return ptr;
     }
 };
+
+/* Host side, shared by every variant: the state each one starts with, its
+ * workspace allocation, and the tensors every run reads and writes. */
+struct host_state {
+    kb_yolo_params p;
+    void *base;
+};
+
+inline int accepts_every_case(const kb_case *c, kb_error *why) {
+    (void)c;
+    (void)why;
+    return KB_OK;
+}
+
+/* Every variant's setup: a zeroed host state S, its parameters, one device
+ * allocation sized by layout(p, nullptr, nullptr) and carved by
+ * layout(p, st, base), and the stage's shared memory for `kernel`. */
+template <class S, class Kernel, class Layout>
+int setup_state(const kb_case *c, Kernel kernel, Layout layout, void **out, kb_error *e) {
+    S *st = (S *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "yolo_decode: out of host memory");
+    st->p = kb_yolo_params_of(c);
+    if (cudaMalloc(&st->base, layout(st->p, (S *)nullptr, nullptr)) != cudaSuccess) {
+        cudaGetLastError();
+        free(st);
+        return KB_OUT_OF_MEMORY;
+    }
+    if (kb_cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)stage_smem_bytes(st->p.max_det)),
+                      "cudaFuncSetAttribute(stage shared memory)", e) != KB_OK) {
+        cudaFree(st->base);
+        free(st);
+        return KB_ERR;
+    }
+    layout(st->p, st, st->base);
+    *out = st;
+    return KB_OK;
+}
+
+inline void free_state(void *state_ptr) {
+    host_state *st = (host_state *)state_ptr;
+    if (!st) return;
+    cudaFree(st->base);
+    free(st);
+}
+
+struct io {
+    const float *pred, *d2i;
+    int *count;
+    float *dets;
+};
+
+inline io io_of(const kb_tensors *dev_in, kb_tensors *dev_out) {
+    io t;
+    t.pred = (const float *)kb_tensors_get(dev_in, "pred")->data;
+    t.d2i = (const float *)kb_tensors_get(dev_in, "d2i")->data;
+    t.count = (int *)kb_tensors_find(dev_out, "count")->data;
+    t.dets = (float *)kb_tensors_find(dev_out, "dets")->data;
+    return t;
+}
 
 } // namespace kb_yolo
 
