@@ -7,16 +7,22 @@
  *                  gather_keep_from_mask): a block barrier per kept box
  *   blockwalk      the walk on the GPU 64 boxes per step: one warp resolves a
  *                  64-box block from registers while the other warps OR the
- *                  previous block's kept rows into the removed bits
+ *                  previous block's kept rows into the removed bits; its mask
+ *                  build tests only x-overlapping pairs (x-sorted column
+ *                  blocks) and also writes each row's nonzero far words as a
+ *                  short list, so the walk ORs ~24 words per kept row, not
+ *                  the row's n/64
  *
  * All sort first (sort.cu). Masks: box r's word w has bit b set when r
  * suppresses box 64 w + b (same class, IoU > thr, rank after r); only w >= r/64
- * is computed, a 64x64 tile per 64-thread block.
+ * is computed, a 64x64 tile per 64-thread block (4 threads a row under 4096
+ * boxes). Measurements: docs/perf-nms.md.
  */
 #include "nms.h"
 #include "nms_device.cuh"
 #include "nms_iou.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,43 +44,133 @@ __device__ __forceinline__ bool suppresses(float4 a, float4 b, float thr) {
     return kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr);
 }
 
+/* Column blocks in x order, for pruning (xsort_kernel, once per 64-box
+ * block): box[k] the block's boxes by x1 ascending (pads last), pos[k] their
+ * place in the block, max_x2[k] the largest x2 of box[0..k]. flag = 1 when a
+ * coordinate is NaN: then box/pos keep block order and nothing is pruned. */
+struct xsorted {
+    float4 *box;
+    float *max_x2;
+    unsigned char *pos;
+    int *flag;
+};
+
+/* Far words of the mask rows in list form: for box r, the nonzero words
+ * w >= r / 64 + 2 (the ones blockwalk's workers OR in), at most kFarSlots of
+ * them: far_word[r * kFarSlots + s], far_bits[...], s < min(count[r],
+ * kFarSlots). A row with more (count[r] > kFarSlots) is read from the dense
+ * mask. Uniform 100000 boxes @0.5: ~24 far words per row of 1563. */
+constexpr int kFarSlots = 60;
+struct far_lists {
+    u64 *bits;
+    int *word, *count; /* count: zeroed before the mask kernel */
+};
+
+/* Rank by counting (64 compares per thread, one barrier): a strict order on
+ * (pad, x1, index) when no x is NaN, so the ranks are a permutation. */
+__global__ void __launch_bounds__(64) xsort_kernel(const float4 *boxes, int n, xsorted xs) {
+    __shared__ float key[64], x2[64];
+    __shared__ int pad[64];
+    int cb = blockIdx.x, t = threadIdx.x, cols = min(64, n - 64 * cb);
+    float4 b = t < cols ? boxes[64 * cb + t] : make_float4(0, 0, 0, 0);
+    key[t] = b.x;
+    pad[t] = t >= cols;
+    int nan = __syncthreads_or(t < cols && (isnan(b.x) || isnan(b.z)));
+    int rank = 0;
+    for (int s = 0; s < 64 && !nan; s++)
+        rank += pad[s] < pad[t] ||
+                (pad[s] == pad[t] && (key[s] < key[t] || (key[s] == key[t] && s < t)));
+    if (nan) rank = t;
+    if (t < cols) {
+        xs.box[64 * cb + rank] = b;
+        xs.pos[64 * cb + rank] = (unsigned char)t;
+        x2[rank] = b.z;
+    }
+    __syncthreads();
+    if (t == 0) {
+        float m = -INFINITY;
+        for (int k = 0; k < cols; k++) xs.max_x2[64 * cb + k] = m = fmaxf(m, x2[k]);
+        xs.flag[cb] = nan;
+    }
+}
+
+/* Columns [lo, hi) of an x-sorted tile can intersect box a: before lo every
+ * x2 <= a.x1, from hi on every x1 >= a.x2, so there min(x2) <= max(x1): the
+ * intersection width rounds to <= 0, inter = 0 and IoU <= thr for any thr in
+ * [0, 1] (exact: no arithmetic on the bounds, only comparisons). */
+__device__ __forceinline__ void x_window(float4 a, const float4 *col, const float *max_x2, int cols,
+                                         int &lo, int &hi) {
+    lo = hi = 0;
+    for (int step = 64; step; step >>= 1) {
+        if (lo + step <= cols && max_x2[lo + step - 1] <= a.x) lo += step;
+        if (hi + step <= cols && col[hi + step - 1].x < a.z) hi += step;
+    }
+}
+
 /* 64x64 tiles: thread t computes row box 64 rb + t against column blocks
  * cb = tiles * blockIdx.x + q (q < tiles, only cb >= rb): several tiles per
  * block at large n, so that the lower triangle costs few empty blocks.
  * diag_col (may be NULL): on the diagonal tile also the column form,
  * diag_col[r] bit k = box 64 rb + k (k < r % 64) suppresses box r, computed
- * with the same argument order as the row form, so both agree bit for bit. */
-template <bool kClasses>
-__global__ void __launch_bounds__(64)
+ * with the same argument order as the row form, so both agree bit for bit.
+ * xs.box non-NULL: off-diagonal tiles read the column block in x order and
+ * each row box tests only its x window (uniform boxes in the peer cases
+ * overlap a box's x range with ~20% of the others: ~25 of 64 tests per tile).
+ * kSplit threads share a row (columns k = q mod kSplit, words ORed by
+ * shuffles): at small n (1000 boxes: 136 tiles) one thread per row leaves
+ * the chip idle and each thread's 64 dependent tests on the critical path. */
+template <bool kClasses, int kSplit>
+__global__ void __launch_bounds__(64 * kSplit)
     mask_kernel(const float4 *boxes, const int *classes, int n, int words, int tiles, float thr,
-                u64 *mask, u64 *diag_col) {
-    int rb = blockIdx.y, cb0 = blockIdx.x * tiles, t = threadIdx.x;
+                u64 *mask, u64 *diag_col, xsorted xs, far_lists far) {
+    int rb = blockIdx.y, cb0 = blockIdx.x * tiles, tid = threadIdx.x;
+    int t = tid / kSplit, q = tid % kSplit;
+    unsigned group = (kFull >> (32 - kSplit)) << ((tid & 31) & ~(kSplit - 1));
     if (cb0 + tiles - 1 < rb) return;
     __shared__ float4 col[64];
+    __shared__ float col_max_x2[64];
     __shared__ int col_class[64];
+    __shared__ unsigned char col_pos[64];
     int rows = min(64, n - 64 * rb), r = 64 * rb + t;
     float4 a = t < rows ? boxes[r] : make_float4(0, 0, 0, 0);
     int a_class = kClasses && t < rows ? classes[r] : 0;
+    bool a_nan = isnan(a.x) || isnan(a.z);
     for (int cb = max(cb0, rb); cb < min(cb0 + tiles, words); cb++) {
         int cols = min(64, n - 64 * cb);
+        bool sorted = xs.box && cb != rb;
         __syncthreads(); /* the previous tile's readers are done */
-        if (t < cols) {
-            col[t] = boxes[64 * cb + t];
-            if (kClasses) col_class[t] = classes[64 * cb + t];
+        if (tid < cols) {
+            int pos = sorted ? xs.pos[64 * cb + tid] : tid;
+            col[tid] = sorted ? xs.box[64 * cb + tid] : boxes[64 * cb + tid];
+            col_pos[tid] = (unsigned char)pos;
+            if (sorted) col_max_x2[tid] = xs.max_x2[64 * cb + tid];
+            if (kClasses) col_class[tid] = classes[64 * cb + pos];
         }
+        int whole = !sorted || xs.flag[cb];
         __syncthreads();
         if (t >= rows) continue;
+        int lo = rb == cb ? t + 1 : 0, hi = cols;
+        if (!whole && !a_nan) x_window(a, col, col_max_x2, cols, lo, hi);
         u64 bits = 0;
-        for (int k = rb == cb ? t + 1 : 0; k < cols; k++)
+        for (int k = lo + q; k < hi; k += kSplit)
             if ((!kClasses || col_class[k] == a_class) && suppresses(a, col[k], thr))
-                bits |= 1ull << k;
-        mask[(size_t)r * words + cb] = bits;
+                bits |= 1ull << col_pos[k];
+        for (int o = 1; o < kSplit; o <<= 1) bits |= __shfl_xor_sync(group, bits, o);
+        if (q == 0) mask[(size_t)r * words + cb] = bits;
+        if (q == 0 && far.count && bits && cb >= rb + 2) {
+            int slot = atomicAdd(&far.count[r], 1);
+            if (slot < kFarSlots) {
+                far.bits[(size_t)r * kFarSlots + slot] = bits;
+                far.word[(size_t)r * kFarSlots + slot] = cb;
+            }
+        }
         if (rb == cb && diag_col) {
             u64 col_bits = 0;
-            for (int k = 0; k < t; k++)
+            for (int k = q; k < t; k += kSplit)
                 if ((!kClasses || col_class[k] == a_class) && suppresses(col[k], a, thr))
                     col_bits |= 1ull << k;
-            diag_col[r] = col_bits;
+            for (int o = 1; o < kSplit; o <<= 1) col_bits |= __shfl_xor_sync(group, col_bits, o);
+            if (q == 0) diag_col[r] = col_bits;
         }
     }
 }
@@ -82,10 +178,10 @@ __global__ void __launch_bounds__(64)
 /* Box-by-box walk (bitmask_gpu). A decision at box i reads only bit i, which
  * rows of later boxes never set, so threads may run ahead between barriers. */
 __global__ void __launch_bounds__(1024)
-    walk_boxes_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
-                      const int *order, int *keep, int *count) {
+    walk_boxes_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words,
+                      int cap, const int *order, int *keep, int *count) {
     extern __shared__ u64 removed[];
-    (void)diag_col;
+    (void)diag_col, (void)far;
     int t = threadIdx.x;
     for (int w = t; w < words; w += blockDim.x) removed[w] = 0;
     __syncthreads();
@@ -101,33 +197,63 @@ __global__ void __launch_bounds__(1024)
     if (t == 0) *count = nk;
 }
 
-/* Boxes 64 j + lane and + 32 of block j: their diagonal column words (who in
- * the block suppresses them) and their rows' words at column j + 1. */
-__device__ __forceinline__ void load_panel(const u64 *mask, const u64 *diag_col, int n, int words,
-                                           int j, int lane, u64 &d0, u64 &d1, u64 &p0, u64 &p1) {
-    d0 = d1 = p0 = p1 = 0;
-    if (j >= words) return;
-    int r0 = 64 * j + lane, r1 = r0 + 32;
-    bool next = j + 1 < words;
-    if (r0 < n) {
-        d0 = diag_col[r0];
-        if (next) p0 = mask[(size_t)r0 * words + j + 1];
-    }
-    if (r1 < n) {
-        d1 = diag_col[r1];
-        if (next) p1 = mask[(size_t)r1 * words + j + 1];
-    }
+/* What warp 0 holds of block j, for boxes 64 j + lane (0) and + 32 (1):
+ * their diagonal column words (who in the block suppresses them), their
+ * rows' words at column j + 1, their far list counts and input indices. */
+struct walk_panel {
+    u64 c0, c1, p0, p1;
+    int n0, n1, o0, o1;
+};
+
+/* Every load unconditional, at indices clamped into range (what a clamped
+ * lane reads is never used: boxes past n are decided before the resolve, the
+ * last block has no column j + 1): a load under a condition or a select
+ * makes a register that the next instruction waits on, a memory latency per
+ * step. order may be NULL (o0, o1 then unset). */
+__device__ __forceinline__ void load_panel(const u64 *mask, const u64 *diag_col,
+                                           const int *far_count, const int *order, int n, int words,
+                                           int j, int lane, walk_panel &p) {
+    int r0 = min(64 * j + lane, n - 1), r1 = min(64 * j + lane + 32, n - 1);
+    size_t w = min(j + 1, words - 1);
+    p.c0 = diag_col[r0], p.c1 = diag_col[r1];
+    p.p0 = mask[(size_t)r0 * words + w], p.p1 = mask[(size_t)r1 * words + w];
+    p.n0 = far_count[r0], p.n1 = far_count[r1];
+    if (order) p.o0 = order[r0], p.o1 = order[r1];
 }
 
-constexpr int kWalkThreads = 1024, kWorkers = kWalkThreads - 32, kLoadsInFlight = 8;
+constexpr int kWalkThreads = 512, kWorkers = kWalkThreads - 32, kLoadsInFlight = 2;
+/* Far-list items (row, slot) of one 64-box block per worker. */
+constexpr int kFarItems = 64 * kFarSlots / kWorkers;
+static_assert(kFarItems * kWorkers == 64 * kFarSlots, "far items must tile the workers");
+
+/* What warp 0 holds for one block (load_panel), and what a worker holds of
+ * one block's far lists. Warp 0 reads the panel loaded a step earlier and
+ * loads the other: the loop runs two steps per turn with the panels' roles
+ * swapped, so no register is read while its load is in flight (one panel,
+ * carried through a register move at the end of each step, waited a memory
+ * latency per step). A worker's far items are consumed at the top of a step
+ * and reloaded into the same registers at its end: one set is enough. */
+struct far_regs {
+    u64 bits[kFarItems];
+    int word[kFarItems];
+    unsigned live; /* bit u: item u holds an entry */
+};
 
 /* Block-step walk (blockwalk). Step j: warp 0 resolves block j from its
  * removed word, the previous block's contribution (carry, from the prefetched
  * column-(j+1) panel) and the block's diagonal in column form, touching no
- * global memory on that path (keeps are written as ranks and mapped through
- * order at the end); meanwhile warps 1.. OR block j-1's kept rows into words
- * >= j+1, kLoadsInFlight independent loads per thread per round (one
- * dependent load per row would cost a memory latency per kept box).
+ * global memory on that path (keeps are written through order, prefetched
+ * with the panel); meanwhile warps 1.. OR block j-1's kept rows into words
+ * >= j+1.
+ *
+ * Those rows' far words come from the far lists (far.count must not be NULL)
+ * when they fit: every worker holds kFarItems (row, slot) entries of block j-1,
+ * loaded during step j-1 before the block's keeps were known (their counts a
+ * step earlier still), so the step only ORs registers into shared memory:
+ * no memory latency on the path. Rows whose list overflowed are read
+ * densely (rare: <2% of rows at 100000 boxes): kLoadsInFlight independent loads per
+ * thread per round (one dependent load per row would cost a memory latency
+ * per kept box).
  *
  * The resolve decides boxes in rounds instead of kept box by kept box: lane
  * holds the column words c of boxes lane and lane + 32 (who in the block
@@ -135,32 +261,47 @@ constexpr int kWalkThreads = 1024, kWorkers = kWalkThreads - 32, kLoadsInFlight 
  * whose c meets no undecided box is kept (every suppressor decided, none
  * kept). The lowest undecided box always decides, so this is greedy; the
  * rounds are the longest suppression chain in the block, not its keeps.
- * One barrier per step; 100000 boxes: 1563 steps. */
+ * One barrier per step; 100000 boxes: 1563 steps. 512 threads: at 1024 the
+ * 64-register cap spilled the far items and panels. */
 __global__ void __launch_bounds__(kWalkThreads)
-    walk_blocks_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
-                       const int *order, int *keep, int *count) {
+    walk_blocks_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words,
+                       int cap, const int *order, int *keep, int *count) {
     extern __shared__ u64 removed[];
-    __shared__ unsigned char kept_rows[2][64];
-    __shared__ int kept_count[2], total;
+    __shared__ unsigned char dense_rows[2][64];
+    __shared__ int dense_count[2];
+    __shared__ u64 kept_bits[2];
     int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     for (int w = t; w < words; w += kWalkThreads) removed[w] = 0;
-    if (t == 0) kept_count[0] = kept_count[1] = 0;
-    u64 c0, c1, p0, p1, carry = 0;
+    if (t == 0) dense_count[0] = dense_count[1] = 0;
+    u64 carry = 0;
     int nk = 0;
-    if (warp == 0) load_panel(mask, diag_col, n, words, 0, lane, c0, c1, p0, p1);
+    unsigned *removed32 = (unsigned *)removed; /* 32-bit ORs: native shared atomics */
+    /* Worker w's far items: item w + kWorkers u of a block = (row, slot). */
+    auto item_row = [&](int u) { return (t - 32 + kWorkers * u) / kFarSlots; };
+    auto item_slot = [&](int u) { return (t - 32 + kWorkers * u) % kFarSlots; };
+    int fcount[kFarItems]; /* counts of the rows of the block whose items load next */
+    walk_panel pa, pb;
+    far_regs f;
+    f.live = 0;
+#pragma unroll
+    for (int u = 0; u < kFarItems; u++)
+        f.bits[u] = 0, f.word[u] = 0, fcount[u] = far.count[min(item_row(u), n - 1)];
+    pb = walk_panel{};
+    if (warp == 0) load_panel(mask, diag_col, far.count, order, n, words, 0, lane, pa);
     __syncthreads();
-    for (int j = 0; j < words; j++) {
+    /* Step j: cur holds block j's panel, prev block j-1's far items; loads
+     * block j+1's panel into next and block j's far items into now. */
+    auto step = [&](int j, const walk_panel &cur, walk_panel &next, far_regs &prev, far_regs &now) {
         int done = 0;
         if (warp == 0) {
-            u64 nc0, nc1, np0, np1;
-            load_panel(mask, diag_col, n, words, j + 1, lane, nc0, nc1, np0, np1);
+            load_panel(mask, diag_col, far.count, order, n, words, j + 1, lane, next);
             int valid = min(64, n - 64 * j);
             u64 decided = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull), kb = 0;
             while (~decided) {
                 u64 open = ~decided;
                 bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
-                bool r0 = u0 && (c0 & kb), r1 = u1 && (c1 & kb);
-                bool k0 = u0 && !r0 && !(c0 & open), k1 = u1 && !r1 && !(c1 & open);
+                bool r0 = u0 && (cur.c0 & kb), r1 = u1 && (cur.c1 & kb);
+                bool k0 = u0 && !r0 && !(cur.c0 & open), k1 = u1 && !r1 && !(cur.c1 & open);
                 u64 k_lo = __ballot_sync(kFull, k0), k_hi = __ballot_sync(kFull, k1);
                 u64 d_lo = __ballot_sync(kFull, k0 || r0), d_hi = __ballot_sync(kFull, k1 || r1);
                 kb |= k_lo | k_hi << 32;
@@ -173,68 +314,157 @@ __global__ void __launch_bounds__(kWalkThreads)
                 kb &= ~beyond;
                 take = cap - nk;
             }
-            for (int b = lane; b < 64; b += 32)
-                if ((kb >> b) & 1) {
-                    int pos = __popcll(kb & ((1ull << b) - 1));
-                    kept_rows[j & 1][pos] = (unsigned char)b;
-                    keep[nk + pos] = 64 * j + b;
-                }
+            /* Kept rows whose list overflowed are read densely. */
+            u64 dense = kb & (__ballot_sync(kFull, cur.n0 > kFarSlots) |
+                              (u64)__ballot_sync(kFull, cur.n1 > kFarSlots) << 32);
+            for (int b = lane; b < 64; b += 32) {
+                int at = order ? (b < 32 ? cur.o0 : cur.o1) : 64 * j + b;
+                if ((kb >> b) & 1) keep[nk + __popcll(kb & ((1ull << b) - 1))] = at;
+                if ((dense >> b) & 1)
+                    dense_rows[j & 1][__popcll(dense & ((1ull << b) - 1))] = (unsigned char)b;
+            }
             nk += take;
-            u64 c = (((kb >> lane) & 1) ? p0 : 0) | (((kb >> (lane + 32)) & 1) ? p1 : 0);
+            u64 c = (((kb >> lane) & 1) ? cur.p0 : 0) | (((kb >> (lane + 32)) & 1) ? cur.p1 : 0);
             for (int o = 16; o; o >>= 1) c |= __shfl_xor_sync(kFull, c, o);
             carry = c;
-            if (lane == 0) kept_count[j & 1] = take;
-            c0 = nc0, c1 = nc1, p0 = np0, p1 = np1;
+            if (lane == 0) dense_count[j & 1] = __popcll(dense), kept_bits[j & 1] = kb;
             done = nk >= cap;
-        } else if (j > 0) {
-            /* Items (k, col): kept row k of block j-1 at word j + 1 + col.
-             * Worker w starts at item w and strides by kWorkers items. */
-            const unsigned char *rows = kept_rows[(j - 1) & 1];
-            int span = words - j - 1, kept = kept_count[(j - 1) & 1];
-            if (span > 0 && kept > 0) {
-                const u64 *base = mask + (size_t)64 * (j - 1) * words + j + 1;
-                int w = t - 32, k = w / span, col = w - k * span;
-                int dk = kWorkers / span, dc = kWorkers - dk * span;
-                while (k < kept) {
-                    u64 v[kLoadsInFlight];
-                    int at[kLoadsInFlight];
+        } else {
+            if (j > 0) {
+                /* Block j-1's kept rows, far lists: from registers. */
+                u64 kb = kept_bits[(j - 1) & 1];
 #pragma unroll
-                    for (int u = 0; u < kLoadsInFlight; u++) {
-                        at[u] = col;
-                        v[u] = k < kept ? base[(size_t)rows[k] * words + col] : 0;
-                        col += dc, k += dk;
-                        if (col >= span) col -= span, k++;
+                for (int u = 0; u < kFarItems; u++)
+                    if (((prev.live >> u) & 1) && ((kb >> item_row(u)) & 1)) {
+                        unsigned lo = (unsigned)prev.bits[u], hi = (unsigned)(prev.bits[u] >> 32);
+                        if (lo) atomicOr(&removed32[2 * prev.word[u]], lo);
+                        if (hi) atomicOr(&removed32[2 * prev.word[u] + 1], hi);
                     }
+                /* Dense rows: items (k, col) = dense row k at word j + 1 + col;
+                 * worker w starts at item w and strides by kWorkers items. */
+                const unsigned char *rows = dense_rows[(j - 1) & 1];
+                int span = words - j - 1, kept = dense_count[(j - 1) & 1];
+                if (span > 0 && kept > 0) {
+                    const u64 *base = mask + (size_t)64 * (j - 1) * words + j + 1;
+                    int w = t - 32, k = w / span, col = w - k * span;
+                    int dk = kWorkers / span, dc = kWorkers - dk * span;
+                    while (k < kept) {
+                        u64 v[kLoadsInFlight];
+                        int at[kLoadsInFlight];
 #pragma unroll
-                    for (int u = 0; u < kLoadsInFlight; u++)
-                        if (v[u]) atomicOr(&removed[j + 1 + at[u]], v[u]);
+                        for (int u = 0; u < kLoadsInFlight; u++) {
+                            at[u] = col;
+                            v[u] = k < kept ? base[(size_t)rows[k] * words + col] : 0;
+                            col += dc, k += dk;
+                            if (col >= span) col -= span, k++;
+                        }
+#pragma unroll
+                        for (int u = 0; u < kLoadsInFlight; u++) {
+                            unsigned lo = (unsigned)v[u], hi = (unsigned)(v[u] >> 32);
+                            if (lo) atomicOr(&removed32[2 * (j + 1 + at[u])], lo);
+                            if (hi) atomicOr(&removed32[2 * (j + 1 + at[u]) + 1], hi);
+                        }
+                    }
                 }
             }
+            /* Block j's far items now (read next step), block j+1's counts:
+             * unconditional loads at clamped indices (see load_panel), the
+             * validity kept apart in live. */
+            now.live = 0;
+#pragma unroll
+            for (int u = 0; u < kFarItems; u++) {
+                int r = 64 * j + item_row(u), rc = min(r, n - 1);
+                size_t at = (size_t)rc * kFarSlots + item_slot(u);
+                bool live = r < n && item_slot(u) < fcount[u] && fcount[u] <= kFarSlots;
+                now.live |= (unsigned)live << u;
+                now.bits[u] = far.bits[at], now.word[u] = far.word[at];
+                fcount[u] = far.count[min(r + 64, n - 1)];
+            }
         }
-        if (__syncthreads_or(done)) break;
+        return __syncthreads_or(done);
+    };
+    for (int j = 0; j < words; j += 2) {
+        if (step(j, pa, pb, f, f) || j + 1 >= words) break;
+        if (step(j + 1, pb, pa, f, f)) break;
     }
-    if (t == 0) total = nk;
-    __syncthreads();
-    for (int k = t; order && k < total; k += kWalkThreads) keep[k] = order[keep[k]];
-    if (t == 0) *count = total;
+    if (t == 0) *count = nk;
 }
 
+/* xs.box NULL: every tile whole (the baselines' design); far.count NULL:
+ * no far lists. */
 cudaError_t build_masks(const float4 *boxes, const int *classes, int n, float iou, u64 *mask,
-                        u64 *diag_col, cudaStream_t s) {
+                        u64 *diag_col, xsorted xs, far_lists far, cudaStream_t s) {
     if (n <= 0) return cudaSuccess;
     int words = words_of(n), tiles = words >= 256 ? 4 : 1;
+    if (far.count) {
+        cudaError_t rc = cudaMemsetAsync(far.count, 0, (size_t)n * sizeof(int), s);
+        if (rc != cudaSuccess) return rc;
+    }
+    if (xs.box) {
+        xsort_kernel<<<words, 64, 0, s>>>(boxes, n, xs);
+        cudaError_t rc = cudaGetLastError();
+        if (rc != cudaSuccess) return rc;
+    }
     dim3 grid((words + tiles - 1) / tiles, words);
+    /* Below 64 words (4096 boxes) the grid has under ~2100 tiles: 4 threads a row. */
+    auto launch = [&](auto kernel, int split) {
+        kernel<<<grid, 64 * split, 0, s>>>(boxes, classes, n, words, tiles, iou, mask, diag_col, xs,
+                                           far);
+    };
+    bool small = words < 64;
     if (classes)
-        mask_kernel<true><<<grid, 64, 0, s>>>(boxes, classes, n, words, tiles, iou, mask, diag_col);
+        small ? launch(mask_kernel<true, 4>, 4) : launch(mask_kernel<true, 1>, 1);
     else
-        mask_kernel<false><<<grid, 64, 0, s>>>(boxes, NULL, n, words, tiles, iou, mask, diag_col);
+        small ? launch(mask_kernel<false, 4>, 4) : launch(mask_kernel<false, 1>, 1);
     return cudaGetLastError();
 }
 
-typedef void (*walk_kernel)(const u64 *, const u64 *, int, int, int, const int *, int *, int *);
+size_t align_up(size_t b) {
+    return (b + 255) / 256 * 256;
+}
+
+/* Workspace: the mask (n rows of words), the diagonal column words (n), then
+ * the x-sorted column blocks. */
+struct ws_layout {
+    u64 *mask, *diag_col;
+    xsorted xs;
+    far_lists far;
+};
+
+/* One list of the regions, for both the pointers and the size. */
+ws_layout carve(void *ws, int n, size_t *bytes) {
+    size_t at = 0;
+    auto take = [&](size_t b) {
+        void *p = (void *)((uintptr_t)ws + at); /* ws may be NULL: sizes only */
+        at += align_up(b);
+        return p;
+    };
+    ws_layout l;
+    l.mask = (u64 *)take((size_t)n * words_of(n) * sizeof(u64));
+    l.diag_col = (u64 *)take((size_t)n * sizeof(u64));
+    l.xs.box = (float4 *)take((size_t)n * sizeof(float4));
+    l.xs.max_x2 = (float *)take((size_t)n * sizeof(float));
+    l.xs.flag = (int *)take((size_t)words_of(n) * sizeof(int));
+    l.xs.pos = (unsigned char *)take((size_t)n);
+    l.far.bits = (u64 *)take((size_t)n * kFarSlots * sizeof(u64));
+    l.far.word = (int *)take((size_t)n * kFarSlots * sizeof(int));
+    l.far.count = (int *)take((size_t)n * sizeof(int));
+    if (bytes) *bytes = at;
+    return l;
+}
+
+size_t carve_bytes(int n) {
+    size_t bytes;
+    carve(nullptr, n, &bytes);
+    return bytes;
+}
+
+typedef void (*walk_kernel)(const u64 *, const u64 *, far_lists, int, int, int, const int *, int *,
+                            int *);
 
 cudaError_t launch_walk(walk_kernel kernel, int threads, const u64 *mask, const u64 *diag_col,
-                        int n, int cap, const int *order, int *keep, int *count, cudaStream_t s) {
+                        far_lists far, int n, int cap, const int *order, int *keep, int *count,
+                        cudaStream_t s) {
     int words = words_of(n);
     size_t smem = (size_t)words * sizeof(u64);
     if (smem > 48 * 1024) {
@@ -242,22 +472,26 @@ cudaError_t launch_walk(walk_kernel kernel, int threads, const u64 *mask, const 
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (rc != cudaSuccess) return rc;
     }
-    kernel<<<1, threads, smem, s>>>(mask, diag_col, n, words, cap, order, keep, count);
+    kernel<<<1, threads, smem, s>>>(mask, diag_col, far, n, words, cap, order, keep, count);
     return cudaGetLastError();
 }
 
 /* Sorted boxes -> masks -> walk; n = 0 writes count 0. */
-cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, const float4 *boxes,
+cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, bool prune, const float4 *boxes,
                              const int *classes, int n, float iou, int max_out, const int *order,
                              int *keep, int *count, void *ws, cudaStream_t s) {
     if (n <= 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
-    u64 *mask = (u64 *)ws, *diag_col = mask + (size_t)n * words_of(n);
+    ws_layout l = carve(ws, n, nullptr);
+    if (!prune) l.far = far_lists{};
+    /* Pruning pays for its xsort launch only beyond ~64 column blocks. */
+    if (!prune || words_of(n) < 64) l.xs = xsorted{};
     kb_nvtx_push("mask");
-    cudaError_t rc = build_masks(boxes, classes, n, iou, mask, diag_col, s);
+    cudaError_t rc = build_masks(boxes, classes, n, iou, l.mask, l.diag_col, l.xs, l.far, s);
     kb_nvtx_pop();
     if (rc != cudaSuccess) return rc;
     kb_nvtx_push("walk");
-    rc = launch_walk(kernel, threads, mask, diag_col, n, cap_of(n, max_out), order, keep, count, s);
+    rc = launch_walk(kernel, threads, l.mask, l.diag_col, l.far, n, cap_of(n, max_out), order, keep,
+                     count, s);
     kb_nvtx_pop();
     return rc;
 }
@@ -268,15 +502,15 @@ size_t kb_nms_mask_bytes(int n) {
     return (size_t)n * words_of(n) * sizeof(u64);
 }
 
-/* Masks for the bitmask walks, then the diagonal tiles' column words (n);
- * fast NMS needs n bytes, less than the mask. */
+/* The bitmask walks' layout (carve); fast NMS needs n bytes, less than the mask. */
 size_t kb_nms_sorted_workspace(int n) {
-    return n > 0 ? kb_nms_mask_bytes(n) + (size_t)n * sizeof(u64) : 256;
+    return n > 0 ? carve_bytes(n) : 256;
 }
 
 cudaError_t kb_nms_build_masks(const float4 *boxes_sorted, const int *classes_sorted, int n,
                                float iou, u64 *mask, cudaStream_t stream) {
-    return build_masks(boxes_sorted, classes_sorted, n, iou, mask, NULL, stream);
+    return build_masks(boxes_sorted, classes_sorted, n, iou, mask, NULL, xsorted{}, far_lists{},
+                       stream);
 }
 
 cudaError_t kb_nms_sorted_bitmask_gpu(const float4 *boxes_sorted, const int *classes_sorted, int n,
@@ -284,8 +518,8 @@ cudaError_t kb_nms_sorted_bitmask_gpu(const float4 *boxes_sorted, const int *cla
                                       int *count_out, void *workspace, size_t ws_bytes,
                                       cudaStream_t stream) {
     if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
-    return nms_sorted_masks(walk_boxes_kernel, 1024, boxes_sorted, classes_sorted, n, iou, max_out,
-                            order, keep_out, count_out, workspace, stream);
+    return nms_sorted_masks(walk_boxes_kernel, 1024, false, boxes_sorted, classes_sorted, n, iou,
+                            max_out, order, keep_out, count_out, workspace, stream);
 }
 
 cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *classes_sorted, int n,
@@ -293,8 +527,8 @@ cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *class
                                     int *count_out, void *workspace, size_t ws_bytes,
                                     cudaStream_t stream) {
     if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
-    return nms_sorted_masks(walk_blocks_kernel, kWalkThreads, boxes_sorted, classes_sorted, n, iou,
-                            max_out, order, keep_out, count_out, workspace, stream);
+    return nms_sorted_masks(walk_blocks_kernel, kWalkThreads, true, boxes_sorted, classes_sorted, n,
+                            iou, max_out, order, keep_out, count_out, workspace, stream);
 }
 
 /* ---- the variants ---- */
@@ -336,15 +570,16 @@ void device_walk_teardown(void *state) {
     free(st);
 }
 
-template <walk_kernel kKernel, int kThreads>
+template <walk_kernel kKernel, int kThreads, bool kPrune>
 int device_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
                     kb_error *e) {
     kb_nms_sorted *st = (kb_nms_sorted *)state;
     if (kb_nms_sorted_fill(st, dev_in, s, e) != KB_OK) return KB_ERR;
     int *keep = (int *)kb_tensors_find(dev_out, "keep")->data;
     int *count = (int *)kb_tensors_find(dev_out, "count")->data;
-    return kb_cuda_check(nms_sorted_masks(kKernel, kThreads, st->boxes, st->classes, st->n, st->iou,
-                                          st->max_out, st->order, keep, count, st->nms_ws, s),
+    return kb_cuda_check(nms_sorted_masks(kKernel, kThreads, kPrune, st->boxes, st->classes, st->n,
+                                          st->iou, st->max_out, st->order, keep, count, st->nms_ws,
+                                          s),
                          "nms masks + walk", e);
 }
 
@@ -437,8 +672,8 @@ int host_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cu
 extern "C" const kb_variant_impl kb_nms_bitmask_host = {
     masks_supports, device_walk_bytes, host_walk_setup, host_walk_run, host_walk_teardown};
 extern "C" const kb_variant_impl kb_nms_bitmask_gpu = {
-    masks_supports, device_walk_bytes, device_walk_setup, device_walk_run<walk_boxes_kernel, 1024>,
-    device_walk_teardown};
+    masks_supports, device_walk_bytes, device_walk_setup,
+    device_walk_run<walk_boxes_kernel, 1024, false>, device_walk_teardown};
 extern "C" const kb_variant_impl kb_nms_blockwalk = {
     masks_supports, device_walk_bytes, device_walk_setup,
-    device_walk_run<walk_blocks_kernel, kWalkThreads>, device_walk_teardown};
+    device_walk_run<walk_blocks_kernel, kWalkThreads, true>, device_walk_teardown};

@@ -16,10 +16,13 @@
  *
  *   kb_nms_sorted_bitmask_gpu   64x64 IoU tiles -> a 64-bit mask per box and
  *                               column block; one block walks box by box.
- *   kb_nms_sorted_blockwalk     the same masks (plus the diagonal tiles in
- *                               column form); one block walks 64 boxes per
- *                               step, each block resolved in ballot rounds,
- *                               the bulk OR overlapped (fastest exact).
+ *   kb_nms_sorted_blockwalk     the same masks, built testing only pairs that
+ *                               overlap in x, plus the diagonal tiles in
+ *                               column form and each row's nonzero far words
+ *                               as a list; one block walks 64 boxes per step,
+ *                               each block resolved in ballot rounds, the kept
+ *                               rows' lists ORed from prefetched registers
+ *                               (fastest exact).
  *   kb_nms_sorted_fast          fast NMS (not greedy: drops a box when any
  *                               higher-ranked box of its class overlaps it).
  *

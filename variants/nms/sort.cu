@@ -47,26 +47,50 @@ __device__ __forceinline__ unsigned long long rank_key(float score, int index) {
     return (unsigned long long)~u << 32 | (unsigned)index;
 }
 
+/* Bitonic network, one key per (thread, m) at position t + kSmallThreads m:
+ * compare-exchange partners closer than 32 are in the same warp (shuffles, no
+ * barrier); only the strides >= 32 go through shared memory (15 of the 55
+ * stages at 1024 keys). */
+constexpr int kPerThread = kSmallSort / kSmallThreads;
+
 __global__ void __launch_bounds__(kSmallThreads)
     small_sort_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
                       int *order, float4 *boxes_sorted, int *classes_sorted) {
     __shared__ unsigned long long key[kSmallSort];
-    int t = threadIdx.x, size = 1;
+    int t = threadIdx.x, size = 2;
     while (size < n) size <<= 1;
-    for (int i = t; i < size; i += kSmallThreads) key[i] = i < n ? rank_key(scores[i], i) : ~0ull;
-    __syncthreads();
+    int per = (size + kSmallThreads - 1) / kSmallThreads; /* keys held per thread */
+    unsigned long long v[kPerThread];
+#pragma unroll
+    for (int m = 0; m < kPerThread; m++) {
+        int i = t + kSmallThreads * m;
+        v[m] = i < n ? rank_key(scores[i], i) : ~0ull;
+    }
     for (int k = 2; k <= size; k <<= 1)
         for (int j = k >> 1; j > 0; j >>= 1) {
-            for (int p = t; p < size / 2; p += kSmallThreads) {
-                int lo = 2 * p - (p & (j - 1)), hi = lo + j; /* lo has bit j clear */
-                unsigned long long a = key[lo], b = key[hi];
-                bool up = (lo & k) == 0;
-                if ((a > b) == up) key[lo] = b, key[hi] = a;
+            unsigned long long other[kPerThread];
+            if (j >= 32) {
+                __syncthreads(); /* the previous stage's readers are done */
+#pragma unroll
+                for (int m = 0; m < kPerThread; m++)
+                    if (m < per && t + kSmallThreads * m < size) key[t + kSmallThreads * m] = v[m];
+                __syncthreads();
             }
-            __syncthreads();
+#pragma unroll
+            for (int m = 0; m < kPerThread; m++) {
+                if (m >= per) break; /* uniform: no shuffle partner left out */
+                int i = t + kSmallThreads * m;
+                other[m] = j >= 32 ? (i < size ? key[i ^ j] : v[m])
+                                   : __shfl_xor_sync(0xffffffffu, v[m], j);
+                bool up = (i & k) == 0, lower = (i & j) == 0;
+                v[m] = lower == up ? min(v[m], other[m]) : max(v[m], other[m]);
+            }
         }
-    for (int r = t; r < n; r += kSmallThreads) {
-        int i = (int)(unsigned)key[r];
+#pragma unroll
+    for (int m = 0; m < kPerThread; m++) {
+        int r = t + kSmallThreads * m;
+        if (r >= n) continue;
+        int i = (int)(unsigned)v[m];
         order[r] = i;
         boxes_sorted[r] = boxes[i];
         if (classes_sorted) classes_sorted[r] = classes[i];
