@@ -51,3 +51,14 @@ KB_TEST(topk_ties_over_many_tiles_and_blocks_take_lower_indices) {
 KB_TEST(topk_uncached_ties_take_lower_indices) {
     expect_all_pass("segments=1x1048576 k=2000 dist=ties", 21);
 }
+KB_TEST(topk_small_segments_and_k_above_every_length) {
+    /* radix_select sizes its clusters (1 to 16 blocks) by the longest segment and k. */
+    expect_all_pass("segments=5+0+3+2000 k=7 dist=ties", 22);
+    expect_all_pass("segments=1x4096 k=4096 dist=normal", 23);
+    expect_all_pass("segments=3x1500 k=1024 dist=ties", 24);
+}
+KB_TEST(topk_many_segments_take_smaller_clusters) {
+    /* 20 and 64 segments: more than fit at once in 16-block clusters. */
+    expect_all_pass("segments=rpn5 batch=4 k=1000 dist=ties", 25);
+    expect_all_pass("segments=64x4096 k=1000 dist=normal", 26);
+}

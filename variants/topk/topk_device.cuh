@@ -7,8 +7,7 @@
  * out_v/out_i [segments, k] (index within the segment; sentinel -inf / -1
  * past the count) and out_n [segments]. One launch, no host sync, no
  * allocation: graph-capturable. longest = the longest segment (host value;
- * it sizes the shared-memory cache). k <= KB_TOPK_SELECT_MAX_K.
- * KB_TOPK_SELECT=v2 in the environment picks the v2 kernel (radix_select.cu).
+ * it sizes the clusters and the shared-memory cache). k <= KB_TOPK_SELECT_MAX_K.
  */
 #ifndef KB_TOPK_DEVICE_CUH
 #define KB_TOPK_DEVICE_CUH
