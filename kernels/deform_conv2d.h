@@ -82,10 +82,15 @@ extern const kb_op kb_op_deform_conv2d;
 
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
+extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_gemm;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_gemm_tf32;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_gemm_f16;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_gemm_bf16;
 
 #ifdef __cplusplus
 }

@@ -149,14 +149,26 @@ static inline int dcn_pick_bm(const kb_dcn_params *p, int bn) {
 
 /* ---- the implicit-GEMM B tile: deformable columns sampled on the fly ----
  *
- * A block owns BN consecutive pixels q (they may straddle images). For the
- * tile's offset group it keeps a table in shared memory: per tap k and pixel,
- * the top-left corner index and the 4 corner weights times the mask — so the
- * coordinates and bilinear weights are computed once per (tap, pixel) and
- * reused by every channel of the group (c_in/offset_groups of them). A channel
- * of another offset group than the table's (a K tile straddling two groups)
- * computes its weights inline. Thread t samples pixel t % BN, rows t / BN +
- * j * (NT / BN): a warp reads 32 consecutive pixels of one plane.
+ * A block owns BN consecutive pixels q (they may straddle images) and one
+ * weight group g. Every sampler (this NCHW one, dcn_nhwc.cuh's channels-last
+ * one) offers the GEMM kernels the same calls:
+ *   init(d, p, g, q0, tb_base, tb_wt, ring)  once per block (tables: taps*BN
+ *                                      ints and float4s of shared memory; ring:
+ *                                      RING bytes of it)
+ *   ktiles(d)                          K tiles of BK
+ *   wcol(d, kt, kk)                    weight column (in a weight row's own
+ *                                      ci*taps + k order) of row kk of tile kt; -1: none
+ *   issue(d, p, kt)                    start tile kt (whole block, same kt; a kt
+ *                                      past the last tile does nothing)
+ *   finish<Store>(Bs, ldb, kt)         write tile kt into Bs[BK][ldb] as Store::S
+ * The kernels issue tiles 0..DEPTH-1, then per tile t issue t+DEPTH before
+ * the multiply and finish t+1 after it.
+ * For the tile's offset group a table in shared memory holds, per tap k and
+ * pixel, the top-left corner index and the 4 corner weights times the mask —
+ * so the coordinates and bilinear weights are computed once per (tap, pixel)
+ * and reused by every channel of the group (c_in/offset_groups of them). A
+ * channel of another offset group than the table's (a K tile straddling two
+ * groups) computes its weights inline.
  */
 template <typename T> struct dcn_pixel {
     const T *in, *off, *mask; /* this pixel's image; 64-bit bases, 32-bit offsets inside */
@@ -193,37 +205,61 @@ __device__ __forceinline__ void dcn_tap_weights(const dcn_dims &d, const dcn_pix
     *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
 }
 
+/* The (tap, pixel) table of offset group og for the block's pixels q0.. q0+BN-1;
+ * the caller brackets it with barriers. */
+template <typename T, int BN, int NT>
+__device__ void dcn_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og,
+                                int *tb_base, float4 *tb_wt) {
+    for (int e = threadIdx.x; e < d.taps * BN; e += NT) {
+        dcn_pixel<T> pe = dcn_pixel_at(d, p, q0 + e % BN);
+        int b = 0;
+        float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (pe.pix >= 0) dcn_tap_weights(d, pe, og, e / BN, &b, &wt);
+        tb_base[e] = b, tb_wt[e] = wt;
+    }
+}
+
+/* The B-tile store for fp32 FMA kernels (the MMA kernels pass their traits). */
+struct dcn_store_f32 {
+    using S = float;
+    static __device__ __forceinline__ float to_s(float v) { return v; }
+};
+
+/* NCHW planes, K in the weight's own order (kd = ci*taps + k). Thread t samples
+ * pixel t % BN, rows t / BN + j * (NT / BN): a warp reads 32 consecutive pixels
+ * of one plane, 4 scalar gathers per sample; issue() blends at once. */
 template <typename T, int BN, int BK, int NT> struct dcn_b_sampler {
     static constexpr int RS = NT / BN;        /* row step between one thread's rows */
     static constexpr int ROWS = BK * BN / NT; /* rows per thread per tile */
     static_assert(NT % BN == 0 && (BK * BN) % NT == 0, "tile shape");
+    static constexpr int DEPTH = 1;   /* issue() blends at once: one tile in flight */
+    static constexpr size_t RING = 0; /* no shared ring */
 
     int *tb_base;  /* [taps][BN] */
     float4 *tb_wt; /* [taps][BN] */
     int table_og;  /* offset group in the table; -1: none */
+    int g, q0, nn;
     dcn_pixel<T> px;
-    int nn;
+    float v[ROWS];
 
-    /* tables: taps*BN ints and float4s of shared memory */
-    __device__ void init(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int *base, float4 *wt) {
-        tb_base = base, tb_wt = wt, table_og = -1;
+    __device__ void init(const dcn_dims &d, const dcn_ptrs<T> &p, int g_, int q0_, int *base,
+                         float4 *wt, void *) {
+        tb_base = base, tb_wt = wt, table_og = -1, g = g_, q0 = q0_;
         nn = threadIdx.x % BN;
         px = dcn_pixel_at(d, p, q0 + nn);
     }
+    static __device__ int ktiles(const dcn_dims &d) { return (d.kd + BK - 1) / BK; }
+    static __device__ int wcol(const dcn_dims &d, int kt, int kk) {
+        return kt * BK + kk < d.kd ? kt * BK + kk : -1;
+    }
 
-    /* The whole block calls this with the same kidx0 (a uniform branch inside). */
-    __device__ void load(const dcn_dims &d, const dcn_ptrs<T> &p, int g, int q0, int kidx0,
-                         float (&v)[ROWS]) {
+    __device__ void issue(const dcn_dims &d, const dcn_ptrs<T> &p, int kt) {
+        if (kt >= ktiles(d)) return;
+        const int kidx0 = kt * BK;
         int og_first = (g * d.cin_g + min(kidx0, d.kd - 1) / d.taps) / d.cin_og;
         if (og_first != table_og) {
             __syncthreads(); /* nobody still reads the old table */
-            for (int e = threadIdx.x; e < d.taps * BN; e += NT) {
-                dcn_pixel<T> pe = dcn_pixel_at(d, p, q0 + e % BN);
-                int b = 0;
-                float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
-                if (pe.pix >= 0) dcn_tap_weights(d, pe, og_first, e / BN, &b, &wt);
-                tb_base[e] = b, tb_wt[e] = wt;
-            }
+            dcn_build_table<T, BN, NT>(d, p, q0, og_first, tb_base, tb_wt);
             table_og = og_first;
             __syncthreads();
         }
@@ -231,15 +267,20 @@ template <typename T, int BN, int BK, int NT> struct dcn_b_sampler {
          * the table; the rest compute weights per sample. */
         int og_last = (g * d.cin_g + min(kidx0 + BK - 1, d.kd - 1) / d.taps) / d.cin_og;
         if (og_last == table_og)
-            gather<true>(d, g, kidx0, v);
+            gather<true>(d, kidx0);
         else
-            gather<false>(d, g, kidx0, v);
+            gather<false>(d, kidx0);
+    }
+
+    template <typename Store> __device__ void finish(typename Store::S *Bs, int ldb, int) const {
+#pragma unroll
+        for (int j = 0; j < ROWS; j++)
+            Bs[(threadIdx.x / BN + j * RS) * ldb + nn] = Store::to_s(v[j]);
     }
 
     /* Addresses and weights of every row first, then every load, then the
      * blends: ROWS*4 independent loads in flight per thread, not ROWS round trips. */
-    template <bool TABLE>
-    __device__ __forceinline__ void gather(const dcn_dims &d, int g, int kidx0, float (&v)[ROWS]) {
+    template <bool TABLE> __device__ __forceinline__ void gather(const dcn_dims &d, int kidx0) {
         int row = threadIdx.x / BN, kidx = kidx0 + row;
         int cl = kidx / d.taps, k = kidx - cl * d.taps;
         const int hw = d.h * d.w;

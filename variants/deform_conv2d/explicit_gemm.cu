@@ -1,7 +1,8 @@
 /* explicit_gemm.cu — deform_conv2d as torchvision runs it: deformable im2col
  * into a columns buffer, then cuBLAS. One source, two index widths:
- *   explicit_gemm_i32  every index the kernels form is an int (supports() bounds them)
- *   explicit_gemm_i64  64-bit indices: the columns buffer may pass 2^31 elements
+ *   explicit_gemm_i32   every index the kernels form is an int (supports() bounds them)
+ *   explicit_gemm_i64   64-bit indices: the columns buffer may pass 2^31 elements
+ *   explicit_gemm_tf32  the i32 variant with cuBLAS in tf32 (f32 data only)
  *
  * Differences from torchvision's deform_conv2d_forward_kernel:
  *  - images go in blocks of ceil-div size under a columns budget, the last one
@@ -10,8 +11,8 @@
  *  - columns are [image][c_in*kh*kw][ho*wo], so one strided-batched GEMM per
  *    weight group writes NCHW output directly: no transpose pass;
  *  - the bias is written first and the GEMM accumulates onto it (beta = 1).
- * cuBLAS runs in fp32 compute (no tf32) for every dtype; f16/bf16 columns are
- * stored in the data type, as torchvision's.
+ * cuBLAS runs in fp32 compute (no tf32, except explicit_gemm_tf32) for every
+ * dtype; f16/bf16 columns are stored in the data type, as torchvision's.
  */
 #include "dcn_common.cuh"
 
@@ -23,32 +24,44 @@ static const int64_t COLUMNS_BUDGET = (int64_t)1 << 27;
 /* cuBLAS workspace set explicitly: required for capture into a CUDA graph. */
 static const size_t CUBLAS_WORKSPACE = (size_t)32 << 20;
 
-/* One thread per (image of the block, channel, output pixel), looping over taps:
- * the pixel's offsets and mask are read coalesced, and each column row is
- * written coalesced. */
+/* Channels per im2col thread: the bilinear weights of a (pixel, tap) serve
+ * this many channels (one offset group's), so the coordinate math and the
+ * offset/mask loads run once per CH samples instead of once per sample. */
+constexpr int CH = 8;
+
+/* One thread per (image of the block, chunk of CH channels, output pixel),
+ * looping over taps, then the chunk's channels: the pixel's offsets and mask
+ * are read coalesced, and each column row is written coalesced. */
 template <typename T, typename I>
 __global__ void dcn_im2col(dcn_ptrs<T> p, T *cols, dcn_dims d, int nb) {
-    I P = (I)d.ho * d.wo, total = (I)nb * d.c_in * P;
+    const int chunks = (d.c_in + CH - 1) / CH;
+    I P = (I)d.ho * d.wo, total = (I)nb * chunks * P;
     const I stride = (I)gridDim.x * blockDim.x;
     for (I idx = (I)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
         I pix = idx % P, t = idx / P;
-        I ci = t % d.c_in, b = t / d.c_in;
-        I og = ci / d.cin_og;
-        const T *off = p.off + (b * d.og + og) * 2 * d.taps * P + pix;
-        const T *mask = p.mask + (b * d.og + og) * d.taps * P + pix;
-        const T *plane = p.in + (b * d.c_in + ci) * d.h * d.w;
-        T *col = cols + (b * d.c_in + ci) * d.taps * P + pix;
+        int c0 = (int)(t % chunks) * CH, c1 = min(c0 + CH, d.c_in);
+        I b = t / chunks;
         int oy = (int)(pix / d.wo), ox = (int)(pix % d.wo);
         for (int k = 0; k < d.taps; k++) {
-            int i = k / d.kw, j = k - i * d.kw;
-            float y = (float)(oy * d.sh - d.ph + i * d.dh) + dcn_f32(off[2 * k * P]);
-            float x = (float)(ox * d.sw - d.pw + j * d.dw) + dcn_f32(off[(2 * k + 1) * P]);
-            I base;
-            float c[4];
-            kb_dcn_corners(y, x, (I)d.h, (I)d.w, &base, c);
-            float v = dcn_blend(plane, base, (I)d.w, make_float4(c[0], c[1], c[2], c[3]));
-            if (d.mask) v *= dcn_f32(mask[k * P]);
-            col[k * P] = dcn_from_f32<T>(v);
+            int i = k / d.kw, j = k - i * d.kw, og = -1;
+            I base = 0;
+            float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int ci = c0; ci < c1; ci++) {
+                if (ci / d.cin_og != og) { /* the chunk's first channel, or a new offset group */
+                    og = ci / d.cin_og;
+                    const T *off = p.off + (b * d.og + og) * 2 * d.taps * P + pix;
+                    float y = (float)(oy * d.sh - d.ph + i * d.dh) + dcn_f32(off[2 * k * P]);
+                    float x = (float)(ox * d.sw - d.pw + j * d.dw) + dcn_f32(off[(2 * k + 1) * P]);
+                    float c[4];
+                    kb_dcn_corners(y, x, (I)d.h, (I)d.w, &base, c);
+                    float m =
+                        d.mask ? dcn_f32(p.mask[((b * d.og + og) * d.taps + k) * P + pix]) : 1.f;
+                    wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+                }
+                const T *plane = p.in + (b * d.c_in + ci) * d.h * d.w;
+                cols[((b * d.c_in + ci) * d.taps + k) * P + pix] =
+                    dcn_from_f32<T>(dcn_blend(plane, base, (I)d.w, wt));
+            }
         }
         if (total - idx <= stride) break; /* idx + stride would pass INT32_MAX */
     }
@@ -65,6 +78,7 @@ template <typename T, typename I> __global__ void dcn_fill_bias(dcn_ptrs<T> p, d
 
 struct explicit_state {
     kb_dcn_params p;
+    cublasComputeType_t compute;
     int64_t block; /* images per columns block */
     void *cols, *cublas_ws;
     cublasHandle_t handle;
@@ -120,11 +134,12 @@ static void teardown(void *state) {
     free(st);
 }
 
-template <int INDEX32>
+template <int INDEX32, int TF32 = 0>
 static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     explicit_state *st = (explicit_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "out of host memory");
     *state = st;
+    st->compute = TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->block = images_per_block(&st->p, INDEX32);
     if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32)) != cudaSuccess ||
@@ -160,7 +175,7 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         pb.off += b0 * sz.offset_img;
         if (kp->mask) pb.mask += b0 * sz.mask_img;
         pb.out += b0 * sz.output_img;
-        int64_t work = (int64_t)nb * kp->c_in * P;
+        int64_t work = (int64_t)nb * ((kp->c_in + CH - 1) / CH) * P;
         int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
         kb_nvtx_push("im2col");
         dcn_im2col<T, I><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
@@ -177,8 +192,8 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
                 st->handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)P, d.cout_g, (int)kd, &one,
                 (const T *)st->cols + (int64_t)g * kd * P, ct, (int)P, sz.columns_img,
                 p.w + (int64_t)g * d.cout_g * kd, ct, (int)kd, 0, kp->bias ? &one : &zero,
-                pb.out + (int64_t)g * d.cout_g * P, ct, (int)P, sz.output_img, nb,
-                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                pb.out + (int64_t)g * d.cout_g * P, ct, (int)P, sz.output_img, nb, st->compute,
+                CUBLAS_GEMM_DEFAULT);
             if (rc != CUBLAS_STATUS_SUCCESS) {
                 kb_nvtx_pop();
                 return kb_fail(e, "cublasGemmStridedBatchedEx: status %d", (int)rc);
@@ -202,6 +217,19 @@ static int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t 
     }
 }
 
+/* The i32 variant's limits, on f32 cases only. */
+static int supports_tf32(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (p.dtype != KB_F32) {
+        kb_fail(why, "dtype=%s: this variant takes f32", kb_dtype_name(p.dtype));
+        return KB_NOT_APPLICABLE;
+    }
+    return supports<1>(c, why);
+}
+
+extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32 = {
+    supports_tf32, workspace_bytes<1>, setup<1, 1>, run<int>, teardown};
 extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32 = {
     supports<1>, workspace_bytes<1>, setup<1>, run<int>, teardown};
 extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64 = {

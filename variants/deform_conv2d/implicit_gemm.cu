@@ -7,32 +7,35 @@
  * apart so that the float4 shared loads are conflict-free; the next K slice is
  * fetched into registers while the current one is multiplied (one barrier per
  * step). Every dtype: f16/bf16 loaded and converted, fp32 arithmetic.
+ * nhwc_gemm: the same kernel with dcn_nhwc.cuh's channels-last sampler (f32
+ * only; the NHWC input copy is its workspace).
  *
  * Napkin: 128x128x8 step = 131k FMA / 256 threads = 512 FFMA per thread against
  * 16 LDS.128 — FMA-bound once the 4 gathers per sample hit L1/L2. 64x128 tiles
  * when 128x128 gives under two waves of blocks on the chip.
  */
-#include "dcn_common.cuh"
+#include "dcn_nhwc.cuh"
 
 #include <stdlib.h>
+#include <type_traits>
 
 namespace {
 
 constexpr int NT = 256, BK = 8, BN = 128;
 
-template <int BM> constexpr size_t smem_bytes(int taps) {
-    return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) +
+template <int BM, typename Sampler> constexpr size_t smem_bytes(int taps) {
+    return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) + Sampler::RING +
            2 * BK * ((BM + 4) + BN) * sizeof(float);
 }
 
-template <typename T, int BM>
-__global__ void __launch_bounds__(NT) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dims d, int mtiles) {
+template <typename T, int BM, typename Sampler>
+__global__ void __launch_bounds__(NT, 2) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dims d, int mtiles) {
     constexpr int TM = BM / 16, TN = BN / 16, LDA = BM + 4, A_PER = BM * BK / NT;
-    using Sampler = dcn_b_sampler<T, BN, BK, NT>;
     extern __shared__ float4 smem[];
     float4 *tb_wt = smem;
-    float *As = (float *)(smem + d.taps * BN); /* [2][BK][LDA] */
-    float *Bs = As + 2 * BK * LDA;             /* [2][BK][BN] */
+    char *ring = (char *)(smem + d.taps * BN);
+    float *As = (float *)(ring + Sampler::RING); /* [2][BK][LDA] */
+    float *Bs = As + 2 * BK * LDA;               /* [2][BK][BN] */
     int *tb_base = (int *)(Bs + 2 * BK * BN);
 
     const int tid = threadIdx.x, mg = blockIdx.x % (d.groups * mtiles);
@@ -40,36 +43,35 @@ __global__ void __launch_bounds__(NT) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dims d
               q0 = (blockIdx.x / (d.groups * mtiles)) * BN;
     const T *wg = p.w + (int64_t)g * d.cout_g * d.kd;
     Sampler smp;
-    smp.init(d, p, q0, tb_base, tb_wt);
+    smp.init(d, p, g, q0, tb_base, tb_wt, ring);
 
-    float a_reg[A_PER], b_reg[Sampler::ROWS];
-    auto fetch = [&](int kidx0) {
-        smp.load(d, p, g, q0, kidx0, b_reg);
-        int kidx = kidx0 + tid % BK;
+    float a_reg[A_PER];
+    auto fetch = [&](int kt) {
+        int col = Sampler::wcol(d, kt, tid % BK);
 #pragma unroll
         for (int j = 0; j < A_PER; j++) {
             int m = m0 + tid / BK + j * (NT / BK);
-            a_reg[j] = m < d.cout_g && kidx < d.kd ? dcn_f32(wg[m * d.kd + kidx]) : 0.f;
+            a_reg[j] = m < d.cout_g && col >= 0 ? dcn_f32(wg[m * d.kd + col]) : 0.f;
         }
     };
-    auto store = [&](int buf) {
+    auto store = [&](int buf, int kt) {
 #pragma unroll
         for (int j = 0; j < A_PER; j++)
             As[(buf * BK + tid % BK) * LDA + tid / BK + j * (NT / BK)] = a_reg[j];
-#pragma unroll
-        for (int j = 0; j < Sampler::ROWS; j++)
-            Bs[(buf * BK + tid / BN + j * Sampler::RS) * BN + tid % BN] = b_reg[j];
+        smp.template finish<dcn_store_f32>(Bs + buf * BK * BN, BN, kt);
     };
 
     const int ty = tid / 16, tx = tid % 16;
     float acc[TM][TN] = {};
-    const int ktiles = (d.kd + BK - 1) / BK;
+    const int ktiles = Sampler::ktiles(d);
+    for (int s = 0; s < Sampler::DEPTH; s++) smp.issue(d, p, s);
     fetch(0);
-    store(0);
+    store(0, 0);
     __syncthreads();
     for (int t = 0; t < ktiles; t++) {
         const int buf = t & 1;
-        if (t + 1 < ktiles) fetch((t + 1) * BK);
+        if (t + 1 < ktiles) fetch(t + 1);
+        smp.issue(d, p, t + Sampler::DEPTH);
 #pragma unroll
         for (int kk = 0; kk < BK; kk++) {
             float a[TM], b[TN];
@@ -85,7 +87,7 @@ __global__ void __launch_bounds__(NT) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dims d
 #pragma unroll
                 for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
-        if (t + 1 < ktiles) store(buf ^ 1);
+        if (t + 1 < ktiles) store(buf ^ 1, t + 1);
         __syncthreads();
     }
 
@@ -107,33 +109,48 @@ __global__ void __launch_bounds__(NT) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dims d
     }
 }
 
+template <typename T, bool NHWC>
+using sampler_t = typename std::conditional<NHWC, dcn_nhwc_sampler<T, BN, BK, NT>,
+                                            dcn_b_sampler<T, BN, BK, NT>>::type;
+
 struct fma_state {
     kb_dcn_params p;
     int bm;
+    void *nhwc; /* nhwc_gemm: the input in channels-last order */
 };
 
-int supports(const kb_case *c, kb_error *why) {
+template <bool NHWC> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
-    return dcn_implicit_limits(&p, BN, 64, smem_bytes<128>((int)(p.kh * p.kw)), why);
+    if (NHWC && p.dtype != KB_F32) {
+        kb_fail(why, "dtype=%s: this variant takes f32 (nhwc_gemm_f16/_bf16 take 16-bit data)",
+                kb_dtype_name(p.dtype));
+        return KB_NOT_APPLICABLE;
+    }
+    if (NHWC && dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
+    return dcn_implicit_limits(&p, BN, 64,
+                               smem_bytes<128, sampler_t<float, NHWC>>((int)(p.kh * p.kw)), why);
 }
 
-size_t workspace_bytes(const kb_case *c) {
-    return 0;
+template <bool NHWC> size_t workspace_bytes(const kb_case *c) {
+    kb_dcn_params p;
+    if (!NHWC || kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
+    return dcn_nhwc_bytes(&p);
 }
 
-template <typename T> int configure(int taps, kb_error *e) {
-    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_fma<T, 64>,
+template <typename T, bool NHWC> int configure(int taps, kb_error *e) {
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_fma<T, 64, sampler_t<T, NHWC>>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem_bytes<64>(taps)),
+                                     (int)smem_bytes<64, sampler_t<T, NHWC>>(taps)),
                 e);
-    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_fma<T, 128>,
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_fma<T, 128, sampler_t<T, NHWC>>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem_bytes<128>(taps)),
+                                     (int)smem_bytes<128, sampler_t<T, NHWC>>(taps)),
                 e);
     return KB_OK;
 }
 
+template <bool NHWC>
 int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     fma_state *st = (fma_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "out of host memory");
@@ -141,17 +158,27 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     dcn_dims d = dcn_dims_of(&st->p);
     st->bm = dcn_pick_bm(&st->p, BN);
+    if constexpr (NHWC) {
+        size_t bytes = dcn_nhwc_bytes(&st->p);
+        if (bytes && cudaMalloc(&st->nhwc, bytes) != cudaSuccess) {
+            cudaGetLastError();
+            st->nhwc = NULL;
+            kb_fail(e, "NHWC input copy: %zu bytes", bytes);
+            return KB_OUT_OF_MEMORY;
+        }
+        return configure<float, true>(d.taps, e);
+    }
     switch (st->p.dtype) {
     case KB_F16:
-        return configure<__half>(d.taps, e);
+        return configure<__half, false>(d.taps, e);
     case KB_BF16:
-        return configure<__nv_bfloat16>(d.taps, e);
+        return configure<__nv_bfloat16, false>(d.taps, e);
     default:
-        return configure<float>(d.taps, e);
+        return configure<float, false>(d.taps, e);
     }
 }
 
-template <typename T>
+template <typename T, bool NHWC>
 int launch(const fma_state *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
            kb_error *e) {
     dcn_dims d = dcn_dims_of(&st->p);
@@ -160,30 +187,43 @@ int launch(const fma_state *st, const kb_tensors *in, kb_tensors *out, cudaStrea
     int mtiles = (d.cout_g + st->bm - 1) / st->bm;
     unsigned grid = (unsigned)(ptiles * d.groups * mtiles);
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
+    if (NHWC) {
+        if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
+        p.in = (const T *)st->nhwc;
+    }
+    using Smp = sampler_t<T, NHWC>;
+    kb_nvtx_push("gemm");
     if (st->bm == 64)
-        dcn_implicit_fma<T, 64><<<grid, NT, smem_bytes<64>(d.taps), s>>>(p, d, mtiles);
+        dcn_implicit_fma<T, 64, Smp><<<grid, NT, smem_bytes<64, Smp>(d.taps), s>>>(p, d, mtiles);
     else
-        dcn_implicit_fma<T, 128><<<grid, NT, smem_bytes<128>(d.taps), s>>>(p, d, mtiles);
+        dcn_implicit_fma<T, 128, Smp><<<grid, NT, smem_bytes<128, Smp>(d.taps), s>>>(p, d, mtiles);
+    kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_implicit_fma", e);
 }
 
+template <bool NHWC>
 int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     const fma_state *st = (const fma_state *)state;
+    if constexpr (NHWC) return launch<float, true>(st, in, out, s, e);
     switch (st->p.dtype) {
     case KB_F16:
-        return launch<__half>(st, in, out, s, e);
+        return launch<__half, false>(st, in, out, s, e);
     case KB_BF16:
-        return launch<__nv_bfloat16>(st, in, out, s, e);
+        return launch<__nv_bfloat16, false>(st, in, out, s, e);
     default:
-        return launch<float>(st, in, out, s, e);
+        return launch<float, false>(st, in, out, s, e);
     }
 }
 
 void teardown(void *state) {
-    free(state);
+    fma_state *st = (fma_state *)state;
+    if (st) cudaFree(st->nhwc);
+    free(st);
 }
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm = {supports, workspace_bytes, setup,
-                                                                   run, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm = {
+    supports<false>, workspace_bytes<false>, setup<false>, run<false>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm = {
+    supports<true>, workspace_bytes<true>, setup<true>, run<true>, teardown};

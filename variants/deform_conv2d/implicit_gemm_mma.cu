@@ -3,6 +3,8 @@
  *   implicit_gemm_tf32   f32 data, m16n8k8 tf32 (operands rounded to nearest, cvt.rna)
  *   implicit_gemm_f16    f16 data, m16n8k16
  *   implicit_gemm_bf16   bf16 data, m16n8k16
+ *   nhwc_gemm_tf32/_f16/_bf16  the same kernels with dcn_nhwc.cuh's channels-last
+ *                        sampler (the NHWC input copy is their workspace)
  * The same structure as implicit_gemm.cu (dcn_b_sampler fills the B tile
  * with bilinear samples; weights in the tensor's own K order), with BK = 16
  * (tf32) or 32 (f16/bf16): two mma k-steps per tile. 8 warps in 2 (M) x 4 (N),
@@ -16,9 +18,10 @@
  * Coordinates and bilinear weights in fp32; a sampled value is rounded to the
  * data type (tf32 / f16 / bf16) once, when it enters shared memory.
  */
-#include "dcn_common.cuh"
+#include "dcn_nhwc.cuh"
 
 #include <stdlib.h>
+#include <type_traits>
 
 namespace {
 
@@ -82,10 +85,10 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *
                  : "r"(s));
 }
 
-template <typename T, int BM> constexpr size_t smem_bytes(int taps) {
+template <typename T, int BM, typename Sampler> constexpr size_t smem_bytes(int taps) {
     using S = typename mma_traits<T>::S;
     constexpr int BK = mma_traits<T>::BK;
-    return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) +
+    return (size_t)taps * BN * (sizeof(float4) + sizeof(int)) + Sampler::RING +
            2 * ((size_t)BM * (BK + 16 / sizeof(S)) + (size_t)BK * LDB) * sizeof(S);
 }
 
@@ -128,16 +131,16 @@ __device__ __forceinline__ void load_fragments(const typename mma_traits<T>::S *
     }
 }
 
-template <typename T, int MT>
+template <typename T, int MT, typename Sampler>
 __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d, int mtiles) {
     using S = typename mma_traits<T>::S;
     constexpr int BK = mma_traits<T>::BK;
-    using Sampler = dcn_b_sampler<T, BN, BK, NT>;
     constexpr int BM = 32 * MT, LDA = BK + 16 / sizeof(S), A_PER = BM * BK / NT;
     extern __shared__ float4 smem[];
     float4 *tb_wt = smem;
-    S *As = (S *)(smem + d.taps * BN); /* [2][BM][LDA] */
-    S *Bs = As + 2 * BM * LDA;         /* [2][BK][LDB] */
+    char *ring = (char *)(smem + d.taps * BN);
+    S *As = (S *)(ring + Sampler::RING); /* [2][BM][LDA] */
+    S *Bs = As + 2 * BM * LDA;           /* [2][BK][LDB] */
     int *tb_base = (int *)(Bs + 2 * BK * LDB);
 
     const int tid = threadIdx.x, warp = tid / 32, wm = warp / 4, wn = warp % 4;
@@ -145,37 +148,35 @@ __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d
     const int q0 = (blockIdx.x / (d.groups * mtiles)) * BN;
     const T *wg = p.w + (int64_t)g * d.cout_g * d.kd;
     Sampler smp;
-    smp.init(d, p, q0, tb_base, tb_wt);
+    smp.init(d, p, g, q0, tb_base, tb_wt, ring);
 
-    float a_reg[A_PER], b_reg[Sampler::ROWS];
-    auto fetch = [&](int kidx0) {
-        smp.load(d, p, g, q0, kidx0, b_reg);
-        int kidx = kidx0 + tid % BK;
+    float a_reg[A_PER];
+    auto fetch = [&](int kt) {
+        int col = Sampler::wcol(d, kt, tid % BK);
 #pragma unroll
         for (int j = 0; j < A_PER; j++) {
             int m = m0 + tid / BK + j * (NT / BK);
-            a_reg[j] = m < d.cout_g && kidx < d.kd ? dcn_f32(wg[m * d.kd + kidx]) : 0.f;
+            a_reg[j] = m < d.cout_g && col >= 0 ? dcn_f32(wg[m * d.kd + col]) : 0.f;
         }
     };
-    auto store = [&](int buf) {
+    auto store = [&](int buf, int kt) {
 #pragma unroll
         for (int j = 0; j < A_PER; j++)
             As[(buf * BM + tid / BK + j * (NT / BK)) * LDA + tid % BK] =
                 mma_traits<T>::to_s(a_reg[j]);
-#pragma unroll
-        for (int j = 0; j < Sampler::ROWS; j++)
-            Bs[(buf * BK + tid / BN + j * Sampler::RS) * LDB + tid % BN] =
-                mma_traits<T>::to_s(b_reg[j]);
+        smp.template finish<mma_traits<T>>(Bs + buf * BK * LDB, LDB, kt);
     };
 
     float acc[MT][4][4] = {};
-    const int ktiles = (d.kd + BK - 1) / BK;
+    const int ktiles = Sampler::ktiles(d);
+    for (int s = 0; s < Sampler::DEPTH; s++) smp.issue(d, p, s);
     fetch(0);
-    store(0);
+    store(0, 0);
     __syncthreads();
     for (int t = 0; t < ktiles; t++) {
         const int buf = t & 1;
-        if (t + 1 < ktiles) fetch((t + 1) * BK);
+        if (t + 1 < ktiles) fetch(t + 1);
+        smp.issue(d, p, t + Sampler::DEPTH);
 #pragma unroll
         for (int ks = 0; ks < BK; ks += mma_traits<T>::KSTEP) {
             uint32_t a[MT][4], b[4][2];
@@ -185,7 +186,7 @@ __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d
 #pragma unroll
                 for (int nt = 0; nt < 4; nt++) mma<T>(acc[mt][nt], a[mt], b[nt]);
         }
-        if (t + 1 < ktiles) store(buf ^ 1);
+        if (t + 1 < ktiles) store(buf ^ 1, t + 1);
         __syncthreads();
     }
 
@@ -211,12 +212,17 @@ __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d
         }
 }
 
+template <typename T, bool NHWC>
+using sampler_t = typename std::conditional<NHWC, dcn_nhwc_sampler<T, BN, mma_traits<T>::BK, NT>,
+                                            dcn_b_sampler<T, BN, mma_traits<T>::BK, NT>>::type;
+
 struct mma_state {
     kb_dcn_params p;
     int bm;
+    void *nhwc; /* nhwc_gemm_*: the input in channels-last order */
 };
 
-template <typename T> int supports(const kb_case *c, kb_error *why) {
+template <typename T, bool NHWC> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     if (p.dtype != mma_traits<T>::DTYPE) {
@@ -224,33 +230,44 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
                 kb_dtype_name(mma_traits<T>::DTYPE));
         return KB_NOT_APPLICABLE;
     }
-    return dcn_implicit_limits(&p, BN, 64, smem_bytes<T, 128>((int)(p.kh * p.kw)), why);
+    if (NHWC && dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
+    return dcn_implicit_limits(&p, BN, 64,
+                               smem_bytes<T, 128, sampler_t<T, NHWC>>((int)(p.kh * p.kw)), why);
 }
 
-size_t workspace_bytes(const kb_case *c) {
-    return 0;
+template <bool NHWC> size_t workspace_bytes(const kb_case *c) {
+    kb_dcn_params p;
+    if (!NHWC || kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
+    return dcn_nhwc_bytes(&p);
 }
 
-template <typename T>
+template <typename T, bool NHWC>
 int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     mma_state *st = (mma_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "out of host memory");
     *state = st;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->bm = dcn_pick_bm(&st->p, BN);
+    size_t bytes = NHWC ? dcn_nhwc_bytes(&st->p) : 0;
+    if (bytes && cudaMalloc(&st->nhwc, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        st->nhwc = NULL;
+        kb_fail(e, "NHWC input copy: %zu bytes", bytes);
+        return KB_OUT_OF_MEMORY;
+    }
     int taps = (int)(st->p.kh * st->p.kw);
-    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 2>,
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 2, sampler_t<T, NHWC>>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem_bytes<T, 64>(taps)),
+                                     (int)smem_bytes<T, 64, sampler_t<T, NHWC>>(taps)),
                 e);
-    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 4>,
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 4, sampler_t<T, NHWC>>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem_bytes<T, 128>(taps)),
+                                     (int)smem_bytes<T, 128, sampler_t<T, NHWC>>(taps)),
                 e);
     return KB_OK;
 }
 
-template <typename T>
+template <typename T, bool NHWC>
 int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     const mma_state *st = (const mma_state *)state;
     dcn_dims d = dcn_dims_of(&st->p);
@@ -259,22 +276,35 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
     int mtiles = (d.cout_g + st->bm - 1) / st->bm;
     unsigned grid = (unsigned)(ptiles * d.groups * mtiles);
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
+    if (NHWC) {
+        if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
+        p.in = (const T *)st->nhwc;
+    }
+    using Smp = sampler_t<T, NHWC>;
+    kb_nvtx_push("gemm");
     if (st->bm == 64)
-        dcn_implicit_mma<T, 2><<<grid, NT, smem_bytes<T, 64>(d.taps), s>>>(p, d, mtiles);
+        dcn_implicit_mma<T, 2, Smp><<<grid, NT, smem_bytes<T, 64, Smp>(d.taps), s>>>(p, d, mtiles);
     else
-        dcn_implicit_mma<T, 4><<<grid, NT, smem_bytes<T, 128>(d.taps), s>>>(p, d, mtiles);
+        dcn_implicit_mma<T, 4, Smp><<<grid, NT, smem_bytes<T, 128, Smp>(d.taps), s>>>(p, d, mtiles);
+    kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_implicit_mma", e);
 }
 
 void teardown(void *state) {
-    free(state);
+    mma_state *st = (mma_state *)state;
+    if (st) cudaFree(st->nhwc);
+    free(st);
+}
+
+template <typename T, bool NHWC> constexpr kb_variant_impl impl() {
+    return {supports<T, NHWC>, workspace_bytes<NHWC>, setup<T, NHWC>, run<T, NHWC>, teardown};
 }
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32 = {
-    supports<float>, workspace_bytes, setup<float>, run<float>, teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16 = {
-    supports<__half>, workspace_bytes, setup<__half>, run<__half>, teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16 = {
-    supports<__nv_bfloat16>, workspace_bytes, setup<__nv_bfloat16>, run<__nv_bfloat16>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32 = impl<float, false>();
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16 = impl<__half, false>();
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16 = impl<__nv_bfloat16, false>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm_tf32 = impl<float, true>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm_f16 = impl<__half, true>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm_bf16 = impl<__nv_bfloat16, true>();

@@ -1,0 +1,174 @@
+/* dcn_nhwc.cuh — channels-last sampling for the nhwc_gemm variants (our own
+ * design; implicit_gemm.cu and implicit_gemm_mma.cu instantiate it).
+ *
+ * The input is first transposed to NHWC in a workspace (part of the timed run:
+ * n*c_in*h*w elements, 1/(kh*kw) of the explicit design's columns buffer, so
+ * NOT an implicit variant under the issue's 1% rule). Then one 16-byte load
+ * fetches 4 (f32) or 8 (f16/bf16) channels of one sample corner, where the
+ * NCHW sampler spends one 4-byte or 2-byte gather per channel: 4-8x fewer load
+ * instructions for the same bytes.
+ *
+ * K order (per weight group): chunks of BK channels outermost, taps inside,
+ * then the chunk's channels: tile kt = (chunk cc, tap k) holds channels
+ * cc*BK .. cc*BK+BK-1 at tap k, so every 16-byte vector of a tile shares one
+ * tap's weights. The weight tile is read in the tensor's own order (stride
+ * kh*kw): the 9 tiles of a chunk reuse the same cache lines.
+ *
+ * Pipelining: issue() computes the tap's weights and starts the corner loads
+ * into registers; finish() blends them into the B tile. The GEMM kernels
+ * issue tile t+1 before multiplying tile t and finish it after, so the
+ * gathers' L2 latency overlaps the multiply.
+ */
+#ifndef KB_DCN_NHWC_CUH
+#define KB_DCN_NHWC_CUH
+
+#include "dcn_common.cuh"
+
+template <typename T> __device__ __forceinline__ T dcn_bits(unsigned short b);
+template <> __device__ __forceinline__ __half dcn_bits<__half>(unsigned short b) {
+    return __ushort_as_half(b);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 dcn_bits<__nv_bfloat16>(unsigned short b) {
+    return __ushort_as_bfloat16(b);
+}
+
+/* VW channels of one 16-byte vector as floats. */
+template <typename T, int VW>
+__device__ __forceinline__ void dcn_unpack(const uint4 &r, float (&f)[VW]) {
+    const uint32_t w[4] = {r.x, r.y, r.z, r.w};
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) f[i] = __uint_as_float(w[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            unsigned short lo = (unsigned short)(w[i] & 0xFFFFu), hi = (unsigned short)(w[i] >> 16);
+            f[2 * i] = dcn_f32(dcn_bits<T>(lo)), f[2 * i + 1] = dcn_f32(dcn_bits<T>(hi));
+        }
+    }
+}
+
+template <typename T, int BN, int BK, int NT> struct dcn_nhwc_sampler {
+    static constexpr int VW = 16 / (int)sizeof(T); /* channels per 16-byte vector */
+    static constexpr int CPT = BK * BN / NT;       /* channels per thread per tile */
+    static constexpr int VPT = CPT / VW;           /* vectors per thread per tile */
+    static_assert(NT % BN == 0 && CPT % VW == 0 && VPT >= 1 && (NT / BN) * CPT == BK, "tile shape");
+    /* One tile in flight, its corners in registers across the multiply. A
+     * 3-deep cp.async ring in shared memory instead (version 5 in
+     * docs/perf-deform_conv2d.md) ran 1.3-1.4x slower: more instructions per
+     * sample, and the kernels are issue-bound, not waiting on the gathers. */
+    static constexpr int DEPTH = 1;
+    static constexpr size_t RING = 0;
+
+    int *tb_base;
+    float4 *tb_wt;
+    int table_og, g, q0, nn, c0; /* c0: the thread's first channel in a tile */
+    dcn_pixel<T> px;             /* px.in: the image in NHWC */
+    float4 wt[VPT];
+    uint4 raw[VPT][4];
+
+    __device__ void init(const dcn_dims &d, const dcn_ptrs<T> &p, int g_, int q0_, int *base,
+                         float4 *wt_, void *) {
+        tb_base = base, tb_wt = wt_, table_og = -1, g = g_, q0 = q0_;
+        nn = threadIdx.x % BN, c0 = (threadIdx.x / BN) * CPT;
+        px = dcn_pixel_at(d, p, q0 + nn);
+    }
+    static __device__ int ktiles(const dcn_dims &d) { return (d.cin_g + BK - 1) / BK * d.taps; }
+    static __device__ int wcol(const dcn_dims &d, int kt, int kk) {
+        int cc = kt / d.taps, k = kt - cc * d.taps, cl = cc * BK + kk;
+        return cl < d.cin_g ? cl * d.taps + k : -1;
+    }
+
+    __device__ void issue(const dcn_dims &d, const dcn_ptrs<T> &p, int kt) {
+        if (kt >= ktiles(d)) return;
+        const int cc = kt / d.taps, k = kt - cc * d.taps, cl0 = cc * BK;
+        const int og_first = (g * d.cin_g + cl0) / d.cin_og;
+        if (og_first != table_og) {
+            __syncthreads(); /* nobody still reads the old table */
+            dcn_build_table<T, BN, NT>(d, p, q0, og_first, tb_base, tb_wt);
+            table_og = og_first;
+            __syncthreads();
+        }
+        const uint4 zero = make_uint4(0, 0, 0, 0);
+        const int cstep = d.c_in / VW, rstep = d.w * d.c_in / VW;
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+            const int cl = cl0 + c0 + j * VW, ci = g * d.cin_g + cl;
+            int base = 0;
+            float4 w = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (px.pix >= 0 && cl < d.cin_g) {
+                if (ci / d.cin_og == table_og)
+                    base = tb_base[k * BN + nn], w = tb_wt[k * BN + nn];
+                else
+                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
+            }
+            wt[j] = w;
+            const uint4 *s = (const uint4 *)(px.in + (base * d.c_in + ci));
+            raw[j][0] = w.x != 0.f ? __ldg(s) : zero;
+            raw[j][1] = w.y != 0.f ? __ldg(s + cstep) : zero;
+            raw[j][2] = w.z != 0.f ? __ldg(s + rstep) : zero;
+            raw[j][3] = w.w != 0.f ? __ldg(s + rstep + cstep) : zero;
+        }
+    }
+
+    template <typename Store> __device__ void finish(typename Store::S *Bs, int ldb, int) const {
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+            float c[4][VW];
+#pragma unroll
+            for (int q = 0; q < 4; q++) dcn_unpack<T, VW>(raw[j][q], c[q]);
+#pragma unroll
+            for (int e = 0; e < VW; e++) {
+                float v =
+                    wt[j].x * c[0][e] + wt[j].y * c[1][e] + wt[j].z * c[2][e] + wt[j].w * c[3][e];
+                Bs[(c0 + j * VW + e) * ldb + nn] = Store::to_s(v);
+            }
+        }
+    }
+};
+
+/* [n][c][hw] -> [n][hw][c], 32x32 tiles through shared memory. */
+template <typename T> __global__ void dcn_nchw_to_nhwc(const T *in, T *out, int c, int hw) {
+    __shared__ T tile[32][33];
+    const int64_t img = (int64_t)blockIdx.z * c * hw;
+    const int p0 = blockIdx.x * 32, c0 = blockIdx.y * 32, tx = threadIdx.x;
+    for (int i = threadIdx.y; i < 32; i += 8)
+        if (c0 + i < c && p0 + tx < hw) tile[i][tx] = in[img + (c0 + i) * hw + p0 + tx];
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8)
+        if (p0 + i < hw && c0 + tx < c) out[img + (p0 + i) * c + c0 + tx] = tile[tx][i];
+}
+
+/* The NHWC copy of the input: workspace of every nhwc_gemm variant. */
+static inline size_t dcn_nhwc_bytes(const kb_dcn_params *p) {
+    return (size_t)(p->n * kb_dcn_sizes_of(p).input_img) * kb_dtype_size(p->dtype);
+}
+
+/* Channel counts that keep every 16-byte vector inside one weight group and one
+ * offset group, on a 16-byte boundary. */
+static inline int dcn_nhwc_limits(const kb_dcn_params *p, kb_error *why) {
+    int64_t vw = 16 / (int64_t)kb_dtype_size(p->dtype);
+    int64_t cin_g = p->c_in / p->groups, cin_og = p->c_in / p->offset_groups;
+    if (cin_g % vw || cin_og % vw) {
+        kb_fail(why,
+                "c_in/groups = %lld and c_in/offset_groups = %lld must be multiples of %lld "
+                "(channels per 16-byte vector)",
+                (long long)cin_g, (long long)cin_og, (long long)vw);
+        return KB_UNSUPPORTED;
+    }
+    return KB_OK;
+}
+
+/* Enqueue the transpose of the input into nhwc. */
+template <typename T>
+static int dcn_to_nhwc(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_t s, kb_error *e) {
+    int hw = (int)(p->h * p->w), c = (int)p->c_in;
+    if (p->n == 0) return KB_OK;
+    dim3 grid((unsigned)((hw + 31) / 32), (unsigned)((c + 31) / 32), (unsigned)p->n);
+    kb_nvtx_push("nhwc");
+    dcn_nchw_to_nhwc<T><<<grid, dim3(32, 8), 0, s>>>(in, nhwc, c, hw);
+    kb_nvtx_pop();
+    return kb_cuda_check(cudaGetLastError(), "dcn_nchw_to_nhwc", e);
+}
+
+#endif
