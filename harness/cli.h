@@ -10,6 +10,7 @@ int kb_cmd_info(int argc, char **argv);
 int kb_cmd_plot(int argc, char **argv);
 int kb_cmd_report(int argc, char **argv); /* results read back (csv_read.c) */
 int kb_cmd_compare(int argc, char **argv);
+int kb_cmd_verify(int argc, char **argv); /* a peer's .npy outputs against a --dump case */
 
 /* "error: ..." on stderr, a hint to --help, and KB_EXIT_USAGE. */
 int kb_usage_error(const char *cmd, const char *fmt, ...)

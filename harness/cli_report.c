@@ -8,6 +8,8 @@
  * did not pass, with its reason.
  *
  * Both pages are written by one set of doc_* calls, so they say the same.
+ * DIR/summary.md is the excerpt a README shows (scripts/make-report.sh puts
+ * it there): the headline plots and one "which variant to ship" table.
  */
 #include "cli.h"
 
@@ -28,7 +30,10 @@ static void report_help(void) {
          "    semantics (nms pairwise_fast: time saved, boxes lost) where the op has them;\n"
          "  - the plots of `kbench plot` (time, speedup, roofline, workspace, ...);\n"
          "  - every row that did not PASS, with its status and reason.\n"
-         "And the runs: device, driver, clocks, peaks, commit, command and time of each file.\n\n"
+         "And the runs: device, driver, clocks, peaks, commit, command and time of each file.\n"
+         "DIR/summary.md is the short form for a README: per op its time and speedup plots\n"
+         "and one line per case (the variant to ship, its time, its speedup over the\n"
+         "baseline and over the fastest peer that PASSed, its workspace).\n\n"
          "  -o, --output DIR   where the pages and plots go (default report/; created)\n"
          "  -h, --help\n"
          "exit codes: 0 written; 2 bad usage or an unreadable CSV; 4 a file could not be\n"
@@ -450,6 +455,93 @@ static void write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const
     write_not_passed(d, v);
 }
 
+/* ---- the README's excerpt ---- */
+
+/* The fastest peer that PASSed on case c, or -1. */
+static int best_peer(const kb_op_view *v, int c) {
+    int best = -1;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (!kb_result_is_peer(v->variants[k]) || !r || r->status != KB_ROW_PASS ||
+            !(r->median_us > 0))
+            continue;
+        if (best < 0 || r->median_us < kb_view_cell(v, c, best)->median_us) best = k;
+    }
+    return best;
+}
+
+static const kb_plot *find_plot(const kb_plot *plots, int n, const char *kind) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(plots[i].kind, kind) == 0 && plots[i].rendered) return &plots[i];
+    return NULL;
+}
+
+static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
+                         int nplots) {
+    fprintf(f, "\n**%s** (%s mode)\n\n", v->op, v->mode);
+    static const char *const kinds[] = {"time", "speedup"};
+    for (int i = 0; i < 2; i++) {
+        const kb_plot *p = find_plot(plots, nplots, kinds[i]);
+        if (p) fprintf(f, "![%s %s](%s.%s) ", v->op, p->kind, p->base, o->svg ? "svg" : "png");
+    }
+    fputs("\n\n| case | ship | median | vs baseline | vs fastest peer | workspace |\n"
+          "|---|---|---|---|---|---|\n",
+          f);
+    for (int c = 0; c < v->ncases; c++) {
+        char shortform[CELL], t[32], base_txt[160], peer_txt[160], ws[32];
+        int best, second;
+        rank_case(v, c, &best, &second);
+        kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
+        fputs("| ", f);
+        md_escape(f, shortform, 1);
+        if (best < 0) {
+            fputs(" | (no variant passed) | - | - | - | - |\n", f);
+            continue;
+        }
+        const kb_result *w = kb_view_cell(v, c, best);
+        kb_format_us(w->median_us, t, sizeof t);
+        int base = kb_view_baseline(v, c, NULL), peer = best_peer(v, c);
+        if (base < 0)
+            snprintf(base_txt, sizeof base_txt, "-");
+        else if (base == best)
+            snprintf(base_txt, sizeof base_txt, "(is the baseline)");
+        else
+            snprintf(base_txt, sizeof base_txt, "%.2f× %s",
+                     kb_view_cell(v, c, base)->median_us / w->median_us, v->variants[base]);
+        if (peer < 0)
+            snprintf(peer_txt, sizeof peer_txt, "-");
+        else
+            snprintf(peer_txt, sizeof peer_txt, "%.2f× %s",
+                     kb_view_cell(v, c, peer)->median_us / w->median_us, v->variants[peer]);
+        fmt_bytes(w->workspace_bytes, ws, sizeof ws);
+        fprintf(f, " | %s | %s | %s | %s | %s |\n", v->variants[best], t, base_txt, peer_txt, ws);
+    }
+}
+
+static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
+                         const kb_op_view *views, int nviews, const kb_plot_list *plots,
+                         const int *first_plot, kb_error *e) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return kb_fail(e, "%s: cannot write", path);
+    const char *gpu = res->nfiles && res->files[0].gpu[0] ? res->files[0].gpu : "(not recorded)";
+    int gpu_len = (int)strcspn(gpu, "|");
+    while (gpu_len > 0 && gpu[gpu_len - 1] == ' ') gpu_len--;
+    fprintf(f,
+            "Made by `kbench report` from %d file(s); device: %.*s. Medians, cold L2; "
+            "speedups are time ratios on the same case (above 1× the variant to ship is "
+            "faster); peers count only where they PASSed the same check.\n",
+            res->nfiles, gpu_len, gpu);
+    for (int i = 0; i < nviews; i++)
+        summary_view(f, o, &views[i], plots->items + first_plot[i],
+                     first_plot[i + 1] - first_plot[i]);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return kb_fail(e, "%s: write error", path);
+    printf("%s\n", path);
+    return KB_OK;
+}
+
 static int write_pages(const char *dir, const kb_results *res, const kb_plot_opts *o,
                        const kb_op_view *views, int nviews, const kb_plot_list *plots,
                        const int *first_plot, kb_error *e) {
@@ -531,7 +623,8 @@ int kb_cmd_report(int argc, char **argv) {
     for (int i = 0; i < plots.count && rc == KB_EXIT_OK && have_gnuplot; i++)
         if (kb_plot_render(&o, &plots.items[i], &e) != KB_OK) rc = KB_EXIT_RUNTIME;
     if (rc == KB_EXIT_OK &&
-        write_pages(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK)
+        (write_pages(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK ||
+         write_summary(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK))
         rc = KB_EXIT_RUNTIME;
     if (rc != KB_EXIT_OK) fprintf(stderr, "kbench report: error: %s\n", e.msg);
     if (rc == KB_EXIT_OK && !have_gnuplot) {

@@ -28,6 +28,8 @@ static void run_help(const char *cmd) {
          "                      line of AXIS=VALUES tokens per case; -a overrides its axes\n"
          "                      (default: 'default' for run, 'smoke' for check; with only -a,\n"
          "                      the op's defaults with the -a axes swept)\n"
+         "  --max-cases N       only the first N cases of each op's sweep (a quick look;\n"
+         "                      compute-sanitizer's racecheck)\n"
          "  -v, --variant V,..  only these variants (default: all of the op)\n"
          "  --seed N            inputs are made from this seed (default 1)\n"
          "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead\n"
@@ -44,6 +46,19 @@ static void run_help(const char *cmd) {
              "  --min-samples N     ... with at least N samples (default 20)\n"
              "  --max-time S        or after S seconds of sampling per row (default 2)\n"
              "  --no-check          time only: rows say UNCHECKED");
+    puts("reliability:\n"
+         "  --isolate           (default) run the pairs in worker processes; this process\n"
+         "                      holds no CUDA context. A sticky CUDA error (illegal address,\n"
+         "                      launch failure) is a CRASH row with the error, a pair past\n"
+         "                      --case-timeout a TIMEOUT row (the worker is killed); a new\n"
+         "                      worker carries on with the next pair\n"
+         "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
+         "                      'not run' (for compute-sanitizer, debuggers)\n"
+         "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
+         "                      check and timing included (default 60; 0: no limit)\n"
+         "  --force             run int32-index variants on cases their supports() refuses\n"
+         "                      (isolated only): see what the limit protects against; the\n"
+         "                      row's reason starts with FORCED");
     puts("output:\n"
          "  --format F          stdout as table (default), csv, json (lines) or md\n"
          "  -o FILE             also write FILE (repeatable); format from the extension:\n"
@@ -52,7 +67,7 @@ static void run_help(const char *cmd) {
          "                      already holds: a killed sweep continues where it stopped\n"
          "                      (a partial last line is cut off first, and said so)\n"
          "  -q, --quiet         nothing on stdout (with -o)\n"
-         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH,\n"
+         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
          "            2 bad usage, 3 no CUDA device, 4 an output could not be written");
 }
 
@@ -62,7 +77,8 @@ typedef struct run_args {
     int nspecs;
     const char *outputs[8];
     int noutputs, quiet;
-    long device, fuzz;
+    int timeout_given;
+    long device, fuzz, max_cases; /* max_cases: -1 for all */
     kb_format format;
     kb_run_opts opts;
 } run_args;
@@ -121,10 +137,22 @@ static int parse_args(int argc, char **argv, run_args *a) {
             a->opts.seed = (uint64_t)n;
         } else if (strcmp(o, "--device") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 1023, &a->device) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--max-cases") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->max_cases) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--fuzz") == 0 && !a->opts.timing) {
             if (kb_opt_int(cmd, o, v, 0, 100000, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--no-check") == 0 && a->opts.timing) {
             a->opts.check = 0;
+            takes = 0;
+        } else if (strcmp(o, "--isolate") == 0 || strcmp(o, "--no-isolate") == 0) {
+            a->opts.isolate = strcmp(o, "--isolate") == 0;
+            takes = 0;
+        } else if (strcmp(o, "--case-timeout") == 0) {
+            if (kb_opt_double(cmd, o, v, 0, 86400, &x) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.case_timeout_s = x;
+            a->timeout_given = 1;
+        } else if (strcmp(o, "--force") == 0) {
+            a->opts.force = 1;
             takes = 0;
         } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
             a->quiet = 1;
@@ -143,6 +171,12 @@ static int parse_args(int argc, char **argv, run_args *a) {
         }
     }
     if (!a->opname) return kb_usage_error(cmd, "which op? (kbench list shows them)");
+    if (!a->opts.isolate && a->opts.force)
+        return kb_usage_error(cmd, "--force needs isolation: a forced variant may fault (drop "
+                                   "--no-isolate)");
+    if (!a->opts.isolate && a->timeout_given)
+        return kb_usage_error(cmd, "--case-timeout needs isolation: only a worker process can "
+                                   "be killed (drop --no-isolate)");
     return KB_OK;
 }
 
@@ -254,6 +288,27 @@ static int open_resume(const char *cmd, const char *path, kb_results *res, kb_pr
     return KB_OK;
 }
 
+/* The printers' headers need the device: called once it is open (in this
+ * process, or in the first worker when isolated). */
+typedef struct begin_ctx {
+    int argc;
+    char **argv;
+    kb_runner *r;
+    kb_device dev;
+    kb_meta meta;
+    int begun;
+} begin_ctx;
+
+static void begin_printers(void *ctx, const kb_device *dev, int sm_clock_now_mhz) {
+    begin_ctx *bc = ctx;
+    if (dev != &bc->dev) bc->dev = *dev;
+    kb_meta_init(&bc->meta, &bc->dev, bc->argc, bc->argv);
+    bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
+    for (int i = 0; i < bc->r->nprinters; i++)
+        bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);
+    bc->begun = 1;
+}
+
 int kb_cmd_run(int argc, char **argv) {
     run_args a;
     memset(&a, 0, sizeof a);
@@ -264,8 +319,11 @@ int kb_cmd_run(int argc, char **argv) {
         .rule = {.max_noise = 0.01, .min_samples = 20, .max_time_s = 2.0, .max_samples = 20000},
         .seed = 1,
         .check = 1,
-        .timing = timing};
+        .timing = timing,
+        .isolate = 1,
+        .case_timeout_s = 60};
     a.format = KB_FMT_TABLE;
+    a.max_cases = -1;
     int rc = parse_args(argc, argv, &a);
     if (rc != KB_OK) return KB_EXIT_USAGE;
 
@@ -290,9 +348,12 @@ int kb_cmd_run(int argc, char **argv) {
             return KB_EXIT_USAGE;
         const char *sweep = a.sweep ? a.sweep : (a.nspecs ? NULL : timing ? "default" : "smoke");
         kb_error e;
+        int first = cases.count;
         int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, &cases, &e)
                         : kb_expand_line(op, "", a.specs, a.nspecs, &cases, &e);
         if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+        if (a.max_cases >= 0 && cases.count - first > a.max_cases)
+            cases.count = first + (int)a.max_cases;
         fuzzed += add_fuzz_cases(op, a.fuzz, a.opts.seed, &cases);
     }
     variants[nvar] = NULL;
@@ -318,23 +379,10 @@ int kb_cmd_run(int argc, char **argv) {
         printers[np++].own_file = 1;
     }
 
-    kb_device dev;
-    kb_error e;
-    rc = kb_device_open((int)a.device, &dev, &e);
-    if (rc == KB_NO_DEVICE) {
-        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
-                cases.count);
-        return KB_EXIT_NO_DEVICE;
-    }
-    if (rc != KB_OK) return kb_usage_error(a.cmd, "%s", e.msg);
-    if (timing && kb_device_peaks(&dev, 0, &e) != KB_OK)
-        fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
-
-    kb_meta meta;
-    kb_meta_init(&meta, &dev, argc + 1, argv - 1);
     kb_runner runner;
+    kb_error e;
     a.opts.progress = isatty(2);
-    if (kb_runner_init(&runner, &dev, &a.opts, &e) != KB_OK) {
+    if (kb_runner_init(&runner, &a.opts, &e) != KB_OK) {
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
         return KB_EXIT_RUNTIME;
     }
@@ -342,11 +390,33 @@ int kb_cmd_run(int argc, char **argv) {
         runner.already_done = resume_done;
         runner.done_ctx = &done;
     }
-    for (int i = 0; i < np; i++) {
-        runner.printers[runner.nprinters++] = &printers[i];
-        printers[i].begin(&printers[i], &meta);
+    if (kb_runner_plan(&runner, &cases, variants, &e) != KB_OK) {
+        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+        return KB_EXIT_RUNTIME;
     }
-    kb_runner_sweep(&runner, &cases, variants, &e);
+    for (int i = 0; i < np; i++) runner.printers[runner.nprinters++] = &printers[i];
+
+    begin_ctx bc = {.argc = argc + 1, .argv = argv - 1, .r = &runner};
+    if (a.opts.isolate) {
+        rc = kb_isolated_run(&runner, (int)a.device, begin_printers, &bc, &e);
+    } else {
+        rc = kb_device_open((int)a.device, &bc.dev, &e);
+        if (rc == KB_OK && timing && kb_device_peaks(&bc.dev, 0, &e) != KB_OK)
+            fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
+        if (rc == KB_OK) {
+            begin_printers(&bc, &bc.dev, kb_device_sm_clock_now(&bc.dev));
+            rc = kb_runner_attach(&runner, &bc.dev, &e);
+        }
+        if (rc == KB_OK) kb_runner_run(&runner, 0);
+    }
+    if (rc == KB_NO_DEVICE) {
+        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
+                cases.count);
+        return KB_EXIT_NO_DEVICE;
+    }
+    if (rc != KB_OK && !bc.begun) return kb_usage_error(a.cmd, "%s", e.msg); /* --device N */
+    if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+    rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
     for (int i = 0; i < np; i++) {
         printers[i].end(&printers[i]);
         if (printers[i].own_file && fclose(printers[i].f) != 0) rc = KB_EXIT_RUNTIME;
@@ -355,12 +425,12 @@ int kb_cmd_run(int argc, char **argv) {
     int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
     fprintf(a.quiet ? stderr : stdout,
             "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
-            "%d UNCHECKED%s\n",
+            "%d TIMEOUT, %d UNCHECKED%s\n",
             cases.count, fuzzed ? " (incl. fuzzed)" : "",
             n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
                 n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
             n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
-            n[KB_ROW_UNCHECKED],
+            n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
             runner.skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
     if (a.resume)
         fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",

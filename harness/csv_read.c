@@ -407,8 +407,9 @@ int kb_result_is_peer(const char *variant) {
     return strncmp(variant, "peer:", 5) == 0;
 }
 
-int kb_result_timed(const kb_result *r) {
-    return (r->status == KB_ROW_PASS || r->status == KB_ROW_UNCHECKED) && r->median_us > 0;
+int kb_result_timed(const kb_result *r) { /* a --force row is outside its variant's range */
+    return (r->status == KB_ROW_PASS || r->status == KB_ROW_UNCHECKED) && r->median_us > 0 &&
+           strncmp(r->reason, KB_FORCED_PREFIX, strlen(KB_FORCED_PREFIX)) != 0;
 }
 
 void kb_format_us(double us, char *buf, size_t n) {

@@ -20,15 +20,16 @@ static const struct {
     {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)"},
     {"report", kb_cmd_report, "Markdown + HTML report of results CSVs, plots embedded"},
     {"compare", kb_cmd_compare, "judge two results CSVs: FASTER / SLOWER / SAME / UNSURE"},
+    {"verify", kb_cmd_verify, "judge another program's outputs on a --dump case (peers/)"},
 };
 
 static void usage(FILE *f) {
     fputs("usage: kbench COMMAND [options]   (kbench COMMAND --help for each)\n\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
-    fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed or CRASHed;\n"
-          "            2 bad usage or input; 3 no CUDA device (run, check); 4 runtime error\n"
-          "            (an output file could not be written, out of host memory; plot and\n"
+    fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed, CRASHed or\n"
+          "            TIMEd OUT; 2 bad usage or input; 3 no CUDA device (run, check); 4 runtime\n"
+          "            error (an output file could not be written, out of host memory; plot and\n"
           "            report: no gnuplot on PATH); 5 compare: a row SLOWER, or PASS -> FAIL\n"
           "examples:\n"
           "  kbench list preprocess\n"

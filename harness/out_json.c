@@ -38,7 +38,7 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
                 "\"driver\":%d,\"runtime\":%d,\"peak_copy_gbps\":%.1f,"
                 "\"peak_sgemm_gflops\":%.1f",
                 d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes, d->mem_bytes, d->sm_clock_mhz,
-                d->mem_clock_mhz, kb_device_sm_clock_now(d), d->driver_version, d->runtime_version,
+                d->mem_clock_mhz, m->sm_clock_now_mhz, d->driver_version, d->runtime_version,
                 d->peak_copy_gbps, d->peak_sgemm_gflops);
     }
     fputs("}}\n", f);

@@ -55,7 +55,8 @@ void kb_row_cells(const kb_row *r, char cells[NCELLS][CELL]) {
     else
         snprintf(cells[8], CELL, "-");
     fmt_bytes(r->workspace_bytes, cells[9]);
-    const char *why = r->status == KB_ROW_PASS || r->status == KB_ROW_UNCHECKED ? "" : r->reason;
+    const char *why =
+        (r->status == KB_ROW_PASS || r->status == KB_ROW_UNCHECKED) && !r->forced ? "" : r->reason;
     snprintf(cells[10], CELL, "%s%s%s%s", r->deterministic == 0 ? "nondeterministic " : "",
              r->acc.note, (*why && r->acc.note[0]) ? "; " : "", why);
 }

@@ -12,6 +12,9 @@
 #include "rpn_proposals.h"
 #include "topk.h"
 #include "yolo_decode.h"
+#ifdef KB_WITH_FAULTY /* the kbench_faulty test binary: tests/faulty/faulty.h */
+#include "faulty.h"
+#endif
 
 #include <string.h>
 
@@ -45,6 +48,8 @@ const kb_variant kb_variants[] = {
      KB_INDEX64, &kb_deform_conv2d_explicit_gemm_i64},
     {"deform_conv2d", "explicit_gemm_i32", "im2col columns + cuBLAS per group, int32 indices",
      KB_INDEX32, &kb_deform_conv2d_explicit_gemm_i32},
+    {"deform_conv2d", "explicit_gemm_tf32", "im2col columns + cuBLAS tf32 tensor cores, int32",
+     KB_INDEX32 | KB_TENSOR_CORES | KB_TF32, &kb_deform_conv2d_explicit_gemm_tf32},
     {"deform_conv2d", "implicit_gemm", "no columns: sampled B tiles in smem, fp32 FMA 128x128x8",
      KB_INDEX32, &kb_deform_conv2d_implicit_gemm},
     {"deform_conv2d", "implicit_gemm_tf32", "implicit GEMM, mma.sync m16n8k8 tf32, fp32 accumulate",
@@ -54,6 +59,14 @@ const kb_variant kb_variants[] = {
     {"deform_conv2d", "implicit_gemm_bf16",
      "implicit GEMM, mma.sync m16n8k16 bf16, fp32 accumulate", KB_INDEX32 | KB_TENSOR_CORES,
      &kb_deform_conv2d_implicit_gemm_bf16},
+    {"deform_conv2d", "nhwc_gemm", "NHWC input copy, 16 B corner loads; fp32 FMA 128x128x8",
+     KB_INDEX32, &kb_deform_conv2d_nhwc_gemm},
+    {"deform_conv2d", "nhwc_gemm_tf32", "NHWC input copy, 16 B corner loads; mma.sync tf32",
+     KB_INDEX32 | KB_TENSOR_CORES | KB_TF32, &kb_deform_conv2d_nhwc_gemm_tf32},
+    {"deform_conv2d", "nhwc_gemm_f16", "NHWC input copy, 16 B corner loads; mma.sync f16",
+     KB_INDEX32 | KB_TENSOR_CORES, &kb_deform_conv2d_nhwc_gemm_f16},
+    {"deform_conv2d", "nhwc_gemm_bf16", "NHWC input copy, 16 B corner loads; mma.sync bf16",
+     KB_INDEX32 | KB_TENSOR_CORES, &kb_deform_conv2d_nhwc_gemm_bf16},
     {"nms", "bitmask_host", "64x64 IoU tiles -> 64-bit masks; mask to host, serial walk there",
      KB_HOST_SYNC, &kb_nms_bitmask_host},
     {"nms", "bitmask_gpu", "the same masks; one block walks them box by box (mmcv)", 0,
@@ -86,6 +99,9 @@ const kb_variant kb_variants[] = {
      &kb_yolo_decode_scan_greedy},
     {"yolo_decode", "fused_batch", "one launch, a block per image: compact, select, sort, greedy",
      0, &kb_yolo_decode_fused_batch},
+#ifdef KB_WITH_FAULTY
+    KB_FAULTY_VARIANTS
+#endif
     {NULL, NULL, NULL, 0, NULL},
 };
 

@@ -48,6 +48,7 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
     memset(meta, 0, sizeof *meta);
     meta->dev = dev;
     meta->commit = kb_git_commit;
+    meta->sm_clock_now_mhz = -1; /* the caller reads it where the device is open */
     size_t used = 0;
     for (int i = 0; i < argc && used < sizeof meta->command; i++)
         used += (size_t)snprintf(meta->command + used, sizeof meta->command - used, "%s%s",
@@ -71,7 +72,6 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
                 prefix, d->name, d->uuid, d->cc_major, d->cc_minor, d->sm_count,
                 d->l2_bytes / 1048576.0, d->driver_version / 1000, (d->driver_version % 1000) / 10,
                 d->runtime_version / 1000, (d->runtime_version % 1000) / 10, d->sm_clock_mhz,
-                d->mem_clock_mhz, kb_device_sm_clock_now(d), d->peak_copy_gbps,
-                d->peak_sgemm_gflops);
+                d->mem_clock_mhz, m->sm_clock_now_mhz, d->peak_copy_gbps, d->peak_sgemm_gflops);
     }
 }

@@ -1,10 +1,13 @@
 /* runner.c — one row per (case, variant): inputs, reference, check, timing.
  *
- * Per case: describe -> host inputs (made from the seed, or read from
+ * The plan is every (case, variant) pair, case by case. Per case: describe ->
+ * device-memory check -> host inputs (made from the seed, or read from
  * --inputs) -> CPU reference -> device inputs. Per variant: supports ->
  * device-memory check -> setup -> [check: poison, run, compare; poison, run,
  * compare bitwise] -> [timing] -> teardown -> row, flushed to every printer.
- * A failure in one variant becomes that row's status; the sweep goes on.
+ * A failure in one variant becomes that row's status; the sweep goes on. A
+ * sticky CUDA error makes a CRASH row; in a worker process (isolate.c) the
+ * worker then stops, and the next one continues with the next pair.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -17,18 +20,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int kb_runner_init(kb_runner *r, kb_device *dev, const kb_run_opts *opts, kb_error *e) {
+int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     memset(r, 0, sizeof *r);
-    r->dev = dev;
     r->opts = *opts;
     kb_measure *m = &r->measure;
     m->mode = opts->mode;
     m->rule = opts->rule;
     m->warmup_s = 0.02;
-    m->dev = dev;
     m->throttle_frac = 0.75;
     m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
     if (!m->samples) return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
+    return KB_OK;
+}
+
+int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
+                   kb_error *e) {
+    int nvar = 0;
+    while (variants[nvar]) nvar++;
+    r->cases = cases;
+    r->variants = variants;
+    r->nvariants = nvar;
+    r->mem = calloc((size_t)nvar + 1, sizeof *r->mem);
+    r->pairs = malloc(((size_t)cases->count * (size_t)nvar + 1) * sizeof *r->pairs);
+    if (!r->mem || !r->pairs)
+        return kb_fail(e, "out of host memory for %d x %d pairs", cases->count, nvar);
+    for (int i = 0; i < cases->count; i++) {
+        char params[1024];
+        kb_case_format(&cases->cases[i], params, sizeof params);
+        for (int k = 0; k < nvar; k++) {
+            if (strcmp(variants[k]->op, cases->cases[i].op->name) != 0) continue;
+            if (r->already_done && r->already_done(r->done_ctx, variants[k], params, r->opts.mode))
+                r->resumed++;
+            else
+                r->pairs[r->npairs++] = (kb_pair){i, k};
+        }
+    }
+    return KB_OK;
+}
+
+int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
+    kb_measure *m = &r->measure;
+    r->dev = dev;
+    m->dev = dev;
     /* Twice L2 so that nothing of the inputs survives the flush. */
     m->l2_flush_bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
     KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
@@ -37,9 +70,13 @@ int kb_runner_init(kb_runner *r, kb_device *dev, const kb_run_opts *opts, kb_err
 }
 
 void kb_runner_free(kb_runner *r) {
-    if (r->stream) cudaStreamDestroy(r->stream);
-    cudaFree(r->measure.l2_flush);
+    if (r->dev) { /* only a process that attached touches CUDA here */
+        if (r->stream) cudaStreamDestroy(r->stream);
+        cudaFree(r->measure.l2_flush);
+    }
     free(r->measure.samples);
+    free(r->mem);
+    free(r->pairs);
     memset(r, 0, sizeof *r);
 }
 
@@ -194,7 +231,7 @@ typedef struct case_data {
     char params[1024];
 } case_data;
 
-static void emit(kb_runner *r, kb_row *row) {
+void kb_runner_emit(kb_runner *r, const kb_row *row) {
     r->counts[row->status]++;
     for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
 }
@@ -276,66 +313,124 @@ static void set_status(kb_row *row, kb_status st, const char *why) {
     snprintf(row->reason, sizeof row->reason, "%s", why);
 }
 
+static void row_init(const kb_runner *r, const kb_case *c, const kb_variant *v, const char *params,
+                     kb_row *row) {
+    memset(row, 0, sizeof *row);
+    snprintf(row->op, sizeof row->op, "%s", v->op);
+    snprintf(row->variant, sizeof row->variant, "%s", v->name);
+    snprintf(row->params, sizeof row->params, "%s", params);
+    row->mode = r->opts.mode;
+    row->flags = v->flags;
+    row->deterministic = -1;
+    row->cost = c->op->cost(c);
+    row->status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
+}
+
 /* A sticky error (illegal address, launch failure) poisons the context for
  * the rest of the process: every later row would fail for the wrong reason. */
+static const char not_run_lost[] = "not run: the CUDA context was lost earlier in the sweep";
+
 static int context_lost(void) {
     cudaError_t rc = cudaDeviceSynchronize();
     if (rc == cudaSuccess) rc = cudaGetLastError();
     return rc != cudaSuccess && rc != cudaErrorMemoryAllocation;
 }
 
-/* case_err: the case itself could not be prepared; every variant's row says so. */
-static void run_variant(kb_runner *r, case_data *cd, const kb_variant *v, kb_status case_status,
-                        const char *case_err) {
-    kb_row row;
-    memset(&row, 0, sizeof row);
-    snprintf(row.op, sizeof row.op, "%s", v->op);
-    snprintf(row.variant, sizeof row.variant, "%s", v->name);
-    snprintf(row.params, sizeof row.params, "%s", cd->params);
-    row.mode = r->opts.mode;
-    row.flags = v->flags;
-    row.deterministic = -1;
-    row.cost = cd->c->op->cost(cd->c);
-    row.status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
+static size_t device_free(void) {
+    size_t free_b = 0, total_b = 0;
+    return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
+}
 
+static double gib(size_t b) {
+    return (double)b / 1073741824.0;
+}
+
+/* What one row (or case) left in use. Growth under 1 MiB is allocator noise. */
+static void watch(kb_mem_watch *w, size_t before, size_t after) {
+    if (w->rows++ == 0 || !before || !after || after + ((size_t)1 << 20) >= before) return;
+    w->grew++;
+    w->regrown += before - after;
+}
+
+/* --force: the reason says what the row was forced past, then the outcome. */
+static void mark_forced(kb_row *row, const char *limit) {
+    char outcome[sizeof row->reason];
+    snprintf(outcome, sizeof outcome, "%s", row->reason);
+    snprintf(row->reason, sizeof row->reason, KB_FORCED_PREFIX " past its limit (%.600s)%s%.560s",
+             limit, outcome[0] ? ": " : "", outcome);
+}
+
+void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
+                           const char *forced_limit) {
+    const kb_case *c = &r->cases->cases[r->pairs[p].c];
+    char params[1024];
+    kb_case_format(c, params, sizeof params);
+    kb_row row;
+    row_init(r, c, r->variants[r->pairs[p].v], params, &row);
+    set_status(&row, st, why);
+    if (forced_limit && forced_limit[0]) {
+        row.forced = 1;
+        mark_forced(&row, forced_limit);
+    }
+    kb_runner_emit(r, &row);
+}
+
+/* case_err: the case itself could not be prepared; every variant's row says so. */
+static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
+                        const char *case_err) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    kb_row row;
+    row_init(r, cd->c, v, cd->params, &row);
     kb_error e = {{0}};
+    if (!case_err && r->context_lost) {
+        case_status = KB_ROW_ERROR;
+        case_err = not_run_lost;
+    }
     if (case_err) {
         set_status(&row, case_status, case_err);
-        emit(r, &row);
+        kb_runner_emit(r, &row);
         return;
     }
     int s = v->impl->supports(cd->c, &e);
     if (s == KB_NOT_APPLICABLE) {
         r->skipped_na++;
+        if (r->on_skip) r->on_skip(r, p);
         return;
+    }
+    char limit[sizeof e.msg] = "";
+    if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
+        row.forced = 1;
+        snprintf(limit, sizeof limit, "%s", e.msg);
+        s = KB_OK;
     }
     if (s != KB_OK) {
         set_status(&row, KB_ROW_UNSUPPORTED, e.msg);
-        emit(r, &row);
+        kb_runner_emit(r, &row);
         return;
     }
     if (r->opts.mode == KB_MODE_GRAPH && (v->flags & KB_HOST_SYNC) && r->opts.timing) {
         set_status(&row, KB_ROW_UNSUPPORTED,
                    "synchronises with the host: cannot be graph-captured");
-        emit(r, &row);
+        kb_runner_emit(r, &row);
         return;
     }
     row.workspace_bytes = v->impl->workspace_bytes(cd->c);
 
     /* Refuse up front what cannot fit, with the numbers. */
-    size_t free_b = 0, total_b = 0;
-    size_t need = kb_tensors_bytes(&cd->out_desc) + row.workspace_bytes;
-    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && need > free_b) {
+    size_t free_b = device_free(), out_b = kb_tensors_bytes(&cd->out_desc);
+    if (free_b && (out_b > free_b || row.workspace_bytes > free_b - out_b)) {
         char why[512];
         snprintf(why, sizeof why,
-                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free",
-                 kb_tensors_bytes(&cd->out_desc) / 1073741824.0, row.workspace_bytes / 1073741824.0,
-                 free_b / 1073741824.0);
+                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free "
+                 "(inputs hold %.2f GiB)",
+                 gib(out_b), gib(row.workspace_bytes), gib(free_b), gib(kb_tensors_bytes(&cd->in)));
         set_status(&row, KB_ROW_UNSUPPORTED, why);
-        emit(r, &row);
+        if (row.forced) mark_forced(&row, limit);
+        kb_runner_emit(r, &row);
         return;
     }
 
+    if (r->on_start) r->on_start(r, p, limit);
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
@@ -364,8 +459,11 @@ static void run_variant(kb_runner *r, case_data *cd, const kb_variant *v, kb_sta
     if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
         set_status(&row, KB_ROW_CRASH, e.msg);
         r->context_lost = 1;
+    } else {
+        watch(&r->mem[r->pairs[p].v], free_b, device_free());
     }
-    emit(r, &row);
+    if (row.forced) mark_forced(&row, limit);
+    kb_runner_emit(r, &row);
 }
 
 /* ---- one case ---- */
@@ -373,6 +471,12 @@ static void run_variant(kb_runner *r, case_data *cd, const kb_variant *v, kb_sta
 static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     const kb_op *op = cd->c->op;
     if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
+    /* Before the inputs are made: a case that cannot fit costs no reference. */
+    size_t free_b = device_free(), in_b = kb_tensors_bytes(&cd->in);
+    if (free_b && in_b > free_b) {
+        kb_fail(e, "inputs %.2f GiB > %.2f GiB free", gib(in_b), gib(free_b));
+        return KB_OUT_OF_MEMORY;
+    }
     if (kb_tensors_alloc_host(&cd->in, e) != KB_OK) return KB_ERR;
     uint64_t seed = r->opts.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(cd->index + 1));
     int rc = r->opts.inputs_dir ? load_inputs(r->opts.inputs_dir, &cd->in, e)
@@ -410,47 +514,76 @@ static void progress(kb_runner *r, int i, int n, double t0, const char *what) {
     fflush(stderr);
 }
 
-static int done_before(kb_runner *r, const kb_variant *v, const char *params) {
-    return r->already_done && r->already_done(r->done_ctx, v, params, r->opts.mode);
+/* Loud, on stderr: device memory that stayed in use. The free memory read
+ * is the device's, so another process starting on the GPU can disturb one
+ * row: a leak must show on most rows after the first, over 16 MiB in all. */
+static int leaks(const kb_mem_watch *w) {
+    return w->regrown > ((size_t)16 << 20) && 2 * w->grew > w->rows - 1;
 }
 
-int kb_runner_sweep(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
-                    kb_error *e) {
+static void report_leaks(kb_runner *r, size_t free0) {
+    size_t free1 = device_free();
+    int named = 0;
+    for (int k = 0; k <= r->nvariants; k++) {
+        const kb_mem_watch *w = &r->mem[k];
+        if (!leaks(w) || (k == r->nvariants && named)) continue;
+        char who[200];
+        if (k < r->nvariants)
+            snprintf(who, sizeof who, "%s/%s", r->variants[k]->op, r->variants[k]->name);
+        else
+            snprintf(who, sizeof who, "the harness (inputs, outputs)");
+        fprintf(stderr,
+                "kbench: LEAK: %s: device memory in use grew by %.1f MiB over %d of its %d "
+                "%s after the first (free: %.1f MiB when this process began the sweep, %.1f MiB "
+                "at its end)\n",
+                who, w->regrown / 1048576.0, w->grew, w->rows - 1,
+                k < r->nvariants ? "row(s)" : "case(s)", free0 / 1048576.0, free1 / 1048576.0);
+        named++;
+    }
+}
+
+int kb_runner_run(kb_runner *r, int from) {
     double t0 = kb_now_s();
-    for (int i = 0; i < cases->count; i++) {
-        case_data cd;
-        memset(&cd, 0, sizeof cd);
-        cd.index = i;
-        cd.c = &cases->cases[i];
-        kb_case_format(cd.c, cd.params, sizeof cd.params);
-        int todo = 0; /* a resumed case whose rows are all there costs no reference */
-        for (int k = 0; variants[k]; k++)
-            if (strcmp(variants[k]->op, cd.c->op->name) == 0) {
-                if (done_before(r, variants[k], cd.params))
-                    r->resumed++;
-                else
-                    todo++;
+    size_t free0 = device_free();
+    case_data cd;
+    memset(&cd, 0, sizeof cd);
+    int cur = -1, rc = KB_OK, p;
+    size_t case_free = 0;
+    kb_error ce = {{0}};
+    for (p = from; p < r->npairs; p++) {
+        if (r->pairs[p].c != cur) {
+            if (cur >= 0) {
+                release_case(&cd);
+                if (!r->context_lost) watch(&r->mem[r->nvariants], case_free, device_free());
             }
-        if (!todo) continue;
-        progress(r, i, cases->count, t0, cd.params);
-        kb_error ce = {{0}};
-        int rc = r->context_lost
-                     ? kb_fail(&ce, "not run: the CUDA context was lost earlier in the sweep")
-                     : prepare_case(r, &cd, &ce);
-        for (int k = 0; variants[k]; k++) {
-            if (strcmp(variants[k]->op, cd.c->op->name) != 0) continue;
-            if (done_before(r, variants[k], cd.params)) continue;
-            char why[1100];
-            if (rc == KB_OUT_OF_MEMORY) {
-                snprintf(why, sizeof why, "out of device memory for the inputs: %s", ce.msg);
-                run_variant(r, &cd, variants[k], KB_ROW_UNSUPPORTED, why);
-            } else {
-                run_variant(r, &cd, variants[k], KB_ROW_ERROR, rc != KB_OK ? ce.msg : NULL);
-            }
+            case_free = r->context_lost ? 0 : device_free();
+            cur = r->pairs[p].c;
+            memset(&cd, 0, sizeof cd);
+            cd.index = cur;
+            cd.c = &r->cases->cases[cur];
+            kb_case_format(cd.c, cd.params, sizeof cd.params);
+            progress(r, cur, r->cases->count, t0, cd.params);
+            memset(&ce, 0, sizeof ce);
+            rc = r->context_lost ? kb_fail(&ce, "%s", not_run_lost) : prepare_case(r, &cd, &ce);
         }
+        char why[1100];
+        r->pair = p;
+        if (rc == KB_OUT_OF_MEMORY) {
+            snprintf(why, sizeof why, "out of device memory for the inputs: %s", ce.msg);
+            run_variant(r, p, &cd, KB_ROW_UNSUPPORTED, why);
+        } else {
+            run_variant(r, p, &cd, KB_ROW_ERROR, rc != KB_OK ? ce.msg : NULL);
+        }
+        if (r->context_lost && r->stop_on_lost) {
+            p++;
+            break;
+        }
+    }
+    if (cur >= 0) {
         release_case(&cd);
+        if (!r->context_lost) watch(&r->mem[r->nvariants], case_free, device_free());
     }
     if (r->opts.progress && kb_now_s() - t0 >= 2.0) fprintf(stderr, "\r\033[K");
-    (void)e;
-    return KB_OK;
+    if (!r->context_lost) report_leaks(r, free0);
+    return p;
 }

@@ -54,6 +54,15 @@ for op in "${ops[@]}"; do
         -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
+# ---- peers (issue 6): torchvision / PyTorch / OpenCV on the same cases and inputs ----
+# <op>-peers.csv and peers-<op>.log land beside <op>.csv; KB_NO_PEERS=1 skips them.
+if [ -z "${KB_NO_PEERS:-}" ]; then
+    say ""
+    say "## peers"
+    KB_SWEEP="$SWEEP" KB_MAX_TIME="$MAX_TIME" scripts/peers.sh "$BUILD/kbench" "$work" "${ops[@]}" \
+        2>&1 | tee -a "$summary"
+fi
+# ---- end of peers ----
 # The three measurement modes on one case, side by side.
 say ""
 say "## modes: preprocess n=16 1080p -> 640 bilinear"

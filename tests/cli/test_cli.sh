@@ -31,7 +31,7 @@ expect 0 "interp" -- list preprocess
 expect 0 "bilinear_vec" -- list preprocess
 expect 2 "unknown op 'nope'" -- list nope
 expect 0 "^preprocess" -- list --names
-for cmd in list run check info plot report compare; do
+for cmd in list run check info plot report compare verify; do
     expect 0 "usage: kbench $cmd" -- $cmd --help
 done
 expect 2 "unknown op 'nope'.*preprocess" -- run nope
@@ -49,10 +49,16 @@ expect 2 "--max-noise abc" -- run preprocess --max-noise abc
 expect 2 "unknown option '--bogus'" -- run preprocess --bogus
 expect 2 "image=/no/such.jpg: cannot open" -- run preprocess -a image=/no/such.jpg
 expect 2 "which op" -- run
+expect 0 "--case-timeout S" -- check --help
+expect 2 "--force needs isolation" -- run preprocess --force --no-isolate
+expect 2 "--case-timeout needs isolation" -- check preprocess --no-isolate --case-timeout 5
+expect 2 "--case-timeout abc: expected a number" -- check preprocess --case-timeout abc
 if ! nvidia-smi >/dev/null 2>&1; then
     # No device: run and check say so with exit 3, after validating the cases.
     expect 3 "no CUDA device" -- run preprocess --sweep smoke
     expect 3 "no CUDA device" -- check preprocess
+    expect 3 "no CUDA device" -- check preprocess --no-isolate
+    expect 3 "\(2 case\(s\) were valid" -- check nms --max-cases 2
     expect 0 "no CUDA device" -- info
     # --resume repairs a partial last line before it learns there is no device
     resume_file=$(mktemp)
@@ -119,6 +125,84 @@ for f in report.md report.html; do
 done
 expect_file "$tmp/report/report.md" "^\| n=16 \| bilinear_vec \| 72.40 us ± 0.3% \| 2.37× over bilinear_naive"
 [[ $code -eq 0 ]] && expect_file "$tmp/report/report.html" "src=\"data:image/svg\+xml;base64,"
+# summary.md: the README's excerpt (scripts/make-report.sh splices it in)
+expect_file "$tmp/report/summary.md" "^\| n=16 \| bilinear_vec \| 72.40 us \| 2.37× bilinear_naive \| 6.49× peer:opencv_cuda \| 0 B \|"
+expect_file "$tmp/report/summary.md" "^\| n=100000 \| blockwalk \| 2.890 ms \| - \| 7.44× peer:torchvision"
+[[ $code -eq 0 ]] && expect_file "$tmp/report/summary.md" "!\[nms speedup\]\(nms.nms.speedup.svg\)"
+
+# ---- verify: another program's outputs judged by the op's compare (peers/) ----
+v=$d/verify_nms # n=5 boxes; no reference.*.npy, so verify computes it on the CPU
+expect 0 '"status":"PASS".*"params":"n=5 iou=0.5 classes=1 max_out=0 dist=uniform","bytes":144.*"reference":"computed"' -- \
+    verify nms $v peer_good
+expect 1 '"status":"FAIL".*"mismatches":2,.*"note":"count 4 vs 3 expected; first difference at position 2' -- \
+    verify nms $v peer_wrong
+expect 2 "peer_shape.keep.npy: i64\[5\], but the case's keep is i32\[5\]" -- verify nms $v peer_shape
+expect 2 "peer_none.keep.npy: cannot open" -- verify nms $v peer_none
+expect 2 "/no/such/case.txt: cannot open" -- verify nms /no/such peer_good
+expect 2 "unknown op 'nope'" -- verify nope $v peer_good
+expect 2 "expected OP CASEDIR NAME" -- verify nms $v
+expect 2 "--precision f8: expected f32, tf32, f16 or bf16" -- verify nms $v peer_good --precision f8
+
+# ---- peers/peerlib.py writes kbench's CSV schema (standard library only) ----
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/nms-peers.csv" <<'PY'
+import sys
+sys.path.insert(0, "peers")
+import peerlib
+rule = peerlib.StopRule(min_samples=3, max_noise=0.01, max_time_s=10)
+assert not rule.done([1.0, 1.0], 0.1) and rule.done([1.0, 1.0, 1.0], 0.1)
+assert not rule.done([1.0, 2.0, 1.0], 0.1) and rule.done([1.0, 2.0, 1.0], 10)
+st = peerlib.stats([4e-6, 1e-6, 3e-6, 2e-6])  # type-7 percentiles, as stats.c
+assert abs(st["median"] - 2.5e-6) < 1e-12 and abs(st["p10"] - 1.3e-6) < 1e-12
+assert peerlib.parse_params("n=5 image=a b.jpg iou=0.5") == {"n": "5", "image": "a b.jpg", "iou": "0.5"}
+meta = ["kbench abc | 2026-01-01T00:00:00Z | host h", "command: peers/run.py --op nms",
+        "gpu: X | peaks: copy 3000 GB/s, sgemm 50000 GFLOP/s", "peers: torch stub"]
+assert peerlib.peaks_of(meta) == (3000.0, 50000.0)
+out = peerlib.CsvOut(sys.argv[1], meta)
+base = dict(op="nms", params="n=1000 iou=0.5 classes=1 max_out=0 dist=uniform", peaks=(3000.0, 50000.0),
+            bytes=24000, flops=0, stats=peerlib.stats([500e-6, 510e-6, 490e-6]))
+chk = {"rel_l2": 0, "max_abs": 0, "max_rel": 0, "tolerance": 0}
+out.row(dict(base, variant="peer:torchvision_nms", status="PASS", check=chk, deterministic=True,
+             note='torchvision 0.26 ops.nms, "greedy", as users call it'))
+out.row(dict(base, variant="peer:torch_topk", status="FAIL", check=chk, deterministic=True,
+             reason="does not match the reference", note="count 4 vs 3 expected, ties"))
+out.row(dict(base, variant="peer:opencv_cpu", status="UNSUPPORTED", stats=None,
+             reason="dtype=bf16: kbench cannot dump it, as .npy"))
+out.close()
+PY
+    expect 0 "3 SAME" -- compare "$tmp/nms-peers.csv" "$tmp/nms-peers.csv"
+    cp "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv"
+    sed -i 's/,500.0000,490.0000/,800.0000,490.0000/' "$tmp/nms-peers-2.csv"
+    expect 5 "SLOWER +nms +peer:torchvision_nms .*\+60\.0%" -- \
+        compare "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv" --max-noise 100
+    expect $code "report.md" -- report $d/nms.csv "$tmp/nms-peers.csv" -o "$tmp/report-peers"
+    # the peer's time on the same case becomes the winner's "vs" column; refusals are listed
+    expect_file "$tmp/report-peers/report.md" "^\| \(defaults\) \| blockwalk \| 18.90 us ± 0.6% \|.*\| 26.46× \|"
+    expect_file "$tmp/report-peers/report.md" "^\| peer:opencv_cpu \| \(defaults\) \| UNSUPPORTED \| dtype=bf16: kbench cannot dump it, as .npy"
+    expect_file "$tmp/report-peers/report.md" "^\| peer:torch_topk \| \(defaults\) \| FAIL \| does not match the reference \| count 4 vs 3 expected, ties"
+else
+    echo "python3 not found: the peers CSV writer test is skipped"
+fi
+
+# ---- scripts/make-report.sh: report of a baseline folder + the README's section ----
+mkdir -p "$tmp/base"
+cp $d/nms.csv "$tmp/base/"
+printf '# r\n<!-- results:begin -->\nstale\n<!-- results:end -->\nkept\n' >"$tmp/README.md"
+if command -v gnuplot >/dev/null; then
+    if README="$tmp/README.md" bash scripts/make-report.sh "$tmp/base" "$k" >"$tmp/mr.log" 2>&1; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL: make-report.sh"; cat "$tmp/mr.log"
+    fi
+    expect_file "$tmp/README.md" "^\| n=100000 \| blockwalk \| 2.890 ms \|"
+    expect_file "$tmp/README.md" "\]\($tmp/base/report/nms.nms.time.svg\)"
+    expect_file "$tmp/README.md" "^kept$"
+    expect_file "$tmp/base/report/nms.nms.speedup.png" "."
+    if grep -q stale "$tmp/README.md"; then fail=$((fail + 1)); echo "FAIL: stale section kept"; fi
+else
+    README="$tmp/README.md" bash scripts/make-report.sh "$tmp/base" "$k" >/dev/null 2>&1
+    [[ $? -eq 4 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: make-report without gnuplot"; }
+fi
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -16,7 +16,8 @@ keys() { grep -v '^#' "$1" | tail -n +2 | cut -d, -f1-4 | sort; }
 "$k" "${args[@]}" --resume "$dir/part.csv" >"$dir/log1" 2>&1 &
 pid=$!
 for _ in $(seq 200); do
-    [ "$(grep -vc '^#' "$dir/part.csv" 2>/dev/null || echo 0)" -gt 5 ] && break
+    n=$(grep -vc '^#' "$dir/part.csv" 2>/dev/null)
+    [ "${n:-0}" -gt 5 ] && break
     sleep 0.05
 done
 kill -KILL $pid 2>/dev/null

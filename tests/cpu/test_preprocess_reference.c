@@ -20,7 +20,9 @@ static void make_case(pp_case *pc, const char *const *kv) {
     kb_tensors_alloc_host(&pc->out, NULL);
 }
 
-static uint8_t *pixels(pp_case *pc) { return pc->in.t[0].data; }
+static uint8_t *pixels(pp_case *pc) {
+    return pc->in.t[0].data;
+}
 
 static double out_at(pp_case *pc, int c, int y, int x) {
     const kb_tensor *o = &pc->out.t[0];
@@ -169,8 +171,12 @@ static void check_odd_size(const char *in, const char *out) {
     release(&pc);
 }
 
-KB_TEST(odd_size_500_to_480_matches_opencv_rule) { check_odd_size("500", "480"); }
-KB_TEST(odd_size_128_to_160_matches_opencv_rule) { check_odd_size("128", "160"); }
+KB_TEST(odd_size_500_to_480_matches_opencv_rule) {
+    check_odd_size("500", "480");
+}
+KB_TEST(odd_size_128_to_160_matches_opencv_rule) {
+    check_odd_size("128", "160");
+}
 
 KB_TEST(f16_output_rounds_the_f32_value) {
     pp_case pc;
