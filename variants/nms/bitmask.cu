@@ -185,13 +185,19 @@ __global__ void __launch_bounds__(1024)
     int t = threadIdx.x;
     for (int w = t; w < words; w += blockDim.x) removed[w] = 0;
     __syncthreads();
+    /* The current block's word lives in a register of every thread (each
+     * ORs a kept row's word into its own copy), so shared memory is written
+     * only above it and never while another thread reads it. */
+    u64 cur = 0;
     int nk = 0;
     for (int i = 0; i < n && nk < cap; i++) {
-        if ((removed[i >> 6] >> (i & 63)) & 1) continue;
+        if ((i & 63) == 0) cur = removed[i >> 6];
+        if ((cur >> (i & 63)) & 1) continue;
         if (t == 0) keep[nk] = order ? order[i] : i;
         nk++;
         const u64 *row = mask + (size_t)i * words;
-        for (int w = (i >> 6) + t; w < words; w += blockDim.x) removed[w] |= row[w];
+        cur |= row[i >> 6];
+        for (int w = (i >> 6) + 1 + t; w < words; w += blockDim.x) removed[w] |= row[w];
         __syncthreads();
     }
     if (t == 0) *count = nk;
@@ -624,6 +630,13 @@ int host_walk_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb
         kb_fail(e, "nms bitmask_host: pinned host allocation of %zu bytes failed (n=%d)",
                 mask_bytes, n);
         return KB_OUT_OF_MEMORY;
+    }
+    /* The mask kernel writes only the tiles on and above the diagonal; the
+     * copy to the host takes the whole mask, so the rest starts zeroed. */
+    cudaError_t zeroed = n > 0 ? cudaMemset(h->dev.nms_ws, 0, kb_nms_mask_bytes(n)) : cudaSuccess;
+    if (zeroed != cudaSuccess) {
+        host_walk_teardown(h);
+        return kb_cuda_check(zeroed, "cudaMemset(mask)", e);
     }
     *state = h;
     return KB_OK;

@@ -176,7 +176,12 @@ __global__ void __launch_bounds__(kWalkThreads)
     const unsigned long long *m = mask + (size_t)l * p.pre * words;
     if (p.mask_in_smem) {
         unsigned long long *copy = (unsigned long long *)(kept_score + p.pre);
-        for (int i = tid; i < take * words; i += kWalkThreads) copy[i] = m[i];
+        /* Only the words the walk reads (w above the row's own block): the
+         * mask kernel never writes the lower tiles. */
+        for (int i = tid; i < take * words; i += kWalkThreads) {
+            const int row = i / words, w = i % words;
+            copy[i] = w > row / 64 ? m[i] : 0;
+        }
         m = copy;
     }
     for (int i = tid; i < words * 64; i += kWalkThreads) {
