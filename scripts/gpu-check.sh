@@ -5,9 +5,27 @@
 #   scripts/gpu-check.sh                 # every op
 #   scripts/gpu-check.sh preprocess nms  # only these ops (tests: all)
 #   KB_SWEEP=smoke KB_MAX_TIME=0.5 scripts/gpu-check.sh topk
+#   KB_STAGES="check run" scripts/gpu-check.sh deform_conv2d
+#
+# KB_STAGES picks what runs after the build (default: all but sanitize):
+#   ctest     the whole test suite
+#   check     `kbench check OP --sweep smoke --fuzz 30`, and OP's index_limits
+#             sweep where it has one
+#   run       `kbench run OP --sweep $KB_SWEEP` (default sweep), CSV + JSON-lines
+#   peers     scripts/peers.sh: torchvision / PyTorch / OpenCV on the same cases
+#   modes     cold / hot / graph on one preprocess case
+#   ncu       the README's Nsight Compute line (also KB_NCU=1)
+#   sanitize  scripts/sanitize.sh over OP (compute-sanitizer; ~6 min for all ops)
+# One device call is at most 10 minutes: split a full check over calls by stage.
 #
 # Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
 # ctest.log, and gpu-check.tar.gz with every CSV, JSON-lines file and log.
+if want sanitize; then
+    say ""
+    say "## compute-sanitizer"
+    OUT="$work/sanitize" KB_BUILD="$BUILD" scripts/sanitize.sh "${ops[@]}" >"$work/sanitize.log" 2>&1 || status=1
+    tail -30 "$work/sanitize/summary.md" 2>/dev/null | tee -a "$summary"
+fi
 # The device tool brings back at most 8 files from $OUT: keep it that way.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +33,8 @@ OUT=${OUT:-results/gpu-check}
 SWEEP=${KB_SWEEP:-default}
 MAX_TIME=${KB_MAX_TIME:-1}
 BUILD=${KB_BUILD:-build}
+STAGES=" ${KB_STAGES:-ctest check run peers modes} ${KB_NCU:+ncu} "
+want() { [[ "$STAGES" == *" $1 "* ]]; }
 work=$(mktemp -d)
 mkdir -p "$OUT"
 summary="$OUT/summary.md"
@@ -38,25 +58,38 @@ ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$BUILD/kbench" list --names | grep -v /)
 
 start=$(date +%s)
-ctest --test-dir "$BUILD" -j 8 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
-say "ctest: $(( $(date +%s) - start )) s: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
-grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
+want ctest && ctest --test-dir "$BUILD" -j 8 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
+if want ctest; then
+    say "ctest: $(( $(date +%s) - start )) s: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+    grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
+fi
 
 status=0
 for op in "${ops[@]}"; do
     say ""
     say "## $op"
-    "$BUILD/kbench" check "$op" --sweep smoke --fuzz 30 --format md -o "$work/check-$op.csv" \
-        >"$work/check-$op.md" 2>&1 || status=1
-    tail -2 "$work/check-$op.md" | tee -a "$summary"
-    grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/check-$op.md" | head -20 | tee -a "$summary"
-    "$BUILD/kbench" run "$op" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
-        -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    if want check; then
+        "$BUILD/kbench" check "$op" --sweep smoke --fuzz 30 --format md -o "$work/check-$op.csv" \
+            >"$work/check-$op.md" 2>&1 || status=1
+        tail -2 "$work/check-$op.md" | tee -a "$summary"
+        grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/check-$op.md" | head -20 | tee -a "$summary"
+        if "$BUILD/kbench" list "$op" | grep -qE "^    index_limits "; then
+            "$BUILD/kbench" check "$op" --sweep index_limits --format md \
+                -o "$work/index_limits-$op.csv" >"$work/index_limits-$op.md" 2>&1 || status=1
+            say "index_limits: $(tail -1 "$work/index_limits-$op.md")"
+            grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/index_limits-$op.md" | head -20 |
+                tee -a "$summary"
+        fi
+    fi
+    if want run; then
+        "$BUILD/kbench" run "$op" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
+            -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    fi
 done
 # ---- peers (issue 6): torchvision / PyTorch / OpenCV on the same cases and inputs ----
 # <op>-peers.csv and peers-<op>.log land beside <op>.csv; KB_NO_PEERS=1 skips them.
-if [ -z "${KB_NO_PEERS:-}" ]; then
+if want peers && [ -z "${KB_NO_PEERS:-}" ]; then
     say ""
     say "## peers"
     KB_SWEEP="$SWEEP" KB_MAX_TIME="$MAX_TIME" scripts/peers.sh "$BUILD/kbench" "$work" "${ops[@]}" \
@@ -64,21 +97,30 @@ if [ -z "${KB_NO_PEERS:-}" ]; then
 fi
 # ---- end of peers ----
 # The three measurement modes on one case, side by side.
-say ""
-say "## modes: preprocess n=16 1080p -> 640 bilinear"
-for mode in cold hot graph; do
-    "$BUILD/kbench" run preprocess -a n=16 -a interp=bilinear --mode "$mode" --max-time "$MAX_TIME" \
-        --format md -o "$work/modes-$mode.csv" 2>&1 | grep -E "^\| bilinear" | tee -a "$summary"
-done
+if want modes; then
+    say ""
+    say "## modes: preprocess n=16 1080p -> 640 bilinear"
+    for mode in cold hot graph; do
+        "$BUILD/kbench" run preprocess -a n=16 -a interp=bilinear --mode "$mode" \
+            --max-time "$MAX_TIME" --format md -o "$work/modes-$mode.csv" 2>&1 |
+            grep -E "^\| bilinear" | tee -a "$summary"
+    done
+fi
 
 # The README's Nsight Compute line, to prove the NVTX filter isolates one variant.
-if [ -n "${KB_NCU:-}" ] && command -v ncu >/dev/null; then
+if want ncu && command -v ncu >/dev/null; then
     ncu --nvtx --nvtx-include "regex:.*bilinear_vec.*/" --clock-control none -c 3 \
         "$BUILD/kbench" run preprocess -v bilinear_vec -a n=16 --no-check --min-samples 1 \
         --max-time 0 >"$work/ncu.log" 2>&1
     say "ncu (README line): $(grep -cE '^  void pp_vec' "$work/ncu.log") pp_vec kernel(s) profiled," \
         "$(grep -cE '^  [a-z_]+.*\(' "$work/ncu.log") kernel(s) in all"
     grep -E "^  [a-zA-Z_].*\(|==ERROR|==WARNING" "$work/ncu.log" | head -8 | tee -a "$summary"
+fi
+if want sanitize; then
+    say ""
+    say "## compute-sanitizer"
+    OUT="$work/sanitize" KB_BUILD="$BUILD" scripts/sanitize.sh "${ops[@]}" >"$work/sanitize.log" 2>&1 || status=1
+    tail -30 "$work/sanitize/summary.md" 2>/dev/null | tee -a "$summary"
 fi
 # The device tool brings back at most 8 files: every CSV and log goes in one tarball.
 tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .
