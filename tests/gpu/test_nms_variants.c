@@ -2,6 +2,7 @@
  * variants equal the greedy reference keep list exactly, pairwise_fast equals
  * the fast-NMS reference. Calls each implementation's setup/run/teardown. */
 #include "kbtest.h"
+#include "kbtest_gpu.h"
 #include "nms.h"
 
 #include <math.h>
@@ -18,60 +19,19 @@ static const struct {
     {"pairwise_fast", &kb_nms_pairwise_fast, 1},
 };
 
-typedef struct {
-    kb_case c;
-    kb_tensors in, out;
-} nms_case;
+typedef kbt_case nms_case;
 
+/* The reference is left to expect_all_variants_match: tests edit the inputs first. */
 static void make_case(nms_case *t, const char *n, const char *dist, const char *classes,
                       const char *max_out, const char *iou) {
-    memset(t, 0, sizeof *t);
-    kb_case_defaults(&t->c, &kb_op_nms);
-    kb_case_set(&t->c, "n", n, NULL);
-    kb_case_set(&t->c, "dist", dist, NULL);
-    kb_case_set(&t->c, "classes", classes, NULL);
-    kb_case_set(&t->c, "max_out", max_out, NULL);
-    kb_case_set(&t->c, "iou", iou, NULL);
-    kb_op_nms.describe(&t->c, &t->in, &t->out, NULL);
-    kb_tensors_alloc_host(&t->in, NULL);
-    kb_tensors_alloc_host(&t->out, NULL);
-    kb_op_nms.make_inputs(&t->c, 7, &t->in, NULL);
+    char settings[256];
+    snprintf(settings, sizeof settings, "n=%s dist=%s classes=%s max_out=%s iou=%s", n, dist,
+             classes, max_out, iou);
+    kbt_make_case(t, &kb_op_nms, settings, 7, 0);
 }
 
 static float *boxes_of(nms_case *t) {
     return kb_tensors_find(&t->in, "boxes")->data;
-}
-
-/* Run one variant; 0 when it failed to run (the message printed). */
-static int run_variant(const kb_variant_impl *impl, nms_case *t, kb_tensors *got) {
-    kb_error e = {{0}};
-    kb_tensors dev_in = t->in, dev_out = t->out;
-    *got = t->out;
-    kb_tensors_alloc_host(got, NULL);
-    int ok = impl->supports(&t->c, &e) == KB_OK;
-    for (int i = 0; ok && i < dev_in.count; i++) {
-        size_t b = kb_nbytes(&dev_in.t[i]);
-        ok =
-            cudaMalloc(&dev_in.t[i].data, b ? b : 4) == cudaSuccess &&
-            cudaMemcpy(dev_in.t[i].data, t->in.t[i].data, b, cudaMemcpyHostToDevice) == cudaSuccess;
-    }
-    for (int i = 0; ok && i < dev_out.count; i++) {
-        size_t b = kb_nbytes(&dev_out.t[i]);
-        ok = cudaMalloc(&dev_out.t[i].data, b ? b : 4) == cudaSuccess &&
-             cudaMemset(dev_out.t[i].data, 0xFF, b ? b : 4) == cudaSuccess;
-    }
-    void *state = NULL;
-    ok = ok && impl->setup(&t->c, &dev_in, &state, &e) == KB_OK;
-    ok = ok && impl->run(state, &dev_in, &dev_out, 0, &e) == KB_OK;
-    ok = ok && cudaDeviceSynchronize() == cudaSuccess;
-    for (int i = 0; ok && i < dev_out.count; i++)
-        ok = cudaMemcpy(got->t[i].data, dev_out.t[i].data, kb_nbytes(&got->t[i]),
-                        cudaMemcpyDeviceToHost) == cudaSuccess;
-    if (state) impl->teardown(state);
-    for (int i = 0; i < dev_in.count; i++) cudaFree(dev_in.t[i].data);
-    for (int i = 0; i < dev_out.count; i++) cudaFree(dev_out.t[i].data);
-    if (!ok) printf("  run failed: %s %s\n", e.msg, cudaGetErrorString(cudaGetLastError()));
-    return ok;
 }
 
 /* Every variant on the case; the reference recomputed from the (edited) inputs. */
@@ -79,7 +39,7 @@ static void expect_all_variants_match(nms_case *t, const char *what) {
     kb_op_nms.reference(&t->c, &t->in, &t->out, NULL);
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         kb_tensors got;
-        int ran = run_variant(variants[v].impl, t, &got);
+        int ran = kbt_run_variant(variants[v].impl, t, &got);
         kb_accuracy acc = {.pass = 1};
         kb_check_flags = variants[v].fast ? KB_INEXACT : 0;
         if (ran) kb_op_nms.compare(&t->c, KB_PREC_F32, &t->in, &t->out, &got, &acc);
@@ -88,8 +48,7 @@ static void expect_all_variants_match(nms_case *t, const char *what) {
         KB_EXPECT(ran && acc.pass);
         kb_tensors_free_host(&got);
     }
-    kb_tensors_free_host(&t->in);
-    kb_tensors_free_host(&t->out);
+    kbt_free_case(t);
 }
 
 KB_TEST(nms_variants_match_at_block_edge_sizes) {
