@@ -557,25 +557,6 @@ size_t device_walk_bytes(const kb_case *c) {
     return kb_nms_sorted_state_bytes(c);
 }
 
-int device_walk_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    (void)dev_in;
-    kb_nms_sorted *st = (kb_nms_sorted *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "nms: out of host memory");
-    int rc = kb_nms_sorted_setup(c, st, e);
-    if (rc != KB_OK) {
-        free(st);
-        return rc;
-    }
-    *state = st;
-    return KB_OK;
-}
-
-void device_walk_teardown(void *state) {
-    kb_nms_sorted *st = (kb_nms_sorted *)state;
-    kb_nms_sorted_free(st);
-    free(st);
-}
-
 template <walk_kernel kKernel, int kThreads, bool kPrune>
 int device_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
                     kb_error *e) {
@@ -685,8 +666,8 @@ int host_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cu
 extern "C" const kb_variant_impl kb_nms_bitmask_host = {
     masks_supports, device_walk_bytes, host_walk_setup, host_walk_run, host_walk_teardown};
 extern "C" const kb_variant_impl kb_nms_bitmask_gpu = {
-    masks_supports, device_walk_bytes, device_walk_setup,
-    device_walk_run<walk_boxes_kernel, 1024, false>, device_walk_teardown};
+    masks_supports, device_walk_bytes, kb_nms_sorted_new,
+    device_walk_run<walk_boxes_kernel, 1024, false>, kb_nms_sorted_delete};
 extern "C" const kb_variant_impl kb_nms_blockwalk = {
-    masks_supports, device_walk_bytes, device_walk_setup,
-    device_walk_run<walk_blocks_kernel, kWalkThreads, true>, device_walk_teardown};
+    masks_supports, device_walk_bytes, kb_nms_sorted_new,
+    device_walk_run<walk_blocks_kernel, kWalkThreads, true>, kb_nms_sorted_delete};

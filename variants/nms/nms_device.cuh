@@ -91,5 +91,10 @@ int kb_nms_sorted_setup(const struct kb_case *c, struct kb_nms_sorted *st, struc
 int kb_nms_sorted_fill(struct kb_nms_sorted *st, const struct kb_tensors *dev_in,
                        cudaStream_t stream, struct kb_error *e);
 void kb_nms_sorted_free(struct kb_nms_sorted *st);
+/* The variants' setup and teardown when their state is a kb_nms_sorted alone:
+ * a host struct set up by kb_nms_sorted_setup, and both freed. */
+int kb_nms_sorted_new(const struct kb_case *c, const struct kb_tensors *dev_in, void **state,
+                      struct kb_error *e);
+void kb_nms_sorted_delete(void *state);
 
 #endif

@@ -10,6 +10,7 @@
 #include "nms.h"
 #include "nms_device.cuh"
 #include "nms_iou.h"
+#include "../common/block_scan.cuh"
 
 #include <stdlib.h>
 
@@ -48,30 +49,6 @@ __global__ void __launch_bounds__(kTile)
     if (i < n) dropped[i] = (unsigned char)drop;
 }
 
-/* Block-wide exclusive scan of one int per thread; returns the total too. */
-__device__ int exclusive_scan(int v, int *total) {
-    __shared__ int warp_sums[kScanThreads / 32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int x = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        int y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        int s = warp_sums[lane];
-        for (int o = 1; o < 32; o <<= 1) {
-            int y = __shfl_up_sync(0xffffffffu, s, o);
-            if (lane >= o) s += y;
-        }
-        warp_sums[lane] = s;
-    }
-    __syncthreads();
-    *total = warp_sums[31];
-    return x - v + (warp > 0 ? warp_sums[warp - 1] : 0);
-}
-
 /* Survivors in rank order: each thread counts then writes a contiguous run. */
 __global__ void __launch_bounds__(kScanThreads)
     compact_kernel(const unsigned char *dropped, int n, int cap, const int *order, int *keep,
@@ -79,7 +56,7 @@ __global__ void __launch_bounds__(kScanThreads)
     int per = (n + kScanThreads - 1) / kScanThreads;
     int lo = min(n, threadIdx.x * per), hi = min(n, lo + per), mine = 0;
     for (int r = lo; r < hi; r++) mine += !dropped[r];
-    int total, pos = exclusive_scan(mine, &total);
+    int total, pos = kb_block_exclusive_scan<kScanThreads>(mine, &total);
     for (int r = lo; r < hi && pos < cap; r++)
         if (!dropped[r]) keep[pos++] = order ? order[r] : r;
     if (threadIdx.x == 0) *count = min(total, cap);
@@ -123,19 +100,6 @@ size_t fast_bytes(const kb_case *c) {
     return kb_nms_sorted_state_bytes(c);
 }
 
-int fast_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    (void)dev_in;
-    kb_nms_sorted *st = (kb_nms_sorted *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "nms: out of host memory");
-    int rc = kb_nms_sorted_setup(c, st, e);
-    if (rc != KB_OK) {
-        free(st);
-        return rc;
-    }
-    *state = st;
-    return KB_OK;
-}
-
 int fast_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
              kb_error *e) {
     kb_nms_sorted *st = (kb_nms_sorted *)state;
@@ -148,13 +112,7 @@ int fast_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStr
                          "nms fast (pairwise)", e);
 }
 
-void fast_teardown(void *state) {
-    kb_nms_sorted *st = (kb_nms_sorted *)state;
-    kb_nms_sorted_free(st);
-    free(st);
-}
-
 } // namespace
 
-extern "C" const kb_variant_impl kb_nms_pairwise_fast = {fast_supports, fast_bytes, fast_setup,
-                                                         fast_run, fast_teardown};
+extern "C" const kb_variant_impl kb_nms_pairwise_fast = {
+    fast_supports, fast_bytes, kb_nms_sorted_new, fast_run, kb_nms_sorted_delete};

@@ -14,6 +14,7 @@
 #include "nms_device.cuh"
 
 #include <cub/cub.cuh>
+#include <stdlib.h>
 
 namespace {
 
@@ -189,4 +190,24 @@ int kb_nms_sorted_fill(kb_nms_sorted *st, const kb_tensors *dev_in, cudaStream_t
 void kb_nms_sorted_free(kb_nms_sorted *st) {
     if (st->base) cudaFree(st->base);
     st->base = NULL;
+}
+
+int kb_nms_sorted_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    kb_nms_sorted *st = (kb_nms_sorted *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "nms: out of host memory");
+    int rc = kb_nms_sorted_setup(c, st, e);
+    if (rc != KB_OK) {
+        free(st);
+        return rc;
+    }
+    *state = st;
+    return KB_OK;
+}
+
+void kb_nms_sorted_delete(void *state) {
+    kb_nms_sorted *st = (kb_nms_sorted *)state;
+    if (!st) return;
+    kb_nms_sorted_free(st);
+    free(st);
 }

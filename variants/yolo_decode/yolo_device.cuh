@@ -14,6 +14,7 @@
 #ifndef KB_YOLO_DEVICE_CUH
 #define KB_YOLO_DEVICE_CUH
 
+#include "../common/block_scan.cuh"
 #include "nms_iou.h"
 #include "yolo_decode.h"
 
@@ -110,31 +111,6 @@ __device__ inline bool warp_score(const float *row, int c, float conf, float obj
     *score = s;
     *cls = arg;
     return s >= conf;
-}
-
-/* Block-wide exclusive scan of one int per thread (kThreads threads); total too. */
-__device__ inline int block_exclusive_scan(int v, int *total) {
-    __shared__ int warp_sums[kThreads / 32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int x = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        int y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    __syncthreads(); /* warp_sums free from a previous call */
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        int s = warp_sums[lane];
-        for (int o = 1; o < 32; o <<= 1) {
-            int y = __shfl_up_sync(0xffffffffu, s, o);
-            if (lane >= o) s += y;
-        }
-        warp_sums[lane] = s;
-    }
-    __syncthreads();
-    *total = warp_sums[31];
-    return x - v + (warp > 0 ? warp_sums[warp - 1] : 0);
 }
 
 /* Ascending bitonic sort of keys[0, m) in shared memory (pads [m, pow2) with kNone). */
@@ -268,7 +244,7 @@ __device__ inline int fast_nms(const stage_smem &s, int m, float thr, int max_ou
     int base = 0;
     for (int r0 = 0; r0 < m; r0 += blockDim.x) {
         int r = r0 + threadIdx.x, keep = r < m && !s.drop[r], total;
-        int pos = base + block_exclusive_scan(keep, &total);
+        int pos = base + kb_block_exclusive_scan<kThreads>(keep, &total);
         if (keep && pos < max_out) s.keep[pos] = r;
         base += total;
     }
@@ -348,7 +324,7 @@ __device__ inline void fused_image(unsigned char *smem, const float *pred, const
                     keys[mine++] = kb_yolo_key(sc, (uint32_t)i);
             }
         }
-        int total, pos = cnt + block_exclusive_scan(mine, &total);
+        int total, pos = cnt + kb_block_exclusive_scan<kThreads>(mine, &total);
         for (int u = 0; u < mine; u++) {
             if (pos + u < p.max_det) s.keys[pos + u] = keys[u];
             cand[pos + u] = keys[u];
