@@ -18,6 +18,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -168,7 +169,8 @@ typedef struct worker_state {
 
 static int spawn(parent *pa, int device, worker_state *w, kb_error *e) {
     int fds[2];
-    if (pipe(fds) != 0) return kb_fail(e, "pipe: %s", strerror(errno));
+    /* Close-on-exec: a helper the driver execs must not hold the pipe open. */
+    if (pipe2(fds, O_CLOEXEC) != 0) return kb_fail(e, "pipe: %s", strerror(errno));
     fflush(NULL); /* the worker never flushes what the parent had buffered */
     pid_t self = getpid();
     pid_t pid = fork();
@@ -309,6 +311,11 @@ int kb_isolated_run(kb_runner *r, int device, kb_begin_fn begin, void *begin_ctx
     pa.cap = sizeof(kb_row) + (size_t)r->opts.rule.max_samples * sizeof(double);
     pa.buf = malloc(pa.cap);
     if (!pa.buf) return kb_fail(e, "out of host memory for a %zu-byte message", pa.cap);
+    /* An inherited SIG_IGN (or SA_NOCLDWAIT) would reap the workers itself:
+     * waitpid would fail and a crash would read as a clean exit. */
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &old);
     int rc = KB_OK;
     do { /* at least one worker: the device facts head every output file */
         worker_state w;
@@ -320,6 +327,7 @@ int kb_isolated_run(kb_runner *r, int device, kb_begin_fn begin, void *begin_ctx
         while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) continue;
         rc = settle(&pa, &w, timed_out, status, e);
     } while (rc == KB_OK && pa.next < r->npairs);
+    sigaction(SIGCHLD, &old, NULL);
     free(pa.buf);
     return rc;
 }

@@ -456,7 +456,15 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     if (state) v->impl->teardown(state);
     free_device(&dev_out);
     kb_nvtx_pop();
-    if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
+    /* A row that passed its checks can still have faulted afterwards (work left
+     * on another stream, teardown): the fault is this pair's, not the next's. */
+    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
+    if (late != cudaSuccess) {
+        kb_fail(&e, "after its run (work still in flight, or teardown): %s (%s)",
+                cudaGetErrorString(late), cudaGetErrorName(late));
+        set_status(&row, KB_ROW_CRASH, e.msg);
+        r->context_lost = 1;
+    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
         set_status(&row, KB_ROW_CRASH, e.msg);
         r->context_lost = 1;
     } else {

@@ -1,0 +1,362 @@
+/* Worker isolation (harness/isolate.c) without a GPU: this file stands in for
+ * the device and the runner (kb_device_open, kb_runner_run, kb_runner_emit,
+ * ...), so the real fork / pipe / timeout / crash bookkeeping runs against
+ * scripted workers. One letter per pair of the plan:
+ *   r  START, then a PASS row with max_samples samples (larger than a pipe)
+ *   u  an UNSUPPORTED row, no START        s  skipped (another function)
+ *   c  START, then SIGSEGV                 d  SIGSEGV before its START
+ *   l  START, a CRASH row, the context lost (the worker ends by itself)
+ *   x  START, then a clean _exit(0)        h  START, then hangs (with a child)
+ *   p  START, then dies (SIGALRM) halfway through writing its row
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "kbtest.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { NSAMPLES = 20000, MAXGOT = 64 };
+
+static const char *script;
+static int device_rc = KB_OK;
+static pid_t test_pid;
+static int device_in_parent;       /* a device or runner call in the process that isolates */
+static int pid_pipe[2] = {-1, -1}; /* 'h' writes its worker's and child's pids here */
+static int eintr_storm;            /* workers interrupt themselves with SIGALRM */
+static double samples[NSAMPLES];
+
+static struct {
+    int pair;
+    kb_status st;
+    char why[1200];
+    int samples_ok;
+} got[MAXGOT];
+static int ngot, begun;
+
+/* ---- the device and the runner, as a worker sees them ---- */
+
+static void note_device_call(void) {
+    if (getpid() == test_pid) device_in_parent = 1;
+}
+
+int kb_device_open(int ordinal, kb_device *d, kb_error *e) {
+    (void)ordinal;
+    note_device_call();
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "stub device");
+    if (device_rc != KB_OK) {
+        kb_fail(e, "stub: no device here");
+        return device_rc;
+    }
+    return KB_OK;
+}
+
+int kb_device_peaks(kb_device *d, int force, kb_error *e) {
+    (void)d, (void)force, (void)e;
+    note_device_call();
+    return KB_OK;
+}
+
+int kb_device_sm_clock_now(const kb_device *d) {
+    (void)d;
+    note_device_call();
+    return -1;
+}
+
+int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
+    (void)e;
+    note_device_call();
+    r->dev = dev;
+    return KB_OK;
+}
+
+static void send_row(kb_runner *r, int p, kb_status st) {
+    kb_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.params, sizeof row.params, "p=%d", p);
+    row.status = st;
+    snprintf(row.reason, sizeof row.reason, "%s", st == KB_ROW_CRASH ? "stub: context lost" : "");
+    if (st == KB_ROW_PASS) {
+        for (int i = 0; i < NSAMPLES; i++) samples[i] = p * 1e6 + i;
+        row.stats.n = NSAMPLES;
+        row.samples = samples;
+    }
+    r->printers[0]->row(r->printers[0], &row);
+}
+
+static void die(int sig) {
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none); /* no core file in the source tree */
+    raise(sig);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+}
+
+static void every_100us(void) {
+    struct itimerval t = {{0, 100}, {0, 100}};
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+int kb_runner_run(kb_runner *r, int from) {
+    note_device_call();
+    if (eintr_storm) every_100us(); /* the handler is inherited, the timer is not */
+    for (int p = from; p < r->npairs; p++) {
+        r->pair = p;
+        switch (script[p]) {
+        case 'r':
+            r->on_start(r, p, "");
+            send_row(r, p, KB_ROW_PASS);
+            break;
+        case 'u':
+            send_row(r, p, KB_ROW_UNSUPPORTED);
+            break;
+        case 's':
+            r->on_skip(r, p);
+            break;
+        case 'c':
+            r->on_start(r, p, "");
+            die(SIGSEGV);
+            break;
+        case 'd':
+            die(SIGSEGV);
+            break;
+        case 'l':
+            r->on_start(r, p, "");
+            send_row(r, p, KB_ROW_CRASH);
+            r->context_lost = 1;
+            return p + 1;
+        case 'x':
+            r->on_start(r, p, "");
+            _exit(0);
+        case 'h': {
+            r->on_start(r, p, "");
+            pid_t pids[2] = {getpid(), fork()};
+            if (pids[1] == 0) { /* holds the pipe too: only the group's death ends it */
+                close(1);       /* a survivor must not hold the test's output open */
+                close(2);
+                for (;;) pause();
+            }
+            if (write(pid_pipe[1], pids, sizeof pids) != (ssize_t)sizeof pids) _exit(3);
+            for (;;) pause();
+        }
+        case 'p': {
+            r->on_start(r, p, "");
+            struct itimerval t = {{0, 0}, {0, 100000}}; /* default action: the worker dies */
+            signal(SIGALRM, SIG_DFL);
+            setitimer(ITIMER_REAL, &t, NULL);
+            send_row(r, p, KB_ROW_PASS); /* blocks: the parent is not reading yet */
+            pause();
+            break;
+        }
+        }
+    }
+    return r->npairs;
+}
+
+/* ---- the rows, as the parent receives them ---- */
+
+void kb_runner_emit(kb_runner *r, const kb_row *row) {
+    r->counts[row->status]++;
+    if (ngot == MAXGOT) return;
+    int p = atoi(row->params + 2), ok = row->status != KB_ROW_PASS || row->stats.n == NSAMPLES;
+    for (int i = 0; ok && row->status == KB_ROW_PASS && i < NSAMPLES; i++)
+        ok = row->samples[i] == p * 1e6 + i;
+    got[ngot].pair = p;
+    got[ngot].st = row->status;
+    snprintf(got[ngot].why, sizeof got[ngot].why, "%s", row->reason);
+    got[ngot++].samples_ok = ok;
+    /* 'p' next: let its worker fill the pipe and die before anything is read. */
+    if (p + 1 < r->npairs && script[p + 1] == 'p') {
+        struct timespec ts = {0, 300000000};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
+    }
+}
+
+void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
+                           const char *forced_limit) {
+    (void)forced_limit;
+    r->counts[st]++;
+    if (ngot == MAXGOT) return;
+    got[ngot].pair = p;
+    got[ngot].st = st;
+    snprintf(got[ngot].why, sizeof got[ngot].why, "%s", why);
+    got[ngot++].samples_ok = 1;
+}
+
+static void on_begin(void *ctx, const kb_device *dev, int sm_clock_now_mhz) {
+    (void)ctx, (void)sm_clock_now_mhz;
+    begun += strcmp(dev->name, "stub device") == 0;
+}
+
+static kb_runner last; /* the last run's */
+static kb_error last_e;
+
+static int run(const char *s, double timeout_s) {
+    memset(&last, 0, sizeof last);
+    memset(&last_e, 0, sizeof last_e);
+    last.opts.rule.max_samples = NSAMPLES;
+    last.opts.case_timeout_s = timeout_s;
+    last.npairs = (int)strlen(s);
+    last.measure.samples = malloc(NSAMPLES * sizeof(double));
+    script = s;
+    ngot = begun = device_in_parent = 0;
+    test_pid = getpid();
+    int rc = kb_isolated_run(&last, 0, on_begin, NULL, &last_e);
+    free(last.measure.samples);
+    return rc;
+}
+
+/* The rows in order, one per pair: want[k] is the status of pair k ('-' none). */
+static int rows_are(const char *want) {
+    static const char *names = "PFUECTN"; /* kb_status order */
+    int k = 0;
+    for (int p = 0; want[p]; p++) {
+        if (want[p] == '-') continue;
+        if (k >= ngot || got[k].pair != p || names[got[k].st] != want[p] || !got[k].samples_ok) {
+            fprintf(stderr, "  pair %d: want %c, got row %d of %d\n", p, want[p], k, ngot);
+            return 0;
+        }
+        k++;
+    }
+    return k == ngot;
+}
+
+static int sweep_ok(const char *s, double timeout_s, const char *want) {
+    return run(s, timeout_s) == KB_OK && rows_are(want);
+}
+
+static const char *why_of(int pair) {
+    for (int k = 0; k < ngot; k++)
+        if (got[k].pair == pair) return got[k].why;
+    return "";
+}
+
+static int gone(pid_t pid) {
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')');
+    return paren && paren[1] == ' ' && paren[2] == 'Z'; /* a zombie: dead, not reaped yet */
+}
+
+static int gone_within(pid_t pid, double seconds) {
+    for (int i = 0; i < seconds * 100; i++) {
+        if (gone(pid)) return 1;
+        usleep(10000);
+    }
+    return gone(pid);
+}
+
+KB_TEST(rows_stream_in_order_and_rows_larger_than_the_pipe_arrive_whole) {
+    KB_EXPECT(sweep_ok("rrusr", 0, "PPU-P"));
+    KB_EXPECT(last.skipped_na == 1);
+    KB_EXPECT(begun == 1);
+    KB_EXPECT(!device_in_parent);
+}
+
+KB_TEST(a_crash_costs_its_own_row_and_the_sweep_goes_on) {
+    KB_EXPECT(sweep_ok("rcrcr", 0, "PCPCP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "signal 11");
+    KB_EXPECT(begun == 1);
+}
+
+KB_TEST(a_death_between_pairs_is_the_next_pairs_row) {
+    KB_EXPECT(sweep_ok("rdr", 0, "PCP"));
+}
+
+KB_TEST(a_lost_context_keeps_the_workers_own_row_only) {
+    KB_EXPECT(sweep_ok("rlr", 0, "PCP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "stub: context lost");
+}
+
+KB_TEST(an_exit_mid_pair_is_one_crash_row) {
+    KB_EXPECT(sweep_ok("rxr", 0, "PCP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "exited with code 0");
+}
+
+KB_TEST(a_death_halfway_through_a_row_loses_no_row_and_doubles_none) {
+    KB_EXPECT(sweep_ok("rpr", 0, "PCP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "signal 14");
+}
+
+KB_TEST(a_hang_is_a_timeout_and_its_whole_process_group_dies) {
+    KB_EXPECT(pipe(pid_pipe) == 0);
+    double t0 = kb_now_s();
+    KB_EXPECT(run("rhr", 0.3) == KB_OK);
+    double took = kb_now_s() - t0;
+    KB_EXPECT(rows_are("PTP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "did not finish within 0.3 s");
+    KB_EXPECT(took >= 0.3 && took < 10);
+    pid_t pids[2] = {0, 0};
+    KB_EXPECT(read(pid_pipe[0], pids, sizeof pids) == (ssize_t)sizeof pids);
+    KB_EXPECT(pids[1] > 0 && gone_within(pids[1], 5)); /* the worker's own child too */
+    if (pids[1] > 0 && !gone(pids[1])) kill(pids[1], SIGKILL);
+    close(pid_pipe[0]);
+    close(pid_pipe[1]);
+}
+
+KB_TEST(interrupted_reads_writes_and_waits_are_retried) {
+    struct sigaction sa = {.sa_handler = on_alarm}; /* no SA_RESTART: every call sees EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    eintr_storm = 1;
+    every_100us();
+    KB_EXPECT(run("rrrrrrrrcr", 0) == KB_OK);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    eintr_storm = 0;
+    signal(SIGALRM, SIG_DFL);
+    KB_EXPECT(rows_are("PPPPPPPPCP"));
+}
+
+KB_TEST(no_device_runs_nothing) {
+    device_rc = KB_NO_DEVICE;
+    int rc = run("rr", 0);
+    device_rc = KB_OK;
+    KB_EXPECT(rc == KB_NO_DEVICE);
+    KB_EXPECT(ngot == 0 && begun == 0);
+    KB_EXPECT_STR_CONTAINS(last_e.msg, "stub: no device here");
+}
+
+KB_TEST(an_inherited_ignored_sigchld_still_tells_how_a_worker_died) {
+    signal(SIGCHLD, SIG_IGN);
+    KB_EXPECT(run("rcr", 0) == KB_OK);
+    struct sigaction now;
+    sigaction(SIGCHLD, NULL, &now);
+    KB_EXPECT(now.sa_handler == SIG_IGN); /* given back as it was */
+    signal(SIGCHLD, SIG_DFL);
+    KB_EXPECT(rows_are("PCP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "signal 11");
+}
+
+KB_TEST(a_worker_dies_with_the_process_that_isolates) {
+    KB_EXPECT(pipe(pid_pipe) == 0);
+    fflush(NULL);
+    pid_t main_pid = fork();
+    if (main_pid == 0) {
+        run("h", 0); /* no --case-timeout: only its parent's death ends it */
+        _exit(0);
+    }
+    pid_t pids[2] = {0, 0};
+    KB_EXPECT(read(pid_pipe[0], pids, sizeof pids) == (ssize_t)sizeof pids);
+    kill(main_pid, SIGKILL);
+    waitpid(main_pid, NULL, 0);
+    KB_EXPECT(pids[0] > 0 && gone_within(pids[0], 5));
+    if (pids[0] > 0 && !gone(pids[0])) kill(-pids[0], SIGKILL);
+    if (pids[1] > 0) kill(pids[1], SIGKILL); /* its child is not the group's leader's */
+    close(pid_pipe[0]);
+    close(pid_pipe[1]);
+}
