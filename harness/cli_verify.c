@@ -68,14 +68,6 @@ static int read_case(const kb_op *op, const char *dir, kb_case *c, kb_error *e) 
     return rc;
 }
 
-static void shape_text(const kb_tensor *t, char *buf, size_t n) {
-    size_t used = (size_t)snprintf(buf, n, "%s[", kb_dtype_name(t->dtype));
-    for (int d = 0; d < t->ndim && used < n; d++)
-        used +=
-            (size_t)snprintf(buf + used, n - used, "%s%lld", d ? "," : "", (long long)t->shape[d]);
-    if (used < n) snprintf(buf + used, n - used, "]");
-}
-
 /* Fill the allocated tensor want from DIR/[PREFIX.]<name>.npy; *missing set
  * (and KB_OK returned) when the file does not exist and missing is not NULL. */
 static int read_tensor(const char *dir, const char *prefix, kb_tensor *want, int *missing,
@@ -97,8 +89,8 @@ static int read_tensor(const char *dir, const char *prefix, kb_tensor *want, int
         same = file.shape[d] == want->shape[d];
     if (!same) {
         char a[160], b[160];
-        shape_text(&file, a, sizeof a);
-        shape_text(want, b, sizeof b);
+        kb_tensor_shape_text(&file, a, sizeof a);
+        kb_tensor_shape_text(want, b, sizeof b);
         free(file.data);
         return kb_fail(e, "%s: %s, but the case's %s is %s", path, a, want->name, b);
     }
@@ -123,17 +115,8 @@ static int read_all(const char *dir, const char *prefix, kb_tensors *ts, int *mi
 }
 
 static void json_string(const char *key, const char *s) {
-    printf(",\"%s\":\"", key);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
+    printf(",\"%s\":", key);
+    kb_json_put_str(stdout, s);
 }
 
 /* JSON has no NaN or infinity: null. */
@@ -160,12 +143,10 @@ static int judge(const kb_op *op, const char *dir, const char *name, const char 
     if (rc == KB_OK && no_ref) rc = op->reference(&c, &in, &ref, e);
     if (rc == KB_OK) rc = read_all(dir, name, &got, NULL, e);
     kb_precision prec = KB_PREC_F32;
-    if (prec_name) {
+    if (prec_name)
         parse_precision(prec_name, &prec);
-    } else if (kb_axis_index(op, "dtype") >= 0) {
-        const char *d = kb_str(&c, "dtype");
-        prec = strcmp(d, "f16") == 0 ? KB_PREC_F16 : strcmp(d, "bf16") == 0 ? KB_PREC_BF16 : prec;
-    }
+    else if (rc == KB_OK)
+        prec = kb_case_precision(&c, 0);
     kb_accuracy acc;
     memset(&acc, 0, sizeof acc);
     if (rc == KB_OK) {

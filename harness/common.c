@@ -64,6 +64,14 @@ size_t kb_nbytes(const kb_tensor *t) {
     return (size_t)kb_numel(t) * kb_dtype_size(t->dtype);
 }
 
+void kb_tensor_shape_text(const kb_tensor *t, char *buf, size_t n) {
+    size_t used = (size_t)snprintf(buf, n, "%s[", kb_dtype_name(t->dtype));
+    for (int d = 0; d < t->ndim && used < n; d++)
+        used +=
+            (size_t)snprintf(buf + used, n - used, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+    if (used < n) snprintf(buf + used, n - used, "]");
+}
+
 kb_tensor *kb_tensors_add(kb_tensors *ts, const char *name, kb_dtype dtype, int ndim,
                           const int64_t *shape) {
     assert(ts->count < KB_MAX_TENSORS && ndim <= KB_MAX_NDIM);

@@ -186,6 +186,8 @@ typedef enum kb_format { KB_FMT_TABLE, KB_FMT_CSV, KB_FMT_JSON, KB_FMT_MD } kb_f
 int kb_format_parse(const char *s, kb_format *f);
 kb_format kb_format_from_path(const char *path, kb_format fallback);
 void kb_printer_init(kb_printer *p, kb_format fmt, FILE *f);
+/* s as a JSON string literal, quotes and escapes included (out_json.c). */
+void kb_json_put_str(FILE *f, const char *s);
 
 /* The CSV schema (out_csv.c writes it, csv_read.c reads it back). */
 extern const char *const kb_csv_columns[];
@@ -266,6 +268,9 @@ void kb_runner_free(kb_runner *r);
 int kb_runner_run(kb_runner *r, int from);
 /* Count the row and hand it to every printer. */
 void kb_runner_emit(kb_runner *r, const kb_row *row);
+/* The precision class a row is checked in: tf32 for a KB_TF32 variant, else
+ * the case's dtype axis (f16, bf16), else f32. */
+kb_precision kb_case_precision(const kb_case *c, unsigned flags);
 /* A row for pair p that the runner did not make (isolate.c: CRASH, TIMEOUT);
  * forced_limit: what --force ran it past, or "". */
 void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,

@@ -89,6 +89,8 @@ typedef struct kb_tensors {
 
 int64_t kb_numel(const kb_tensor *t);
 size_t kb_nbytes(const kb_tensor *t);
+/* "f32[2,3,4]": dtype and shape, for messages. */
+void kb_tensor_shape_text(const kb_tensor *t, char *buf, size_t n);
 /* Append a tensor description (no data); shape has ndim entries. */
 kb_tensor *kb_tensors_add(kb_tensors *ts, const char *name, kb_dtype dtype, int ndim,
                           const int64_t *shape);

@@ -2,7 +2,7 @@
  * with every statistic and the raw samples (microseconds). */
 #include "harness.h"
 
-static void put_str(FILE *f, const char *s) {
+void kb_json_put_str(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -19,19 +19,19 @@ static void put_str(FILE *f, const char *s) {
 static void json_begin(kb_printer *p, const kb_meta *m) {
     FILE *f = p->f;
     fputs("{\"meta\":{\"kbench_commit\":", f);
-    put_str(f, m->commit);
+    kb_json_put_str(f, m->commit);
     fputs(",\"command\":", f);
-    put_str(f, m->command);
+    kb_json_put_str(f, m->command);
     fputs(",\"time\":", f);
-    put_str(f, m->time);
+    kb_json_put_str(f, m->time);
     fputs(",\"host\":", f);
-    put_str(f, m->host);
+    kb_json_put_str(f, m->host);
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);
-        put_str(f, d->name);
+        kb_json_put_str(f, d->name);
         fputs(",\"uuid\":", f);
-        put_str(f, d->uuid);
+        kb_json_put_str(f, d->uuid);
         fprintf(f,
                 ",\"cc\":\"%d.%d\",\"sms\":%d,\"l2_bytes\":%zu,\"mem_bytes\":%zu,"
                 "\"sm_clock_max_mhz\":%d,\"mem_clock_max_mhz\":%d,\"sm_clock_now_mhz\":%d,"
@@ -49,14 +49,14 @@ static void json_row(kb_printer *p, const kb_row *r) {
     FILE *f = p->f;
     const kb_stats *s = &r->stats;
     fputs("{\"op\":", f);
-    put_str(f, r->op);
+    kb_json_put_str(f, r->op);
     fputs(",\"variant\":", f);
-    put_str(f, r->variant);
+    kb_json_put_str(f, r->variant);
     fputs(",\"params\":", f);
-    put_str(f, r->params);
+    kb_json_put_str(f, r->params);
     fprintf(f, ",\"mode\":\"%s\",\"status\":\"%s\",\"reason\":", kb_mode_name(r->mode),
             kb_status_name(r->status));
-    put_str(f, r->reason);
+    kb_json_put_str(f, r->reason);
     fprintf(f,
             ",\"samples\":%d,\"median_us\":%.4f,\"min_us\":%.4f,\"max_us\":%.4f,\"p10_us\":%.4f,"
             "\"p90_us\":%.4f,\"mean_us\":%.4f,\"stddev_us\":%.4f,\"noise_pct\":%.3f,"
@@ -71,7 +71,7 @@ static void json_row(kb_printer *p, const kb_row *r) {
     if (r->deterministic >= 0)
         fprintf(f, ",\"deterministic\":%s", r->deterministic ? "true" : "false");
     fputs(",\"note\":", f);
-    put_str(f, r->acc.note);
+    kb_json_put_str(f, r->acc.note);
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

@@ -82,7 +82,7 @@ void kb_runner_free(kb_runner *r) {
 
 /* ---- small pieces ---- */
 
-static kb_precision precision_of(const kb_case *c, unsigned flags) {
+kb_precision kb_case_precision(const kb_case *c, unsigned flags) {
     if (flags & KB_TF32) return KB_PREC_TF32;
     if (kb_axis_index(c->op, "dtype") >= 0) {
         const char *d = kb_str(c, "dtype");
@@ -146,16 +146,11 @@ static int load_inputs(const char *dir, kb_tensors *in, kb_error *e) {
         int same = got.dtype == t->dtype && got.ndim == t->ndim;
         for (int d = 0; same && d < t->ndim; d++) same = got.shape[d] == t->shape[d];
         if (!same) {
-            char want[128] = "", have[128] = "";
-            for (int d = 0; d < t->ndim; d++)
-                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? "," : "",
-                         (long long)t->shape[d]);
-            for (int d = 0; d < got.ndim; d++)
-                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", d ? "," : "",
-                         (long long)got.shape[d]);
+            char want[160], have[160];
+            kb_tensor_shape_text(t, want, sizeof want);
+            kb_tensor_shape_text(&got, have, sizeof have);
             free(got.data);
-            return kb_fail(e, "%s: %s[%s] but this case needs %s[%s]", path,
-                           kb_dtype_name(got.dtype), have, kb_dtype_name(t->dtype), want);
+            return kb_fail(e, "%s: %s but this case needs %s", path, have, want);
         }
         memcpy(t->data, got.data, kb_nbytes(t));
         free(got.data);
@@ -259,7 +254,7 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
         memset(&row->acc, 0, sizeof row->acc);
         row->acc.pass = 1;
         kb_check_flags = lc->v->flags;
-        cd->c->op->compare(cd->c, precision_of(cd->c, lc->v->flags), &cd->in, &cd->ref, &got,
+        cd->c->op->compare(cd->c, kb_case_precision(cd->c, lc->v->flags), &cd->in, &cd->ref, &got,
                            &row->acc);
         kb_check_flags = 0;
         row->checked = 1;
