@@ -1,7 +1,10 @@
-/* kbtest_gpu.h — what the GPU suites share: build a case from "axis=value"
- * settings with its inputs and reference, and run one variant through
- * supports/setup/run/teardown the way the harness does (inputs copied in,
- * outputs poisoned with 0xFF first), copying its outputs back.
+/* kbtest_gpu.h — what the GPU suites share: a case from "axis=value"
+ * settings, and one variant run the way `kbench check` runs it (inputs
+ * copied in, outputs poisoned with 0xFF first, supports / setup / run /
+ * teardown), its outputs copied back.
+ *
+ *   kbt_fixture + kbt_run_variant    the suite compares the outputs itself
+ *   kbt_check_variant                inputs from the seed, the op's compare
  */
 #ifndef KBTEST_GPU_H
 #define KBTEST_GPU_H
@@ -13,26 +16,74 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Set axes from "name=value name=value ..." on the op's defaults. */
+static inline void kbt_case(kb_case *c, const kb_op *op, const char *axes) {
+    kb_case_defaults(c, op);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", axes);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        kb_error e;
+        if (!eq) continue;
+        *eq = '\0';
+        if (kb_case_set(c, tok, eq + 1, &e) != KB_OK) fprintf(stderr, "  %s\n", e.msg);
+    }
+}
+
+/* Device copies of host tensors: their data (copy) or the 0xFF poison. */
+static inline int kbt_device_tensors(const kb_tensors *host, kb_tensors *dev, int copy) {
+    *dev = *host;
+    for (int i = 0; i < dev->count; i++) dev->t[i].data = NULL;
+    for (int i = 0; i < dev->count; i++) {
+        size_t n = kb_nbytes(&host->t[i]);
+        if (cudaMalloc(&dev->t[i].data, n ? n : 1) != cudaSuccess) return KB_ERR;
+        if (copy && n &&
+            cudaMemcpy(dev->t[i].data, host->t[i].data, n, cudaMemcpyHostToDevice) != cudaSuccess)
+            return KB_ERR;
+        if (!copy && cudaMemset(dev->t[i].data, 0xFF, n ? n : 1) != cudaSuccess) return KB_ERR;
+    }
+    return KB_OK;
+}
+
+static inline void kbt_free_device(kb_tensors *dev) {
+    for (int i = 0; i < dev->count; i++) cudaFree(dev->t[i].data);
+}
+
+/* impl on case c: host inputs in, outputs into got (allocated like out).
+ * Returns supports' or setup's status when not KB_OK, KB_ERR when the run or
+ * a copy failed (e says why), else KB_OK. */
+static inline int kbt_run(const kb_variant_impl *impl, const kb_case *c, const kb_tensors *in,
+                          const kb_tensors *out, kb_tensors *got, kb_error *e) {
+    kb_tensors din = {0}, dout = {0};
+    void *state = NULL;
+    int status = impl->supports(c, e);
+    if (status == KB_OK && (kbt_device_tensors(in, &din, 1) || kbt_device_tensors(out, &dout, 0)))
+        status = kb_fail(e, "device allocation failed");
+    if (status == KB_OK) status = impl->setup(c, &din, &state, e);
+    if (status == KB_OK && (impl->run(state, &din, &dout, 0, e) != KB_OK ||
+                            kb_cuda_check(cudaDeviceSynchronize(), "run", e) != KB_OK))
+        status = KB_ERR;
+    for (int i = 0; status == KB_OK && i < got->count; i++)
+        if (cudaMemcpy(got->t[i].data, dout.t[i].data, kb_nbytes(&got->t[i]),
+                       cudaMemcpyDeviceToHost) != cudaSuccess)
+            status = kb_fail(e, "copying %s back failed", got->t[i].name);
+    if (state) impl->teardown(state);
+    kbt_free_device(&din);
+    kbt_free_device(&dout);
+    return status;
+}
+
 typedef struct {
     kb_case c;
     kb_tensors in, out; /* host inputs; host reference outputs */
-} kbt_case;
+} kbt_fixture;
 
-/* settings: "axis=value" tokens separated by spaces, applied over the op's
- * defaults. With `reference` 0 the reference is left to the caller (who may
- * edit the inputs first). */
-static void kbt_make_case(kbt_case *t, const kb_op *op, const char *settings, uint64_t seed,
-                          int reference) {
+/* settings over the op's defaults, inputs from seed. With `reference` 0 the
+ * reference is left to the caller (who may edit the inputs first). */
+static inline void kbt_make_case(kbt_fixture *t, const kb_op *op, const char *settings,
+                                 uint64_t seed, int reference) {
     memset(t, 0, sizeof *t);
-    kb_case_defaults(&t->c, op);
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", settings);
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        if (!eq) continue;
-        *eq = 0;
-        kb_case_set(&t->c, tok, eq + 1, NULL);
-    }
+    kbt_case(&t->c, op, settings);
     op->describe(&t->c, &t->in, &t->out, NULL);
     kb_tensors_alloc_host(&t->in, NULL);
     kb_tensors_alloc_host(&t->out, NULL);
@@ -40,42 +91,71 @@ static void kbt_make_case(kbt_case *t, const kb_op *op, const char *settings, ui
     if (reference) op->reference(&t->c, &t->in, &t->out, NULL);
 }
 
-static void kbt_free_case(kbt_case *t) {
+static inline void kbt_free_case(kbt_fixture *t) {
     kb_tensors_free_host(&t->in);
     kb_tensors_free_host(&t->out);
 }
 
 /* Runs impl on t; *got receives host copies of its outputs (free with
- * kb_tensors_free_host). 0 when it failed to run (the message printed). */
-static int kbt_run_variant(const kb_variant_impl *impl, const kbt_case *t, kb_tensors *got) {
+ * kb_tensors_free_host). 0 when it did not run (the message printed). */
+static inline int kbt_run_variant(const kb_variant_impl *impl, const kbt_fixture *t,
+                                  kb_tensors *got) {
     kb_error e = {{0}};
-    kb_tensors dev_in = t->in, dev_out = t->out;
     *got = t->out;
     kb_tensors_alloc_host(got, NULL);
-    int ok = impl->supports(&t->c, &e) == KB_OK;
-    for (int i = 0; ok && i < dev_in.count; i++) {
-        size_t b = kb_nbytes(&dev_in.t[i]);
-        ok =
-            cudaMalloc(&dev_in.t[i].data, b ? b : 4) == cudaSuccess &&
-            cudaMemcpy(dev_in.t[i].data, t->in.t[i].data, b, cudaMemcpyHostToDevice) == cudaSuccess;
-    }
-    for (int i = 0; ok && i < dev_out.count; i++) {
-        size_t b = kb_nbytes(&dev_out.t[i]);
-        ok = cudaMalloc(&dev_out.t[i].data, b ? b : 4) == cudaSuccess &&
-             cudaMemset(dev_out.t[i].data, 0xFF, b ? b : 4) == cudaSuccess;
-    }
-    void *state = NULL;
-    ok = ok && impl->setup(&t->c, &dev_in, &state, &e) == KB_OK;
-    ok = ok && impl->run(state, &dev_in, &dev_out, 0, &e) == KB_OK;
-    ok = ok && cudaDeviceSynchronize() == cudaSuccess;
-    for (int i = 0; ok && i < dev_out.count; i++)
-        ok = cudaMemcpy(got->t[i].data, dev_out.t[i].data, kb_nbytes(&got->t[i]),
-                        cudaMemcpyDeviceToHost) == cudaSuccess;
-    if (state) impl->teardown(state);
-    for (int i = 0; i < dev_in.count; i++) cudaFree(dev_in.t[i].data);
-    for (int i = 0; i < dev_out.count; i++) cudaFree(dev_out.t[i].data);
+    int ok = kbt_run(impl, &t->c, &t->in, &t->out, got, &e) == KB_OK;
     if (!ok) printf("  run failed: %s %s\n", e.msg, cudaGetErrorString(cudaGetLastError()));
     return ok;
+}
+
+/* One case the way `kbench check` runs it: inputs from the seed, the CPU
+ * reference, the op's compare into acc. Returns the variant's status (KB_OK,
+ * KB_UNSUPPORTED, ...); a failure to run is KB_ERR with the message printed. */
+static inline int kbt_check_variant(const kb_variant_impl *impl, const kb_case *c, uint64_t seed,
+                                    kb_accuracy *acc) {
+    const kb_op *op = c->op;
+    kb_tensors in = {0}, ref = {0}, got = {0};
+    kb_error e = {{0}};
+    int rc = KB_ERR;
+    memset(acc, 0, sizeof *acc);
+    if (op->validate(c, &e) || op->describe(c, &in, &ref, &e) || kb_tensors_alloc_host(&in, &e))
+        goto done;
+    got = ref;
+    if (kb_tensors_alloc_host(&ref, &e) || kb_tensors_alloc_host(&got, &e) ||
+        op->make_inputs(c, seed, &in, &e) || op->reference(c, &in, &ref, &e))
+        goto done;
+    rc = kbt_run(impl, c, &in, &ref, &got, &e);
+    if (rc == KB_OK) {
+        acc->pass = 1;
+        op->compare(c, KB_PREC_F32, &in, &ref, &got, acc);
+    }
+done:
+    if (rc == KB_ERR) fprintf(stderr, "  check failed: %s\n", e.msg);
+    kb_tensors_free_host(&in);
+    kb_tensors_free_host(&ref);
+    kb_tensors_free_host(&got);
+    return rc;
+}
+
+typedef struct {
+    const char *name;
+    const kb_variant_impl *impl;
+} kbt_variant;
+
+/* Every variant of the table passes the case (or declares it unsupported). */
+static inline void kbt_expect_all_pass(const kb_op *op, const kbt_variant *v, size_t count,
+                                       const char *axes, uint64_t seed) {
+    kb_case c;
+    kbt_case(&c, op, axes);
+    for (size_t i = 0; i < count; i++) {
+        kb_accuracy acc;
+        int rc = kbt_check_variant(v[i].impl, &c, seed, &acc);
+        if (rc == KB_UNSUPPORTED) continue;
+        if (rc != KB_OK || !acc.pass || acc.unwritten)
+            fprintf(stderr, "  %s on %s: rc %d, %lld mismatches: %s\n", v[i].name, axes, rc,
+                    (long long)acc.mismatches, acc.note);
+        KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+    }
 }
 
 #endif

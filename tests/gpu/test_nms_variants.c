@@ -19,7 +19,7 @@ static const struct {
     {"pairwise_fast", &kb_nms_pairwise_fast, 1},
 };
 
-typedef kbt_case nms_case;
+typedef kbt_fixture nms_case;
 
 /* The reference is left to expect_all_variants_match: tests edit the inputs first. */
 static void make_case(nms_case *t, const char *n, const char *dist, const char *classes,

@@ -2,7 +2,7 @@
  * (exact keep list and order). Needs a GPU (exits 77 = skipped without one). */
 #include "kbtest.h"
 #include "rpn_proposals.h"
-#include "test_topk_check.h"
+#include "kbtest_gpu.h"
 
 static const kbt_variant variants[] = {
     {"sort_bitmask", &kb_rpn_proposals_sort_bitmask},

@@ -2,7 +2,7 @@
  * edge cases of the contract (kernels/topk.h) and on the RPN levels.
  * Needs a GPU (exits 77 = skipped without one). */
 #include "kbtest.h"
-#include "test_topk_check.h"
+#include "kbtest_gpu.h"
 #include "topk.h"
 
 static const kbt_variant variants[] = {

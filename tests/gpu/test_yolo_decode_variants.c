@@ -19,12 +19,12 @@ static const struct {
     {"fused_batch", &kb_yolo_decode_fused_batch, 0},
 };
 
-static void make_case(kbt_case *t, const char *settings, uint64_t seed) {
+static void make_case(kbt_fixture *t, const char *settings, uint64_t seed) {
     kbt_make_case(t, &kb_op_yolo_decode, settings, seed, 1);
 }
 
 /* Every variant on the case; exact ones must pass outright. */
-static void expect_all_variants_match(kbt_case *t, const char *what) {
+static void expect_all_variants_match(kbt_fixture *t, const char *what) {
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         kb_tensors got;
         int ran = kbt_run_variant(variants[v].impl, t, &got);
@@ -41,28 +41,28 @@ static void expect_all_variants_match(kbt_case *t, const char *what) {
 
 KB_TEST(yolo_variants_match_on_one_realistic_image) {
     KB_REQUIRE_DEVICE();
-    kbt_case t;
+    kbt_fixture t;
     make_case(&t, "b=1 n=25200", 1);
     expect_all_variants_match(&t, "b=1 n=25200");
 }
 
 KB_TEST(yolo_variants_match_on_32_different_images) {
     KB_REQUIRE_DEVICE();
-    kbt_case t;
+    kbt_fixture t;
     make_case(&t, "b=32 n=6300", 2);
     expect_all_variants_match(&t, "b=32 n=6300");
 }
 
 KB_TEST(yolo_variants_match_with_zero_candidates) {
     KB_REQUIRE_DEVICE();
-    kbt_case t;
+    kbt_fixture t;
     make_case(&t, "b=3 n=2000 conf=0.999", 3);
     expect_all_variants_match(&t, "conf 0.999");
 }
 
 KB_TEST(yolo_exact_variants_keep_the_best_max_det_when_more_qualify) {
     KB_REQUIRE_DEVICE();
-    kbt_case t;
+    kbt_fixture t;
     make_case(&t, "b=2 n=5000 dist=dense max_det=200 max_out=100 c=5", 4);
     expect_all_variants_match(&t, "dense, max_det 200");
     make_case(&t, "b=2 n=25200 dist=dense", 5);
@@ -71,7 +71,7 @@ KB_TEST(yolo_exact_variants_keep_the_best_max_det_when_more_qualify) {
 
 KB_TEST(yolo_variants_match_with_small_caps_and_thresholds) {
     KB_REQUIRE_DEVICE();
-    kbt_case t;
+    kbt_fixture t;
     make_case(&t, "b=4 n=3000 max_det=64 max_out=10 iou=0.3", 6);
     expect_all_variants_match(&t, "max_det 64, max_out 10");
     make_case(&t, "b=2 n=6300 max_det=4096 max_out=4096 conf=0.05 iou=0.7", 7);
