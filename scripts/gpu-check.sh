@@ -40,6 +40,9 @@ mkdir -p "$OUT"
 summary="$OUT/summary.md"
 : >"$summary"
 say() { echo "$@" | tee -a "$summary"; }
+# Every CSV and log goes into one tarball (the device tool brings back at most
+# 8 files), packed again after each op so a call cut off at its limit keeps them.
+pack() { tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv >"$work/nvidia-smi.csv" 2>&1
@@ -48,7 +51,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
 start=$(date +%s)
 if ! ninja -C "$BUILD" >"$work/build.log" 2>&1; then
     grep -E "error|FAILED" "$work/build.log" | head -40
-    tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .
+    pack
     exit 1
 fi
 say "build: $(( $(date +%s) - start )) s, $(grep -c warning "$work/build.log") warning line(s)"
@@ -86,6 +89,7 @@ for op in "${ops[@]}"; do
             -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     fi
+    pack
 done
 # ---- peers (issue 6): torchvision / PyTorch / OpenCV on the same cases and inputs ----
 # <op>-peers.csv and peers-<op>.log land beside <op>.csv; KB_NO_PEERS=1 skips them.
@@ -94,6 +98,7 @@ if want peers && [ -z "${KB_NO_PEERS:-}" ]; then
     say "## peers"
     KB_SWEEP="$SWEEP" KB_MAX_TIME="$MAX_TIME" scripts/peers.sh "$BUILD/kbench" "$work" "${ops[@]}" \
         2>&1 | tee -a "$summary"
+    pack
 fi
 # ---- end of peers ----
 # The three measurement modes on one case, side by side.
@@ -122,6 +127,5 @@ if want sanitize; then
     OUT="$work/sanitize" KB_BUILD="$BUILD" scripts/sanitize.sh "${ops[@]}" >"$work/sanitize.log" 2>&1 || status=1
     tail -30 "$work/sanitize/summary.md" 2>/dev/null | tee -a "$summary"
 fi
-# The device tool brings back at most 8 files: every CSV and log goes in one tarball.
-tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .
+pack
 exit $status
