@@ -20,12 +20,6 @@
 #
 # Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
 # ctest.log, and gpu-check.tar.gz with every CSV, JSON-lines file and log.
-if want sanitize; then
-    say ""
-    say "## compute-sanitizer"
-    OUT="$work/sanitize" KB_BUILD="$BUILD" scripts/sanitize.sh "${ops[@]}" >"$work/sanitize.log" 2>&1 || status=1
-    tail -30 "$work/sanitize/summary.md" 2>/dev/null | tee -a "$summary"
-fi
 # The device tool brings back at most 8 files from $OUT: keep it that way.
 set -u -o pipefail
 cd "$(dirname "$0")/.."

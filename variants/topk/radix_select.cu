@@ -18,14 +18,15 @@
  *      thread per two bins) and scans them; after a second cluster.sync()
  *      warp 0 of every block finds the slice, then the bin, that holds the
  *      remaining-th key (every block reading all 16 histograms, 128 KB of
- *      distributed shared memory per pass, made the first draft 73 us). A
- *      pass stops early when its bucket is taken whole (k >= length: after
- *      one pass);
+ *      distributed shared memory per pass, made the first draft 73 us). The
+ *      select stops after the pass whose bucket, with every key above it,
+ *      fits k + kSlack candidate slots: the bucket is taken whole (k >=
+ *      length: after one pass; uniform rpn5 scores: after two);
  *   3. one more scan puts the winners (key > T) and the lowest-index ties
- *      (key == T) into EVERY block's candidate list (k 64-bit (key, ~index)
- *      entries): winners by an atomic slot counter in block 0, ties in index
- *      order (block tie bases from the last histograms, then tile by tile);
- *      one cluster.sync;
+ *      (key == T), or every key >= a bucket taken whole, into EVERY block's
+ *      candidate list (64-bit (key, ~index) entries): winners by an atomic slot counter in block 0,
+ * ties in index order (block tie bases from the last histograms, then tile by tile); one
+ * cluster.sync;
  *   4. each block ranks 1/size of the candidates against all of them (a
  *      unique total order: rank = how many beat it) and writes them in place.
  * Napkin (rpn5): the longest segment puts 12600 keys per SM, ~12 per thread
@@ -56,6 +57,10 @@ constexpr int kPassCount = 3;       /* 11 + 11 + 10 bits */
 constexpr int kLoadBatch = 8;       /* global loads in flight per thread in the first pass */
 static_assert(kBins == 2 * kThreads, "the digit pick gives each thread two bins");
 constexpr size_t kSmemLimit = 200 * 1024;
+/* Candidate slots beyond k: a pass whose bucket, with every key above it, fits
+ * k + kSlack slots takes it whole and ends the select (uniform scores: after
+ * the second pass ~12 keys of 201,600 share the k-th key's 22 bits). */
+constexpr int kSlack = 256;
 
 typedef unsigned long long u64;
 
@@ -104,13 +109,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (want == 0) return; /* the whole cluster leaves together */
 
     extern __shared__ u64 smem[];
-    u64 *cand = smem;                         /* k candidates */
-    uint32_t *cache = (uint32_t *)(smem + k); /* cache_cap keys */
-    __shared__ unsigned hist[kBins];          /* this block's histogram of the pass */
+    u64 *cand = smem;                                  /* k + kSlack candidates */
+    uint32_t *cache = (uint32_t *)(smem + k + kSlack); /* cache_cap keys */
+    __shared__ unsigned hist[kBins];                   /* this block's histogram of the pass */
     __shared__ u64
         span[kBins]; /* bins of this block's slice: (above, above + count) in the slice */
     __shared__ u64 warp_sums[32], slice_total;
-    __shared__ unsigned sel_digit, sel_above, sel_all, win_count, tile_ties[kThreads / 32];
+    __shared__ unsigned sel_digit, sel_above, sel_through, sel_all, win_count,
+        tile_ties[kThreads / 32];
 
     const int chunk = (n + blocks - 1) / blocks;
     const int lo = min(n, rank * chunk), m = min(n, lo + chunk) - lo;
@@ -122,9 +128,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int width = kBins / blocks, top = (rank + 1) * width - 1;
     const bool owner = 2 * tid < width;
 
-    /* 2. Radix select: T = prefix once mask covers all 32 bits. */
+    /* 2. Radix select: T = prefix once mask covers all 32 bits, or the
+     * bucket's prefix when it is taken whole (all_in: then ncand keys are
+     * >= prefix, the want best among them). */
     uint32_t prefix = 0, mask = 0;
-    unsigned remaining = (unsigned)want, all_in = 0;
+    unsigned remaining = (unsigned)want, all_in = 0, ncand = (unsigned)want;
+    const unsigned slots = (unsigned)k + kSlack;
     if (tid == 0)
         win_count = 0; /* block 0's is the slot counter; read after the first cluster.sync */
     for (int pass = 0; pass < kPassCount && !all_in; pass++) {
@@ -201,13 +210,15 @@ __global__ void __launch_bounds__(kThreads, 1)
                 if (a < remaining && remaining <= z) {
                     sel_digit = (unsigned)b;
                     sel_above = a;
-                    sel_all = z == remaining;
+                    sel_through = z;
+                    sel_all = (unsigned)want - remaining + z <= slots; /* keys >= the bucket */
                 }
             }
         }
         __syncthreads(); /* sel_* are rewritten only after the next cluster.sync */
         prefix |= sel_digit << shift;
         mask |= dmask << shift;
+        if (sel_all) ncand = (unsigned)want - remaining + sel_through;
         remaining -= sel_above;
         all_in = sel_all;
     }
@@ -270,19 +281,20 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cluster.sync(); /* after this no block touches another's shared memory */
 
-    /* 4. Rank this block's share of the candidates: tpc threads per candidate. */
-    const int share = (want + blocks - 1) / blocks;
+    /* 4. Rank this block's share of the ncand candidates (tpc threads per
+     * candidate); those ranked under want are the output. */
+    const int share = ((int)ncand + blocks - 1) / blocks;
     int tpc = 32;
     while (tpc > 1 && share * tpc > kThreads) tpc >>= 1;
     for (int base = 0; base < share; base += kThreads / tpc) {
         const int local = base + tid / tpc, sub = tid % tpc, j = rank * share + local;
-        const bool valid = local < share && j < want;
+        const bool valid = local < share && j < (int)ncand;
         const u64 me = valid ? cand[j] : 0;
         unsigned beaten_by = 0;
         if (valid)
-            for (int x = sub; x < want; x += tpc) beaten_by += cand[x] > me;
+            for (int x = sub; x < (int)ncand; x += tpc) beaten_by += cand[x] > me;
         for (int d = tpc / 2; d > 0; d >>= 1) beaten_by += __shfl_xor_sync(~0u, beaten_by, d);
-        if (valid && sub == 0) {
+        if (valid && sub == 0 && beaten_by < (unsigned)want) {
             const int idx = (int)~(uint32_t)me;
             seg_i[beaten_by] = idx;
             seg_v[beaten_by] = values[begin + idx];
@@ -393,7 +405,8 @@ int cluster_blocks(int segments, int longest, int k) {
         size *= 2;
     while (size > 1) {
         const int half = size / 2;
-        const size_t bytes = (size_t)k * sizeof(u64) + 4 * (((size_t)longest + half - 1) / half);
+        const size_t bytes =
+            (size_t)(k + kSlack) * sizeof(u64) + 4 * (((size_t)longest + half - 1) / half);
         if (bytes > kSmemLimit || waves(segments, occ, half) >= waves(segments, occ, size)) break;
         size = half;
     }
@@ -408,7 +421,7 @@ cudaError_t kb_topk_select(const float *values, const int *offsets, int segments
     if (k > KB_TOPK_SELECT_MAX_K) return cudaErrorInvalidValue;
     const int blocks = cluster_blocks(segments, longest, k);
     const size_t chunk = ((size_t)longest + blocks - 1) / blocks;
-    const size_t cand_bytes = (size_t)k * sizeof(u64);
+    const size_t cand_bytes = (size_t)(k + kSlack) * sizeof(u64);
     const size_t cache_cap = cand_bytes + 4 * chunk <= kSmemLimit ? chunk : 0;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)blocks, (unsigned)segments);
