@@ -56,14 +56,18 @@ struct xsorted {
 };
 
 /* Far words of the mask rows in list form: for box r, the nonzero words
- * w >= r / 64 + 2 (the ones blockwalk's workers OR in), at most kFarSlots of
- * them: far_word[r * kFarSlots + s], far_bits[...], s < min(count[r],
- * kFarSlots). A row with more (count[r] > kFarSlots) is read from the dense
- * mask. Uniform 100000 boxes @0.5: ~24 far words per row of 1563. */
-constexpr int kFarSlots = 60;
+ * w >= r / 64 + 2 (the ones blockwalk's workers OR in), at most slots of
+ * them: word[r * slots + s], bits[...], s < min(count[r], slots). A row with
+ * more (count[r] > slots) is read from the dense mask. Uniform 100000 boxes
+ * @0.5: ~24 far words per row of 1563 (<2% of rows over 60); 25200: ~6.
+ * slots is kFarSlots, or kFewFarSlots up to kFewFarWords column blocks: the
+ * walk's workers hold 64 x slots items a step, live or not, so fewer slots
+ * mean fewer instructions on the step's path. */
+constexpr int kFarSlots = 60, kFewFarSlots = 30, kFewFarWords = 512;
 struct far_lists {
     u64 *bits;
     int *word, *count; /* count: zeroed before the mask kernel */
+    int slots;
 };
 
 /* Rank by counting (64 compares per thread, one barrier): a strict order on
@@ -161,9 +165,9 @@ __global__ void __launch_bounds__(64 * kSplit)
         if (q == 0) mask[(size_t)r * words + cb] = bits;
         if (q == 0 && far.count && bits && cb >= rb + 2) {
             int slot = atomicAdd(&far.count[r], 1);
-            if (slot < kFarSlots) {
-                far.bits[(size_t)r * kFarSlots + slot] = bits;
-                far.word[(size_t)r * kFarSlots + slot] = cb;
+            if (slot < far.slots) {
+                far.bits[(size_t)r * far.slots + slot] = bits;
+                far.word[(size_t)r * far.slots + slot] = cb;
             }
         }
         if (rb == cb && diag_col) {
@@ -230,9 +234,10 @@ __device__ __forceinline__ void load_panel(const u64 *mask, const u64 *diag_col,
 }
 
 constexpr int kWalkThreads = 512, kWorkers = kWalkThreads - 32, kLoadsInFlight = 2;
-/* Far-list items (row, slot) of one 64-box block per worker. */
+/* Far-list items (row, slot) of one 64-box block per worker (at most). */
 constexpr int kFarItems = 64 * kFarSlots / kWorkers;
 static_assert(kFarItems * kWorkers == 64 * kFarSlots, "far items must tile the workers");
+static_assert(64 * kFewFarSlots % kWorkers == 0, "far items must tile the workers");
 
 /* What warp 0 holds for one block (load_panel), and what a worker holds of
  * one block's far lists. Warp 0 reads the panel loaded a step earlier and
@@ -271,6 +276,7 @@ struct far_regs {
  * rounds are the longest suppression chain in the block, not its keeps.
  * One barrier per step; 100000 boxes: 1563 steps. 512 threads: at 1024 the
  * 64-register cap spilled the far items and panels. */
+template <int kSlots>
 __global__ void __launch_bounds__(kWalkThreads)
     walk_blocks_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words,
                        int cap, const int *order, int *keep, int *count) {
@@ -285,14 +291,15 @@ __global__ void __launch_bounds__(kWalkThreads)
     int nk = 0;
     unsigned *removed32 = (unsigned *)removed; /* 32-bit ORs: native shared atomics */
     /* Worker w's far items: item w + kWorkers u of a block = (row, slot). */
-    auto item_row = [&](int u) { return (t - 32 + kWorkers * u) / kFarSlots; };
-    auto item_slot = [&](int u) { return (t - 32 + kWorkers * u) % kFarSlots; };
-    int fcount[kFarItems]; /* counts of the rows of the block whose items load next */
+    constexpr int kItems = 64 * kSlots / kWorkers;
+    auto item_row = [&](int u) { return (t - 32 + kWorkers * u) / kSlots; };
+    auto item_slot = [&](int u) { return (t - 32 + kWorkers * u) % kSlots; };
+    int fcount[kItems]; /* counts of the rows of the block whose items load next */
     walk_panel pa, pb;
     far_regs f;
     f.live = 0;
 #pragma unroll
-    for (int u = 0; u < kFarItems; u++)
+    for (int u = 0; u < kItems; u++)
         f.bits[u] = 0, f.word[u] = 0, fcount[u] = far.count[min(item_row(u), n - 1)];
     pb = walk_panel{};
     if (warp == 0) load_panel(mask, diag_col, far.count, order, n, words, 0, lane, pa);
@@ -323,8 +330,8 @@ __global__ void __launch_bounds__(kWalkThreads)
                 take = cap - nk;
             }
             /* Kept rows whose list overflowed are read densely. */
-            u64 dense = kb & (__ballot_sync(kFull, cur.n0 > kFarSlots) |
-                              (u64)__ballot_sync(kFull, cur.n1 > kFarSlots) << 32);
+            u64 dense = kb & (__ballot_sync(kFull, cur.n0 > kSlots) |
+                              (u64)__ballot_sync(kFull, cur.n1 > kSlots) << 32);
             for (int b = lane; b < 64; b += 32) {
                 int at = order ? (b < 32 ? cur.o0 : cur.o1) : 64 * j + b;
                 if ((kb >> b) & 1) keep[nk + __popcll(kb & ((1ull << b) - 1))] = at;
@@ -342,7 +349,7 @@ __global__ void __launch_bounds__(kWalkThreads)
                 /* Block j-1's kept rows, far lists: from registers. */
                 u64 kb = kept_bits[(j - 1) & 1];
 #pragma unroll
-                for (int u = 0; u < kFarItems; u++)
+                for (int u = 0; u < kItems; u++)
                     if (((prev.live >> u) & 1) && ((kb >> item_row(u)) & 1)) {
                         unsigned lo = (unsigned)prev.bits[u], hi = (unsigned)(prev.bits[u] >> 32);
                         if (lo) atomicOr(&removed32[2 * prev.word[u]], lo);
@@ -376,16 +383,16 @@ __global__ void __launch_bounds__(kWalkThreads)
                 }
             }
             /* Block j's far items now (read next step), block j+1's counts:
-             * unconditional loads at clamped indices (see load_panel), the
-             * validity kept apart in live. */
+             * loads at clamped indices (see load_panel), the validity kept
+             * apart in live. */
             now.live = 0;
 #pragma unroll
-            for (int u = 0; u < kFarItems; u++) {
+            for (int u = 0; u < kItems; u++) {
                 int r = 64 * j + item_row(u), rc = min(r, n - 1);
-                size_t at = (size_t)rc * kFarSlots + item_slot(u);
-                bool live = r < n && item_slot(u) < fcount[u] && fcount[u] <= kFarSlots;
+                size_t at = (size_t)rc * kSlots + item_slot(u);
+                bool live = r < n && item_slot(u) < fcount[u] && fcount[u] <= kSlots;
                 now.live |= (unsigned)live << u;
-                /* Only live slots are loaded (~6 of a row's 60 at 25200 boxes): a
+                /* Only live slots are loaded (~6 of a row's 30 at 25200 boxes): a
                  * predicated load into the item's own registers, never a select
                  * on its result, so nothing waits on it before the next step. */
                 if (live) now.bits[u] = far.bits[at], now.word[u] = far.word[at];
@@ -404,15 +411,18 @@ __global__ void __launch_bounds__(kWalkThreads)
 /* Small-n walk (blockwalk up to kSmallWalkWords column blocks, 1024 boxes):
  * the block copies the mask words the walk reads (w > r / 64), the diagonal
  * column words and the ranking into shared memory, then warp 0 walks alone,
- * with no barrier and no global load on the way: lane w holds the removed
- * word of block w; step j resolves block j in ballot rounds (as blockwalk)
- * and lanes w > j OR block j's kept rows' words w from shared memory. The
- * large-n walk pays a barrier and a memory latency a step (1.5 us a step at
- * 1000 boxes, ncu); here a step is a resolve plus ~popc(kept) shared loads. */
+ * with no barrier and no global load on the way. Step j pulls block j's
+ * removed word from the rows kept so far (a list in shared memory, 32 rows
+ * a round, independent loads, one OR-reduction), resolves block j in ballot
+ * rounds (as blockwalk) and appends its keeps. The large-n walk pays a
+ * barrier and a memory latency a step (1.5 us a step at 1000 boxes, ncu);
+ * the first draft here pushed each kept row into the later words, one
+ * dependent shared load per kept row (~52 a block at 1000 @0.5): 4.7 us a
+ * step. */
 constexpr int kSmallWalkWords = 16, kSmallWalkThreads = 1024;
 
 size_t small_walk_smem(int n) {
-    return (size_t)n * (words_of(n) + 1) * sizeof(u64) + (size_t)n * sizeof(int);
+    return (size_t)n * (words_of(n) + 1) * sizeof(u64) + 2 * (size_t)n * sizeof(int);
 }
 
 __global__ void __launch_bounds__(kSmallWalkThreads)
@@ -420,7 +430,7 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
                       const int *order, int *keep, int *count) {
     extern __shared__ u64 sm[];
     u64 *rows = sm, *diag = sm + (size_t)n * words;
-    int *rank_to_input = (int *)(diag + n);
+    int *rank_to_input = (int *)(diag + n), *kept = rank_to_input + n;
     int t = threadIdx.x, lane = t & 31;
     /* 64 rows a pass, a thread per (row, word): only the words the walk reads. */
 #pragma unroll 4
@@ -434,12 +444,16 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     }
     __syncthreads();
     if (t >= 32) return;
-    u64 removed = 0; /* lane w: block w's removed bits */
-    int nk = 0;
+    int nk = 0; /* kept[0..nk): the ranks kept so far */
     for (int j = 0; j < words && nk < cap; j++) {
         int valid = min(64, n - 64 * j);
         u64 c0 = diag[min(64 * j + lane, n - 1)], c1 = diag[min(64 * j + lane + 32, n - 1)];
-        u64 decided = __shfl_sync(kFull, removed, j) | (valid < 64 ? ~0ull << valid : 0ull);
+        u64 pulled = 0;
+#pragma unroll 4
+        for (int q = lane; q < nk; q += 32) pulled |= rows[kept[q] * words + j];
+        unsigned lo = __reduce_or_sync(kFull, (unsigned)pulled),
+                 hi = __reduce_or_sync(kFull, (unsigned)(pulled >> 32));
+        u64 decided = ((u64)hi << 32 | lo) | (valid < 64 ? ~0ull << valid : 0ull);
         u64 kb = 0;
         while (~decided) {
             u64 open = ~decided;
@@ -459,13 +473,13 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
             take = cap - nk;
         }
         for (int b = lane; b < 64; b += 32)
-            if ((kb >> b) & 1)
-                keep[nk + __popcll(kb & ((1ull << b) - 1))] = rank_to_input[64 * j + b];
+            if ((kb >> b) & 1) {
+                int at = nk + __popcll(kb & ((1ull << b) - 1));
+                kept[at] = 64 * j + b;
+                keep[at] = rank_to_input[64 * j + b];
+            }
         nk += take;
-        if (lane > j && lane < words) {
-            const u64 *col = rows + (size_t)64 * j * words + lane;
-            for (u64 x = kb; x; x &= x - 1) removed |= col[(__ffsll((long long)x) - 1) * words];
-        }
+        __syncwarp(); /* kept[] is read by every lane next step */
     }
     if (lane == 0) *count = nk;
 }
@@ -529,6 +543,7 @@ ws_layout carve(void *ws, int n, size_t *bytes) {
     l.far.bits = (u64 *)take((size_t)n * kFarSlots * sizeof(u64));
     l.far.word = (int *)take((size_t)n * kFarSlots * sizeof(int));
     l.far.count = (int *)take((size_t)n * sizeof(int));
+    l.far.slots = words_of(n) <= kFewFarWords ? kFewFarSlots : kFarSlots;
     if (bytes) *bytes = at;
     return l;
 }
@@ -586,6 +601,7 @@ cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, bool prune, const 
     kb_nvtx_pop();
     if (rc != cudaSuccess) return rc;
     kb_nvtx_push("walk");
+    if (prune && l.far.slots == kFewFarSlots) kernel = walk_blocks_kernel<kFewFarSlots>;
     if (small)
         rc = launch_small_walk(l.mask, l.diag_col, n, cap_of(n, max_out), order, keep, count, s);
     else
@@ -626,8 +642,9 @@ cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *class
                                     int *count_out, void *workspace, size_t ws_bytes,
                                     cudaStream_t stream) {
     if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
-    return nms_sorted_masks(walk_blocks_kernel, kWalkThreads, true, boxes_sorted, classes_sorted, n,
-                            iou, max_out, order, keep_out, count_out, workspace, stream);
+    return nms_sorted_masks(walk_blocks_kernel<kFarSlots>, kWalkThreads, true, boxes_sorted,
+                            classes_sorted, n, iou, max_out, order, keep_out, count_out, workspace,
+                            stream);
 }
 
 /* ---- the variants ---- */
@@ -763,4 +780,4 @@ extern "C" const kb_variant_impl kb_nms_bitmask_gpu = {
     device_walk_run<walk_boxes_kernel, 1024, false>, kb_nms_sorted_delete};
 extern "C" const kb_variant_impl kb_nms_blockwalk = {
     masks_supports, device_walk_bytes, kb_nms_sorted_new,
-    device_walk_run<walk_blocks_kernel, kWalkThreads, true>, kb_nms_sorted_delete};
+    device_walk_run<walk_blocks_kernel<kFarSlots>, kWalkThreads, true>, kb_nms_sorted_delete};
