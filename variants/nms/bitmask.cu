@@ -300,7 +300,8 @@ __global__ void __launch_bounds__(kWalkThreads)
     f.live = 0;
 #pragma unroll
     for (int u = 0; u < kItems; u++)
-        f.bits[u] = 0, f.word[u] = 0, fcount[u] = far.count[min(item_row(u), n - 1)];
+        f.bits[u] = 0, f.word[u] = 0, /* warp 0 has no items: its item_row can be < 0 */
+            fcount[u] = warp ? far.count[min(item_row(u), n - 1)] : 0;
     pb = walk_panel{};
     if (warp == 0) load_panel(mask, diag_col, far.count, order, n, words, 0, lane, pa);
     __syncthreads();
