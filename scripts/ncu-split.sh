@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # ncu-split.sh — on a GPU machine: where the time of the hot cases goes.
 # Per-kernel duration, occupancy and warp-stall split (Nsight Compute) of the
-# cases docs/perf-nms.md and docs/perf-topk.md reason about, and the SASS lines
-# of blockwalk's walk kernel with the most stall samples.
+# cases docs/perf-nms.md, docs/perf-topk.md and docs/perf-deform_conv2d.md
+# reason about, and the SASS lines of blockwalk's walk kernels with the most
+# stall samples.
 #
-#   OUT=/tmp/prof KB_BUILD=build scripts/ncu-split.sh
+#   OUT=/tmp/prof KB_BUILD=build scripts/ncu-split.sh              # every split
+#   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
+#
+# Splits: nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit
+# dcn5-explicit (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64) f32).
 #
 # Writes $OUT/ncu-<name>.txt per case and $OUT/walk<n>-sass.txt. ncu locks the
 # clocks to base (its default), so durations read ~10-20% above cold-mode runs.
@@ -25,8 +30,6 @@ split() { # name, kbench check args...
         "$OUT/ncu-$name.txt" | head -40
 }
 
-split nms1000 nms -v blockwalk -a n=1000 -a iou=0.5
-split topk-rpn5 topk -v radix_select -a segments=rpn5 -a k=1000
 
 # Stall samples per SASS line: blockwalk's walk at 25200 boxes, the small walk at 1000.
 sass() { # name, kernel regex, kbench check args...
@@ -43,5 +46,20 @@ sass() { # name, kernel regex, kbench check args...
         tail -5 "$OUT/$name-ncu.log"
     fi
 }
-sass walk25200 walk_blocks nms -v blockwalk -a n=25200 -a iou=0.5
-sass walk1000 walk_small nms -v blockwalk -a n=1000 -a iou=0.5
+dcn4=(-a n=2 -a c_in=64 -a c_out=64 -a h=200 -a w=336)
+dcn5=(-a n=8 -a c_in=256 -a c_out=256 -a h=64 -a w=64)
+names=("$@")
+[ ${#names[@]} -eq 0 ] &&
+    names=(nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit dcn5-explicit)
+for name in "${names[@]}"; do
+    case $name in
+    nms1000) split nms1000 nms -v blockwalk -a n=1000 -a iou=0.5 ;;
+    topk-rpn5) split topk-rpn5 topk -v radix_select -a segments=rpn5 -a k=1000 ;;
+    walk25200) sass walk25200 walk_blocks nms -v blockwalk -a n=25200 -a iou=0.5 ;;
+    walk1000) sass walk1000 walk_small nms -v blockwalk -a n=1000 -a iou=0.5 ;;
+    dcn4-explicit) split "$name" deform_conv2d -v explicit_gemm_tf32 "${dcn4[@]}" ;;
+    dcn4-implicit) split "$name" deform_conv2d -v implicit_gemm_tf32 "${dcn4[@]}" ;;
+    dcn5-explicit) split "$name" deform_conv2d -v explicit_gemm_i32 "${dcn5[@]}" ;;
+    *) echo "ncu-split.sh: no split named $name" >&2 ;;
+    esac
+done

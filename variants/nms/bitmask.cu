@@ -209,6 +209,45 @@ __global__ void __launch_bounds__(1024)
     if (t == 0) *count = nk;
 }
 
+/* Greedy decisions of one 64-box block by warp 0, in rounds rather than kept
+ * box by kept box: lane holds the column words c0, c1 of boxes lane and
+ * lane + 32 (who in the block suppresses them); decided has the bits of boxes
+ * already removed (or past n). An undecided box whose column meets a kept box
+ * is removed; one whose column meets no undecided box is kept (every
+ * suppressor decided, none kept). The lowest undecided box always decides, so
+ * this is greedy; the rounds are the longest suppression chain in the block,
+ * not its keeps. Returns the kept bits. */
+__device__ __forceinline__ u64 resolve_block(u64 decided, u64 c0, u64 c1, int lane) {
+    u64 kb = 0;
+    while (~decided) {
+        u64 open = ~decided;
+        bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
+        bool r0 = u0 && (c0 & kb), r1 = u1 && (c1 & kb);
+        bool k0 = u0 && !r0 && !(c0 & open), k1 = u1 && !r1 && !(c1 & open);
+        u64 k_lo = __ballot_sync(kFull, k0), k_hi = __ballot_sync(kFull, k1);
+        u64 d_lo = __ballot_sync(kFull, k0 || r0), d_hi = __ballot_sync(kFull, k1 || r1);
+        kb |= k_lo | k_hi << 32;
+        decided |= d_lo | d_hi << 32;
+    }
+    return kb;
+}
+
+/* The lowest room bits of kb (all of them when there are no more). */
+__device__ __forceinline__ u64 first_bits(u64 kb, int room) {
+    if (__popcll(kb) <= room) return kb;
+    u64 beyond = kb;
+    for (int q = 0; q < room; q++) beyond &= beyond - 1;
+    return kb & ~beyond;
+}
+
+/* OR of a 64-bit value over the warp: two 32-bit reductions side by side
+ * (five dependent 64-bit shuffle rounds cost ~10 shuffle latencies). */
+__device__ __forceinline__ u64 warp_or(u64 v) {
+    unsigned lo = __reduce_or_sync(kFull, (unsigned)v),
+             hi = __reduce_or_sync(kFull, (unsigned)(v >> 32));
+    return (u64)hi << 32 | lo;
+}
+
 /* What warp 0 holds of block j, for boxes 64 j + lane (0) and + 32 (1):
  * their diagonal column words (who in the block suppresses them), their
  * rows' words at column j + 1, their far list counts and input indices. */
@@ -268,14 +307,8 @@ struct far_regs {
  * thread per round (one dependent load per row would cost a memory latency
  * per kept box).
  *
- * The resolve decides boxes in rounds instead of kept box by kept box: lane
- * holds the column words c of boxes lane and lane + 32 (who in the block
- * suppresses them); an undecided box whose c meets a kept box is removed, one
- * whose c meets no undecided box is kept (every suppressor decided, none
- * kept). The lowest undecided box always decides, so this is greedy; the
- * rounds are the longest suppression chain in the block, not its keeps.
- * One barrier per step; 100000 boxes: 1563 steps. 512 threads: at 1024 the
- * 64-register cap spilled the far items and panels. */
+ * The resolve is resolve_block; the carry a warp_or. One barrier per step; 100000 boxes: 1563
+ * steps. 512 threads: at 1024 the 64-register cap spilled the far items and panels. */
 template <int kSlots>
 __global__ void __launch_bounds__(kWalkThreads)
     walk_blocks_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words,
@@ -312,24 +345,9 @@ __global__ void __launch_bounds__(kWalkThreads)
         if (warp == 0) {
             load_panel(mask, diag_col, far.count, order, n, words, j + 1, lane, next);
             int valid = min(64, n - 64 * j);
-            u64 decided = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull), kb = 0;
-            while (~decided) {
-                u64 open = ~decided;
-                bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
-                bool r0 = u0 && (cur.c0 & kb), r1 = u1 && (cur.c1 & kb);
-                bool k0 = u0 && !r0 && !(cur.c0 & open), k1 = u1 && !r1 && !(cur.c1 & open);
-                u64 k_lo = __ballot_sync(kFull, k0), k_hi = __ballot_sync(kFull, k1);
-                u64 d_lo = __ballot_sync(kFull, k0 || r0), d_hi = __ballot_sync(kFull, k1 || r1);
-                kb |= k_lo | k_hi << 32;
-                decided |= d_lo | d_hi << 32;
-            }
+            u64 decided = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull);
+            u64 kb = first_bits(resolve_block(decided, cur.c0, cur.c1, lane), cap - nk);
             int take = __popcll(kb);
-            if (nk + take > cap) {
-                u64 beyond = kb;
-                for (int q = 0; q < cap - nk; q++) beyond &= beyond - 1;
-                kb &= ~beyond;
-                take = cap - nk;
-            }
             /* Kept rows whose list overflowed are read densely. */
             u64 dense = kb & (__ballot_sync(kFull, cur.n0 > kSlots) |
                               (u64)__ballot_sync(kFull, cur.n1 > kSlots) << 32);
@@ -340,9 +358,8 @@ __global__ void __launch_bounds__(kWalkThreads)
                     dense_rows[j & 1][__popcll(dense & ((1ull << b) - 1))] = (unsigned char)b;
             }
             nk += take;
-            u64 c = (((kb >> lane) & 1) ? cur.p0 : 0) | (((kb >> (lane + 32)) & 1) ? cur.p1 : 0);
-            for (int o = 16; o; o >>= 1) c |= __shfl_xor_sync(kFull, c, o);
-            carry = c;
+            carry = warp_or((((kb >> lane) & 1) ? cur.p0 : 0) |
+                            (((kb >> (lane + 32)) & 1) ? cur.p1 : 0));
             if (lane == 0) dense_count[j & 1] = __popcll(dense), kept_bits[j & 1] = kb;
             done = nk >= cap;
         } else {
@@ -412,18 +429,19 @@ __global__ void __launch_bounds__(kWalkThreads)
 /* Small-n walk (blockwalk up to kSmallWalkWords column blocks, 1024 boxes):
  * the block copies the mask words the walk reads (w > r / 64), the diagonal
  * column words and the ranking into shared memory, then warp 0 walks alone,
- * with no barrier and no global load on the way. Step j pulls block j's
- * removed word from the rows kept so far (a list in shared memory, 32 rows
- * a round, independent loads, one OR-reduction), resolves block j in ballot
- * rounds (as blockwalk) and appends its keeps. The large-n walk pays a
- * barrier and a memory latency a step (1.5 us a step at 1000 boxes, ncu);
- * the first draft here pushed each kept row into the later words, one
- * dependent shared load per kept row (~52 a block at 1000 @0.5): 4.7 us a
- * step. */
+ * with no barrier and no global load on the way. Lane l owns column word
+ * l % 16 for the rows of half l / 16 of every block: after block j resolves,
+ * each lane ORs the word of its half's kept rows into a register (32
+ * predicated shared loads at addresses known from the kept bits, none
+ * waiting on another), and block j + 1's removed word is the OR of the two
+ * lanes that own it. History (docs/perf-nms.md round 4): pushing each kept
+ * row into shared words, a dependent load per kept row, took 4.7 us a step
+ * at 1000 @0.5; pulling from a list of the kept rows, two dependent loads a
+ * round and rounds growing with the keeps, 1.8 us. */
 constexpr int kSmallWalkWords = 16, kSmallWalkThreads = 1024;
 
 size_t small_walk_smem(int n) {
-    return (size_t)n * (words_of(n) + 1) * sizeof(u64) + 2 * (size_t)n * sizeof(int);
+    return (size_t)n * (words_of(n) + 1) * sizeof(u64) + (size_t)n * sizeof(int);
 }
 
 __global__ void __launch_bounds__(kSmallWalkThreads)
@@ -431,7 +449,7 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
                       const int *order, int *keep, int *count) {
     extern __shared__ u64 sm[];
     u64 *rows = sm, *diag = sm + (size_t)n * words;
-    int *rank_to_input = (int *)(diag + n), *kept = rank_to_input + n;
+    int *rank_to_input = (int *)(diag + n);
     int t = threadIdx.x, lane = t & 31;
     /* 64 rows a pass, a thread per (row, word): only the words the walk reads. */
 #pragma unroll 4
@@ -445,42 +463,27 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     }
     __syncthreads();
     if (t >= 32) return;
-    int nk = 0; /* kept[0..nk): the ranks kept so far */
+    static_assert(kSmallWalkWords == 16, "two lanes own each word");
+    int word = lane & 15, half = lane >> 4;
+    u64 removed = 0; /* word `word` of the kept rows of `half` so far */
+    int nk = 0;
     for (int j = 0; j < words && nk < cap; j++) {
         int valid = min(64, n - 64 * j);
         u64 c0 = diag[min(64 * j + lane, n - 1)], c1 = diag[min(64 * j + lane + 32, n - 1)];
-        u64 pulled = 0;
-#pragma unroll 4
-        for (int q = lane; q < nk; q += 32) pulled |= rows[kept[q] * words + j];
-        unsigned lo = __reduce_or_sync(kFull, (unsigned)pulled),
-                 hi = __reduce_or_sync(kFull, (unsigned)(pulled >> 32));
-        u64 decided = ((u64)hi << 32 | lo) | (valid < 64 ? ~0ull << valid : 0ull);
-        u64 kb = 0;
-        while (~decided) {
-            u64 open = ~decided;
-            bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
-            bool r0 = u0 && (c0 & kb), r1 = u1 && (c1 & kb);
-            bool k0 = u0 && !r0 && !(c0 & open), k1 = u1 && !r1 && !(c1 & open);
-            u64 k_lo = __ballot_sync(kFull, k0), k_hi = __ballot_sync(kFull, k1);
-            u64 d_lo = __ballot_sync(kFull, k0 || r0), d_hi = __ballot_sync(kFull, k1 || r1);
-            kb |= k_lo | k_hi << 32;
-            decided |= d_lo | d_hi << 32;
-        }
-        int take = __popcll(kb);
-        if (nk + take > cap) { /* keep the first cap - nk */
-            u64 beyond = kb;
-            for (int q = 0; q < cap - nk; q++) beyond &= beyond - 1;
-            kb &= ~beyond;
-            take = cap - nk;
-        }
+        u64 decided = __shfl_sync(kFull, removed, j) | __shfl_sync(kFull, removed, j + 16) |
+                      (valid < 64 ? ~0ull << valid : 0ull);
+        u64 kb = first_bits(resolve_block(decided, c0, c1, lane), cap - nk);
         for (int b = lane; b < 64; b += 32)
-            if ((kb >> b) & 1) {
-                int at = nk + __popcll(kb & ((1ull << b) - 1));
-                kept[at] = 64 * j + b;
-                keep[at] = rank_to_input[64 * j + b];
-            }
-        nk += take;
-        __syncwarp(); /* kept[] is read by every lane next step */
+            if ((kb >> b) & 1)
+                keep[nk + __popcll(kb & ((1ull << b) - 1))] = rank_to_input[64 * j + b];
+        nk += __popcll(kb);
+        if (word > j && word < words) {
+            unsigned mine = (unsigned)(kb >> (32 * half));
+            const u64 *row = rows + (size_t)(64 * j + 32 * half) * words + word;
+#pragma unroll
+            for (int b = 0; b < 32; b++)
+                if ((mine >> b) & 1) removed |= row[b * words];
+        }
     }
     if (lane == 0) *count = nk;
 }
@@ -541,10 +544,10 @@ ws_layout carve(void *ws, int n, size_t *bytes) {
     l.xs.max_x2 = (float *)take((size_t)n * sizeof(float));
     l.xs.flag = (int *)take((size_t)words_of(n) * sizeof(int));
     l.xs.pos = (unsigned char *)take((size_t)n);
-    l.far.bits = (u64 *)take((size_t)n * kFarSlots * sizeof(u64));
-    l.far.word = (int *)take((size_t)n * kFarSlots * sizeof(int));
-    l.far.count = (int *)take((size_t)n * sizeof(int));
     l.far.slots = words_of(n) <= kFewFarWords ? kFewFarSlots : kFarSlots;
+    l.far.bits = (u64 *)take((size_t)n * l.far.slots * sizeof(u64));
+    l.far.word = (int *)take((size_t)n * l.far.slots * sizeof(int));
+    l.far.count = (int *)take((size_t)n * sizeof(int));
     if (bytes) *bytes = at;
     return l;
 }
@@ -585,13 +588,19 @@ cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int c
     return cudaGetLastError();
 }
 
-/* Sorted boxes -> masks -> walk; n = 0 writes count 0. blockwalk up to
- * kSmallWalkWords column blocks: no far lists, the small walk. */
-cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, bool prune, const float4 *boxes,
-                             const int *classes, int n, float iou, int max_out, const int *order,
-                             int *keep, int *count, void *ws, cudaStream_t s) {
+/* The two GPU walks: box by box (bitmask_gpu: whole masks, no pruning) or
+ * block by block (blockwalk: x-pruned masks with far lists, and below
+ * kSmallWalkWords column blocks the small walk). */
+enum walk_kind { kWalkBoxes, kWalkBlocks };
+
+/* Sorted boxes -> masks -> walk; n = 0 writes count 0. Each walk's kernel
+ * and far-list slots are chosen here and only here (carve sizes the lists). */
+cudaError_t nms_sorted_masks(walk_kind walk, const float4 *boxes, const int *classes, int n,
+                             float iou, int max_out, const int *order, int *keep, int *count,
+                             void *ws, cudaStream_t s) {
     if (n <= 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
     ws_layout l = carve(ws, n, nullptr);
+    bool prune = walk == kWalkBlocks;
     if (!prune) l.far = far_lists{};
     /* Pruning pays for its xsort launch only beyond ~64 column blocks. */
     if (!prune || words_of(n) < 64) l.xs = xsorted{};
@@ -602,12 +611,16 @@ cudaError_t nms_sorted_masks(walk_kernel kernel, int threads, bool prune, const 
     kb_nvtx_pop();
     if (rc != cudaSuccess) return rc;
     kb_nvtx_push("walk");
-    if (prune && l.far.slots == kFewFarSlots) kernel = walk_blocks_kernel<kFewFarSlots>;
+    int cap = cap_of(n, max_out);
     if (small)
-        rc = launch_small_walk(l.mask, l.diag_col, n, cap_of(n, max_out), order, keep, count, s);
+        rc = launch_small_walk(l.mask, l.diag_col, n, cap, order, keep, count, s);
+    else if (!prune)
+        rc = launch_walk(walk_boxes_kernel, 1024, l.mask, l.diag_col, l.far, n, cap, order, keep,
+                         count, s);
     else
-        rc = launch_walk(kernel, threads, l.mask, l.diag_col, l.far, n, cap_of(n, max_out), order,
-                         keep, count, s);
+        rc = launch_walk(l.far.slots == kFewFarSlots ? walk_blocks_kernel<kFewFarSlots>
+                                                     : walk_blocks_kernel<kFarSlots>,
+                         kWalkThreads, l.mask, l.diag_col, l.far, n, cap, order, keep, count, s);
     kb_nvtx_pop();
     return rc;
 }
@@ -634,8 +647,8 @@ cudaError_t kb_nms_sorted_bitmask_gpu(const float4 *boxes_sorted, const int *cla
                                       int *count_out, void *workspace, size_t ws_bytes,
                                       cudaStream_t stream) {
     if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
-    return nms_sorted_masks(walk_boxes_kernel, 1024, false, boxes_sorted, classes_sorted, n, iou,
-                            max_out, order, keep_out, count_out, workspace, stream);
+    return nms_sorted_masks(kWalkBoxes, boxes_sorted, classes_sorted, n, iou, max_out, order,
+                            keep_out, count_out, workspace, stream);
 }
 
 cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *classes_sorted, int n,
@@ -643,9 +656,8 @@ cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *class
                                     int *count_out, void *workspace, size_t ws_bytes,
                                     cudaStream_t stream) {
     if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
-    return nms_sorted_masks(walk_blocks_kernel<kFarSlots>, kWalkThreads, true, boxes_sorted,
-                            classes_sorted, n, iou, max_out, order, keep_out, count_out, workspace,
-                            stream);
+    return nms_sorted_masks(kWalkBlocks, boxes_sorted, classes_sorted, n, iou, max_out, order,
+                            keep_out, count_out, workspace, stream);
 }
 
 /* ---- the variants ---- */
@@ -668,16 +680,15 @@ size_t device_walk_bytes(const kb_case *c) {
     return kb_nms_sorted_state_bytes(c);
 }
 
-template <walk_kernel kKernel, int kThreads, bool kPrune>
+template <walk_kind kWalk>
 int device_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
                     kb_error *e) {
     kb_nms_sorted *st = (kb_nms_sorted *)state;
     if (kb_nms_sorted_fill(st, dev_in, s, e) != KB_OK) return KB_ERR;
     int *keep = (int *)kb_tensors_find(dev_out, "keep")->data;
     int *count = (int *)kb_tensors_find(dev_out, "count")->data;
-    return kb_cuda_check(nms_sorted_masks(kKernel, kThreads, kPrune, st->boxes, st->classes, st->n,
-                                          st->iou, st->max_out, st->order, keep, count, st->nms_ws,
-                                          s),
+    return kb_cuda_check(nms_sorted_masks(kWalk, st->boxes, st->classes, st->n, st->iou,
+                                          st->max_out, st->order, keep, count, st->nms_ws, s),
                          "nms masks + walk", e);
 }
 
@@ -777,8 +788,8 @@ int host_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cu
 extern "C" const kb_variant_impl kb_nms_bitmask_host = {
     masks_supports, device_walk_bytes, host_walk_setup, host_walk_run, host_walk_teardown};
 extern "C" const kb_variant_impl kb_nms_bitmask_gpu = {
-    masks_supports, device_walk_bytes, kb_nms_sorted_new,
-    device_walk_run<walk_boxes_kernel, 1024, false>, kb_nms_sorted_delete};
+    masks_supports, device_walk_bytes, kb_nms_sorted_new, device_walk_run<kWalkBoxes>,
+    kb_nms_sorted_delete};
 extern "C" const kb_variant_impl kb_nms_blockwalk = {
-    masks_supports, device_walk_bytes, kb_nms_sorted_new,
-    device_walk_run<walk_blocks_kernel<kFarSlots>, kWalkThreads, true>, kb_nms_sorted_delete};
+    masks_supports, device_walk_bytes, kb_nms_sorted_new, device_walk_run<kWalkBlocks>,
+    kb_nms_sorted_delete};
