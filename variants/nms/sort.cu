@@ -9,7 +9,11 @@
  * (one launch, not four): a bitonic sort of 64-bit keys (score bits mapped so
  * that unsigned order is descending score, CUB's own mapping, then the index),
  * which ranks exactly as the radix sort does; up to 1024 boxes with the
- * network unrolled for the power of two at hand.
+ * network unrolled for the power of two at hand. From there up to
+ * kChunkSortMax boxes: 1024-key chunks sorted by that network, one block
+ * each, then every key's rank is its place in its chunk plus its lower bound
+ * in each other chunk (two launches; CUB's five cost ~55 us at 25200 boxes,
+ * launch-bound).
  */
 #include "nms.h"
 #include "nms_device.cuh"
@@ -58,19 +62,9 @@ __device__ __forceinline__ unsigned long long rank_key(float score, int index) {
  * in shared memory at the start, so the gather at the end reads no global
  * memory after the sort. */
 template <int kSize>
-__global__ void __launch_bounds__(kSize)
-    small_sort_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
-                      int *order, float4 *boxes_sorted, int *classes_sorted) {
-    __shared__ unsigned long long key[2][kSize];
-    __shared__ float4 box[kSize];
-    __shared__ int cls[kSize];
+__device__ __forceinline__ unsigned long long bitonic_sort(unsigned long long v,
+                                                           unsigned long long (*key)[kSize]) {
     int t = threadIdx.x, buf = 0;
-    unsigned long long v = ~0ull;
-    if (t < n) {
-        v = rank_key(scores[t], t);
-        box[t] = boxes[t];
-        if (classes_sorted) cls[t] = classes[t];
-    }
 #pragma unroll
     for (int k = 2; k <= kSize; k <<= 1)
 #pragma unroll
@@ -87,6 +81,24 @@ __global__ void __launch_bounds__(kSize)
             bool keep_min = ((t & k) == 0) == ((t & j) == 0);
             v = (other < v) == keep_min ? other : v; /* keys are distinct but the pads */
         }
+    return v;
+}
+
+template <int kSize>
+__global__ void __launch_bounds__(kSize)
+    small_sort_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
+                      int *order, float4 *boxes_sorted, int *classes_sorted) {
+    __shared__ unsigned long long key[2][kSize];
+    __shared__ float4 box[kSize];
+    __shared__ int cls[kSize];
+    int t = threadIdx.x;
+    unsigned long long v = ~0ull;
+    if (t < n) {
+        v = rank_key(scores[t], t);
+        box[t] = boxes[t];
+        if (classes_sorted) cls[t] = classes[t];
+    }
+    v = bitonic_sort<kSize>(v, key);
     __syncthreads(); /* box[] and cls[] written by every thread */
     if (t < n) {
         int i = (int)(unsigned)v;
@@ -94,6 +106,48 @@ __global__ void __launch_bounds__(kSize)
         boxes_sorted[t] = box[i];
         if (classes_sorted) classes_sorted[t] = cls[i];
     }
+}
+
+/* kSmallSort..kChunkSortMax boxes: chunks of kChunk keys, each sorted by one
+ * block into sorted[] (ascending key = rank order). */
+constexpr int kChunk = 1024, kMaxChunks = 32, kChunkSortMax = kChunk * kMaxChunks;
+
+__global__ void __launch_bounds__(kChunk)
+    chunk_sort_kernel(const float *scores, int n, unsigned long long *sorted) {
+    __shared__ unsigned long long key[2][kChunk];
+    int t = threadIdx.x, i = blockIdx.x * kChunk + t;
+    unsigned long long v = bitonic_sort<kChunk>(i < n ? rank_key(scores[i], i) : ~0ull, key);
+    if (i < n) sorted[i] = v; /* pads sort last: position t < the chunk's size */
+}
+
+/* Key r's rank: its place in its chunk plus, in every other chunk, the number
+ * of keys below it (keys are distinct: the index is their low half); a
+ * branchless lower bound, the chunks' searches side by side (independent
+ * loads). Then the gather, scattered to the rank. */
+__global__ void __launch_bounds__(256)
+    merge_rank_kernel(const unsigned long long *sorted, int n, const float4 *boxes,
+                      const int *classes, int *order, float4 *boxes_sorted, int *classes_sorted) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    unsigned long long x = sorted[r];
+    int a = r / kChunk, rank = r - a * kChunk;
+    int pos[kMaxChunks];
+#pragma unroll
+    for (int b = 0; b < kMaxChunks; b++) pos[b] = 0;
+#pragma unroll
+    for (int step = kChunk; step; step >>= 1)
+#pragma unroll
+        for (int b = 0; b < kMaxChunks; b++) {
+            int len = min(kChunk, n - b * kChunk); /* <= 0 past the last chunk */
+            if (b != a && pos[b] + step <= len && sorted[b * kChunk + pos[b] + step - 1] < x)
+                pos[b] += step;
+        }
+#pragma unroll
+    for (int b = 0; b < kMaxChunks; b++) rank += pos[b];
+    int i = (int)(unsigned)x;
+    order[rank] = i;
+    boxes_sorted[rank] = boxes[i];
+    if (classes_sorted) classes_sorted[rank] = classes[i];
 }
 
 /* 1025..kSmallSort boxes: the same network, kPerThread keys per thread at
@@ -185,6 +239,13 @@ cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const
     }
     size_t v = align_up((size_t)n * 4);
     char *ws = (char *)workspace;
+    if (n <= kChunkSortMax) { /* the 64-bit keys in the keys_in + keys_out space (2 v >= 8 n) */
+        unsigned long long *sorted = (unsigned long long *)ws;
+        chunk_sort_kernel<<<(n + kChunk - 1) / kChunk, kChunk, 0, stream>>>(scores, n, sorted);
+        merge_rank_kernel<<<(n + 255) / 256, 256, 0, stream>>>(sorted, n, boxes, classes, order,
+                                                               boxes_sorted, classes_sorted);
+        return cudaGetLastError();
+    }
     float *keys_in = (float *)ws, *keys_out = (float *)(ws + v);
     int *index_in = (int *)(ws + 2 * v);
     void *temp = ws + 3 * v;
