@@ -82,15 +82,20 @@ __device__ __forceinline__ void dcn_tap_yx(const dcn_dims &d, int k, int pix, fl
     *x = (float)(ox * d.sw - d.pw + j * d.dw) + dx;
 }
 
-/* Blend of 4 corners at plane[base]; a zero weight marks a corner outside
- * (or contributing nothing): it is not loaded. */
+/* Blend of 4 corners at plane[base] (plane of last + 1 elements); a zero
+ * weight marks a corner outside (or contributing nothing): its value is not
+ * used. All 4 are loaded, at indices clamped into the plane, so no branch
+ * separates a load from its use and a thread's loads of many samples go out
+ * together (loads under the weight tests made im2col wait a memory latency
+ * per corner). The sum is the same as adding only the nonzero terms. */
 template <typename T, typename I>
-__device__ __forceinline__ float dcn_blend(const T *plane, I base, I w, float4 wt) {
-    float v = 0.f;
-    if (wt.x != 0.f) v += wt.x * dcn_f32(plane[base]);
-    if (wt.y != 0.f) v += wt.y * dcn_f32(plane[base + 1]);
-    if (wt.z != 0.f) v += wt.z * dcn_f32(plane[base + w]);
-    if (wt.w != 0.f) v += wt.w * dcn_f32(plane[base + w + 1]);
+__device__ __forceinline__ float dcn_blend(const T *plane, I base, I w, I last, float4 wt) {
+    auto at = [&](I i) { return dcn_f32(plane[min(max(i, (I)0), last)]); };
+    float a = at(base), b = at(base + 1), c = at(base + w), e = at(base + w + 1), v = 0.f;
+    if (wt.x != 0.f) v += wt.x * a;
+    if (wt.y != 0.f) v += wt.y * b;
+    if (wt.z != 0.f) v += wt.z * c;
+    if (wt.w != 0.f) v += wt.w * e;
     return v;
 }
 

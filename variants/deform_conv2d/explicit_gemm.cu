@@ -64,6 +64,7 @@ __global__ void dcn_im2col(dcn_ptrs<T> p, T *cols, dcn_dims d, int nb) {
         int c0 = (int)(t % chunks) * CH, c1 = min(c0 + CH, d.c_in);
         I b = t / chunks;
         int oy = (int)(pix / d.wo), ox = (int)(pix % d.wo);
+        const I last = (I)d.h * d.w - 1;
         if constexpr (TAPS > 0) {
             I base[TAPS];
             float4 wt[TAPS];
@@ -77,9 +78,15 @@ __global__ void dcn_im2col(dcn_ptrs<T> p, T *cols, dcn_dims d, int nb) {
                 }
                 const T *plane = p.in + (b * d.c_in + ci) * d.h * d.w;
                 T *col = cols + (b * d.c_in + ci) * TAPS * P + pix;
+                /* All taps' loads before the first store: a store may alias
+                 * the input as far as the compiler knows, so loads after it
+                 * wait for it (a memory latency per tap). */
+                float v[TAPS];
 #pragma unroll
                 for (int k = 0; k < TAPS; k++)
-                    col[k * P] = dcn_from_f32<T>(dcn_blend(plane, base[k], (I)d.w, wt[k]));
+                    v[k] = dcn_blend(plane, base[k], (I)d.w, last, wt[k]);
+#pragma unroll
+                for (int k = 0; k < TAPS; k++) col[k * P] = dcn_from_f32<T>(v[k]);
             }
         } else {
             for (int k = 0; k < d.taps; k++) {
@@ -93,7 +100,7 @@ __global__ void dcn_im2col(dcn_ptrs<T> p, T *cols, dcn_dims d, int nb) {
                     }
                     const T *plane = p.in + (b * d.c_in + ci) * d.h * d.w;
                     cols[((b * d.c_in + ci) * d.taps + k) * P + pix] =
-                        dcn_from_f32<T>(dcn_blend(plane, base, (I)d.w, wt));
+                        dcn_from_f32<T>(dcn_blend(plane, base, (I)d.w, last, wt));
                 }
             }
         }
