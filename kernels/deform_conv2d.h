@@ -83,6 +83,8 @@ extern const kb_op kb_op_deform_conv2d;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32;
+extern const kb_variant_impl kb_deform_conv2d_explicit_nhwc;
+extern const kb_variant_impl kb_deform_conv2d_explicit_nhwc_tf32;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32;
 extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16;

@@ -9,7 +9,8 @@
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
 # Splits: nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit
-# dcn5-explicit (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64) f32).
+# dcn5-explicit dcn4-nhwc dcn5-nhwc (dcn4 = (2,64,200,336) tf32, dcn5 =
+# (8,256,64,64) f32; explicit = NCHW im2col, nhwc = explicit_nhwc*).
 #
 # Writes $OUT/ncu-<name>.txt per case and $OUT/walk<n>-sass.txt. ncu locks the
 # clocks to base (its default), so durations read ~10-20% above cold-mode runs.
@@ -50,7 +51,8 @@ dcn4=(-a n=2 -a c_in=64 -a c_out=64 -a h=200 -a w=336)
 dcn5=(-a n=8 -a c_in=256 -a c_out=256 -a h=64 -a w=64)
 names=("$@")
 [ ${#names[@]} -eq 0 ] &&
-    names=(nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit dcn5-explicit)
+    names=(nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit dcn5-explicit
+        dcn4-nhwc dcn5-nhwc)
 for name in "${names[@]}"; do
     case $name in
     nms1000) split nms1000 nms -v blockwalk -a n=1000 -a iou=0.5 ;;
@@ -60,6 +62,8 @@ for name in "${names[@]}"; do
     dcn4-explicit) split "$name" deform_conv2d -v explicit_gemm_tf32 "${dcn4[@]}" ;;
     dcn4-implicit) split "$name" deform_conv2d -v implicit_gemm_tf32 "${dcn4[@]}" ;;
     dcn5-explicit) split "$name" deform_conv2d -v explicit_gemm_i32 "${dcn5[@]}" ;;
+    dcn4-nhwc) split "$name" deform_conv2d -v explicit_nhwc_tf32 "${dcn4[@]}" ;;
+    dcn5-nhwc) split "$name" deform_conv2d -v explicit_nhwc "${dcn5[@]}" ;;
     *) echo "ncu-split.sh: no split named $name" >&2 ;;
     esac
 done

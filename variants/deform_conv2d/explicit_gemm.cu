@@ -3,6 +3,13 @@
  *   explicit_gemm_i32   every index the kernels form is an int (supports() bounds them)
  *   explicit_gemm_i64   64-bit indices: the columns buffer may pass 2^31 elements
  *   explicit_gemm_tf32  the i32 variant with cuBLAS in tf32 (f32 data only)
+ * and a channels-last im2col of our own (int32 indices):
+ *   explicit_nhwc       the input transposed to NHWC first; a thread samples one
+ *                       16-byte vector of channels (4 f32, 8 f16/bf16) of a pixel
+ *                       at every tap, one load per corner, and writes columns
+ *                       [image][pixel][group][tap][channel] with 16-byte stores;
+ *                       the weights reordered to [c_out][tap][channel] to match
+ *   explicit_nhwc_tf32  the same, cuBLAS in tf32 (f32 data only)
  *
  * Differences from torchvision's deform_conv2d_forward_kernel:
  *  - images go in blocks of ceil-div size under a columns budget, the last one
@@ -14,7 +21,7 @@
  * cuBLAS runs in fp32 compute (no tf32, except explicit_gemm_tf32) for every
  * dtype; f16/bf16 columns are stored in the data type, as torchvision's.
  */
-#include "dcn_common.cuh"
+#include "dcn_nhwc.cuh"
 
 #include <cublas_v2.h>
 #include <stdlib.h>
@@ -125,11 +132,87 @@ template <typename T> __global__ void dcn_fill_bias(dcn_ptrs<T> p, dcn_dims d, i
     }
 }
 
+__device__ __forceinline__ unsigned short dcn_ushort(__half v) {
+    return __half_as_ushort(v);
+}
+__device__ __forceinline__ unsigned short dcn_ushort(__nv_bfloat16 v) {
+    return __bfloat16_as_ushort(v);
+}
+__device__ __forceinline__ unsigned short dcn_ushort(float) { /* not called: f32 stores floats */
+    return 0;
+}
+
+/* Channels-last im2col: thread (image b of the block, pixel, vector cv of VW
+ * channels), taps inside. in: the block's NHWC images; cols[b*P + pix][g][k][cl]
+ * (the row of a pixel: taps * c_in elements). A warp reads whole 16-byte
+ * channel vectors of a few pixels' corners (c_in/VW lanes per pixel), where
+ * the NCHW im2col gathers 4 or 2 bytes per lane from scattered lines; offsets
+ * and mask are read once per (pixel, tap) by every lane of the pixel (one
+ * broadcast). Same corner weights and the same sum as dcn_blend. */
+template <typename T>
+__global__ void __launch_bounds__(256) dcn_im2col_nhwc(const T *__restrict__ in, dcn_ptrs<T> p,
+                                                       T *__restrict__ cols, dcn_dims d, int nb) {
+    constexpr int VW = 16 / (int)sizeof(T);
+    const int vecs = d.c_in / VW, P = d.ho * d.wo, total = nb * P * vecs, hw = d.h * d.w;
+    const int stride = gridDim.x * blockDim.x, row = d.taps * d.c_in;
+    for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
+        int q = idx / vecs, ci = (idx - q * vecs) * VW, b = q / P, pix = q - b * P;
+        int oy = pix / d.wo, ox = pix - oy * d.wo, og = ci / d.cin_og, g = ci / d.cin_g;
+        const T *img = in + b * hw * d.c_in + ci;
+        T *col = cols + q * row + g * d.kd + (ci - g * d.cin_g);
+#pragma unroll 3
+        for (int k = 0; k < d.taps; k++) {
+            int base;
+            float4 wt;
+            im2col_tap<T, int>(p, d, b, og, k, pix, oy, ox, &base, &wt);
+            auto at = [&](int i) {
+                return *(const uint4 *)(img + min(max(i, 0), hw - 1) * d.c_in);
+            };
+            uint4 r[4] = {at(base), at(base + 1), at(base + d.w), at(base + d.w + 1)};
+            float c[4][VW], v[VW];
+#pragma unroll
+            for (int m = 0; m < 4; m++) dcn_unpack<T, VW>(r[m], c[m]);
+#pragma unroll
+            for (int e = 0; e < VW; e++) {
+                v[e] = 0.f;
+                if (wt.x != 0.f) v[e] += wt.x * c[0][e];
+                if (wt.y != 0.f) v[e] += wt.y * c[1][e];
+                if (wt.z != 0.f) v[e] += wt.z * c[2][e];
+                if (wt.w != 0.f) v[e] += wt.w * c[3][e];
+            }
+            uint4 out;
+            if constexpr (sizeof(T) == 4) {
+                out = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
+                                 __float_as_uint(v[2]), __float_as_uint(v[3]));
+            } else {
+                uint32_t w[4];
+#pragma unroll
+                for (int m = 0; m < 4; m++)
+                    w[m] = (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m])) |
+                           (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m + 1])) << 16;
+                out = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+            *(uint4 *)(col + k * d.cin_g) = out;
+        }
+        if (total - idx <= stride) break; /* idx + stride would pass INT32_MAX */
+    }
+}
+
+/* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order. */
+template <typename T> __global__ void dcn_weight_taps_first(const T *w, T *wr, dcn_dims d) {
+    int total = d.c_out * d.kd;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+        int co = i / d.kd, r = i - co * d.kd, cl = r / d.taps, k = r - cl * d.taps;
+        wr[co * d.kd + k * d.cin_g + cl] = w[i];
+    }
+}
+
 struct explicit_state {
     kb_dcn_params p;
     cublasComputeType_t compute;
     int64_t block; /* images per columns block */
     void *cols, *cublas_ws;
+    void *nhwc, *wr; /* explicit_nhwc*: the NHWC input, the reordered weights */
     cublasHandle_t handle;
 };
 
@@ -163,15 +246,33 @@ template <int INDEX32> static int supports(const kb_case *c, kb_error *why) {
     return dcn_check_int32(idx, 6, "32-bit indices", why);
 }
 
+/* explicit_nhwc*: the i32 limits, 16-byte channel vectors inside one weight
+ * and one offset group; tf32: f32 data only. */
+template <int TF32> static int supports_nhwc(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (TF32 && p.dtype != KB_F32) {
+        kb_fail(why, "dtype=%s: this variant takes f32", kb_dtype_name(p.dtype));
+        return KB_NOT_APPLICABLE;
+    }
+    if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
+    return supports<1>(c, why);
+}
+
 static size_t columns_bytes(const kb_dcn_params *p, int index32) {
     return (size_t)(images_per_block(p, index32) * kb_dcn_sizes_of(p).columns_img) *
            kb_dtype_size(p->dtype);
 }
 
-template <int INDEX32> static size_t workspace_bytes(const kb_case *c) {
+static size_t weight_bytes(const kb_dcn_params *p) {
+    return (size_t)kb_dcn_sizes_of(p).weight * kb_dtype_size(p->dtype);
+}
+
+template <int INDEX32, bool NHWC = false> static size_t workspace_bytes(const kb_case *c) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
-    return columns_bytes(&p, INDEX32) + CUBLAS_WORKSPACE;
+    return columns_bytes(&p, INDEX32) + CUBLAS_WORKSPACE +
+           (NHWC ? dcn_nhwc_bytes(&p) + weight_bytes(&p) : 0);
 }
 
 static void teardown(void *state) {
@@ -180,10 +281,12 @@ static void teardown(void *state) {
     if (st->handle) cublasDestroy(st->handle);
     cudaFree(st->cols);
     cudaFree(st->cublas_ws);
+    cudaFree(st->nhwc);
+    cudaFree(st->wr);
     free(st);
 }
 
-template <int INDEX32, int TF32 = 0>
+template <int INDEX32, int TF32 = 0, bool NHWC = false>
 static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     explicit_state *st = (explicit_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "out of host memory");
@@ -197,6 +300,14 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
         kb_fail(e, "columns buffer: %zu bytes", columns_bytes(&st->p, INDEX32));
         return KB_OUT_OF_MEMORY;
     }
+    if (NHWC && (cudaMalloc(&st->nhwc, dcn_nhwc_bytes(&st->p) ? dcn_nhwc_bytes(&st->p) : 16) !=
+                     cudaSuccess ||
+                 cudaMalloc(&st->wr, weight_bytes(&st->p)) != cudaSuccess)) {
+        cudaGetLastError();
+        kb_fail(e, "NHWC input copy + reordered weights: %zu + %zu bytes", dcn_nhwc_bytes(&st->p),
+                weight_bytes(&st->p));
+        return KB_OUT_OF_MEMORY;
+    }
     if (cublasCreate(&st->handle) != CUBLAS_STATUS_SUCCESS)
         return kb_fail(e, "cublasCreate failed");
     return KB_OK;
@@ -206,7 +317,7 @@ static cudaDataType cuda_type(kb_dtype t) {
     return t == KB_F16 ? CUDA_R_16F : t == KB_BF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
-template <typename T, typename I>
+template <typename T, typename I, bool NHWC>
 static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error *e) {
     const kb_dcn_params *kp = &st->p;
     dcn_dims d = dcn_dims_of(kp);
@@ -217,6 +328,16 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         cublasSetWorkspace(st->handle, st->cublas_ws, CUBLAS_WORKSPACE) != CUBLAS_STATUS_SUCCESS)
         return kb_fail(e, "cublasSetStream/cublasSetWorkspace failed");
     const float one = 1.f, zero = 0.f;
+    const T *weight = p.w;
+    if (NHWC) {
+        if (dcn_to_nhwc<T>(kp, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
+        int64_t wn = sz.weight;
+        dcn_weight_taps_first<T>
+            <<<(unsigned)((wn + 255) / 256 < 1024 ? (wn + 255) / 256 : 1024), 256, 0, s>>>(
+                p.w, (T *)st->wr, d);
+        if (kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e) != KB_OK) return KB_ERR;
+        weight = (const T *)st->wr;
+    }
     for (int64_t b0 = 0; b0 < kp->n; b0 += st->block) {
         int nb = (int)(kp->n - b0 < st->block ? kp->n - b0 : st->block);
         dcn_ptrs<T> pb = p; /* this block's images: bases set on the host, in 64 bits */
@@ -227,7 +348,12 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         int64_t work = (int64_t)nb * ((kp->c_in + CH - 1) / CH) * P;
         int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
         kb_nvtx_push("im2col");
-        if (d.taps == 9)
+        if (NHWC) {
+            int64_t vecs = (int64_t)nb * P * (kp->c_in / (16 / (int)sizeof(T)));
+            int g2 = (int)((vecs + 255) / 256 < 132 * 32 ? (vecs + 255) / 256 : 132 * 32);
+            dcn_im2col_nhwc<T><<<g2, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
+                                                  (T *)st->cols, d, nb);
+        } else if (d.taps == 9)
             dcn_im2col<T, I, 9><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         else if (d.taps == 1)
             dcn_im2col<T, I, 1><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
@@ -243,11 +369,13 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         }
         kb_nvtx_push("gemm");
         for (int g = 0; g < d.groups; g++) {
-            /* column-major view: out^T[P x cout_g] = cols^T[P x kd] * W_g^T[kd x cout_g] */
+            /* column-major view: out^T[P x cout_g] = cols^T[P x kd] * W_g^T[kd x cout_g];
+             * NHWC columns are [P][taps * c_in] rows, read transposed (lda = a row) */
+            const T *a = (const T *)st->cols + (int64_t)g * kd * (NHWC ? 1 : P);
             cublasStatus_t rc = cublasGemmStridedBatchedEx(
-                st->handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)P, d.cout_g, (int)kd, &one,
-                (const T *)st->cols + (int64_t)g * kd * P, ct, (int)P, sz.columns_img,
-                p.w + (int64_t)g * d.cout_g * kd, ct, (int)kd, 0, kp->bias ? &one : &zero,
+                st->handle, NHWC ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)P, d.cout_g,
+                (int)kd, &one, a, ct, NHWC ? d.taps * d.c_in : (int)P, sz.columns_img,
+                weight + (int64_t)g * d.cout_g * kd, ct, (int)kd, 0, kp->bias ? &one : &zero,
                 pb.out + (int64_t)g * d.cout_g * P, ct, (int)P, sz.output_img, nb, st->compute,
                 CUBLAS_GEMM_DEFAULT);
             if (rc != CUBLAS_STATUS_SUCCESS) {
@@ -260,16 +388,16 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
     return KB_OK;
 }
 
-template <typename I>
+template <typename I, bool NHWC = false>
 static int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     explicit_state *st = (explicit_state *)state;
     switch (st->p.dtype) {
     case KB_F16:
-        return run_typed<__half, I>(st, dcn_bind<__half>(in, out), s, e);
+        return run_typed<__half, I, NHWC>(st, dcn_bind<__half>(in, out), s, e);
     case KB_BF16:
-        return run_typed<__nv_bfloat16, I>(st, dcn_bind<__nv_bfloat16>(in, out), s, e);
+        return run_typed<__nv_bfloat16, I, NHWC>(st, dcn_bind<__nv_bfloat16>(in, out), s, e);
     default:
-        return run_typed<float, I>(st, dcn_bind<float>(in, out), s, e);
+        return run_typed<float, I, NHWC>(st, dcn_bind<float>(in, out), s, e);
     }
 }
 
@@ -290,3 +418,7 @@ extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32 = {
     supports<1>, workspace_bytes<1>, setup<1>, run<int>, teardown};
 extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64 = {
     supports<0>, workspace_bytes<0>, setup<0>, run<int64_t>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_explicit_nhwc = {
+    supports_nhwc<0>, workspace_bytes<1, true>, setup<1, 0, true>, run<int, true>, teardown};
+extern "C" const kb_variant_impl kb_deform_conv2d_explicit_nhwc_tf32 = {
+    supports_nhwc<1>, workspace_bytes<1, true>, setup<1, 1, true>, run<int, true>, teardown};
