@@ -65,7 +65,9 @@ static void run_help(const char *cmd) {
          "                      .csv .json/.jsonl .md .txt\n"
          "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
          "                      already holds: a killed sweep continues where it stopped\n"
-         "                      (a partial last line is cut off first, and said so)\n"
+         "                      (a partial last line is cut off first, and said so; rows\n"
+         "                      that say 'not run' - the device was lost - are dropped\n"
+         "                      and run again)\n"
          "  -q, --quiet         nothing on stdout (with -o)\n"
          "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
          "            2 bad usage, 3 no CUDA device, 4 an output could not be written");
@@ -251,6 +253,49 @@ static long repair_last_line(const char *path) {
     return truncate(path, keep) == 0 ? size - keep : -1;
 }
 
+/* A row that holds no result: ERROR "not run: ..." (the context or the
+ * device was lost before its turn). */
+static int is_not_run_line(const char *line) {
+    return strstr(line, ",ERROR,not run: ") || strstr(line, ",ERROR,\"not run: ");
+}
+
+/* Drops the data lines of rows that were not run, so that --resume runs them
+ * again instead of keeping a placeholder. Returns the lines dropped, -1 on an
+ * I/O error (the file is left as it was). */
+static long drop_not_run(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.resume-tmp", path);
+    FILE *out = NULL;
+    long dropped = 0, pass = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    /* Pass 0 counts; pass 1 (only when something is dropped) writes the rest. */
+    for (pass = 0; pass < 2; pass++) {
+        rewind(f);
+        while (getline(&line, &cap, f) > 0) {
+            int drop = line[0] != '#' && is_not_run_line(line);
+            if (pass == 0)
+                dropped += drop;
+            else if (!drop && fputs(line, out) == EOF)
+                break;
+        }
+        if (pass == 0 && dropped == 0) break;
+        if (pass == 0 && !(out = fopen(tmp, "w"))) break;
+    }
+    free(line);
+    fclose(f);
+    if (dropped == 0) return 0;
+    int ok = out && !ferror(out);
+    if (out && fclose(out) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return dropped;
+}
+
 static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mode mode) {
     const kb_results *res = ctx;
     for (int i = 0; i < res->count; i++) {
@@ -273,6 +318,13 @@ static int open_resume(const char *cmd, const char *path, kb_results *res, kb_pr
         if (cut > 0)
             fprintf(stderr, "kbench %s: %s: dropped a partial last line (%ld bytes)\n", cmd, path,
                     cut);
+        long not_run = drop_not_run(path);
+        if (not_run < 0)
+            return kb_usage_error(cmd, "--resume %s: cannot drop 'not run' rows: %s", path,
+                                  strerror(errno));
+        if (not_run > 0)
+            fprintf(stderr, "kbench %s: %s: dropped %ld 'not run' row(s): they run again\n", cmd,
+                    path, not_run);
         kb_error e;
         if (kb_results_read(res, path, stderr, &e) != KB_OK)
             return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);

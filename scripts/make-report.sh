@@ -20,7 +20,11 @@ readme=${README:-README.md}
 [ -x "$kbench" ] || { echo "make-report: no kbench at $kbench (build it, or pass its path)" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "make-report: gnuplot is not on PATH (apt-get install gnuplot-nox)" >&2; exit 4; }
 shopt -s nullglob
-csvs=("$dir"/*.csv)
+# kbench's own CSVs first, then the peers': kbench report names its plots
+# after the first CSV of an op (<op>.<op>.<plot>, not <op>-peers.<op>.<plot>).
+csvs=()
+for f in "$dir"/*.csv; do [[ $f == *-peers.csv ]] || csvs+=("$f"); done
+for f in "$dir"/*-peers.csv; do csvs+=("$f"); done
 [ ${#csvs[@]} -gt 0 ] || { echo "make-report: no CSV in $dir" >&2; exit 2; }
 rm -rf "$dir/report"
 "$kbench" report "${csvs[@]}" -o "$dir/report"

@@ -70,6 +70,18 @@ if ! nvidia-smi >/dev/null 2>&1; then
     else
         fail=$((fail + 1)); echo "FAIL: --resume left the partial line"
     fi
+    # ... and drops the rows that say 'not run' (they carry no result) so they run again
+    printf '%s\n' '# kbench x' 'op,variant,params,mode,status,reason' \
+        'preprocess,nearest_naive,n=1,cold,PASS,' \
+        'preprocess,nearest_vec,n=1,cold,ERROR,not run: the CUDA context was lost earlier' \
+        'preprocess,bilinear_vec,n=1,cold,ERROR,"not run: a new worker process failed, oom"' \
+        'preprocess,bilinear_naive,n=1,cold,ERROR,launch failed' >"$resume_file"
+    expect 3 "dropped 2 'not run' row\(s\): they run again" -- run preprocess --resume "$resume_file"
+    if [[ $(grep -c "not run" "$resume_file") == 0 && $(grep -c "^preprocess," "$resume_file") == 2 ]]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL: --resume kept a 'not run' row or lost another"; cat "$resume_file"
+    fi
     printf 'not,a,kbench\n"unterminated\n' >"$resume_file"
     expect 2 "--resume .*: " -- run preprocess --resume "$resume_file"
     rm -f "$resume_file"

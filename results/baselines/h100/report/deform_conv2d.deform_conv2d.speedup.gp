@@ -1,0 +1,44 @@
+# deform_conv2d.deform_conv2d.speedup.gp — kbench plot: speedup of each variant over the case's baseline (baseline time / variant time; above 1 is faster; hatched: peers)
+# Render in this folder: gnuplot deform_conv2d.deform_conv2d.speedup.gp  (data: deform_conv2d.deform_conv2d.speedup.dat)
+reset
+set encoding utf8
+set datafile missing "?"
+set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
+set border lc rgb "#444444"
+set key outside right top Left reverse samplen 3
+set title "deform_conv2d: speedup over the baseline (cold mode) — NVIDIA H100 80GB HBM3"
+set style data histogram
+set style histogram clustered gap 1
+set boxwidth 0.9
+set ylabel "speedup over the baseline (×, higher is faster)"
+set xtics nomirror scale 0 font ",9"
+unset mxtics
+set logscale y
+set yrange [0.0341262:10.9988]
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
+set xtics ("c_in=256\nc_out=256 h=50\nw=84 dtype=f16\nvs explicit_gemm_i64" 0, "c_in=512\nc_out=512 h=25\nw=42 dtype=f16\nvs explicit_gemm_i64" 1, "c_in=128\nc_out=128\nh=100 w=168\ndtype=f16\nvs explicit_gemm_i64" 2, "c_in=256\nc_out=256 h=50\nw=84\nvs explicit_gemm_i64" 3, "c_in=512\nc_out=512 h=25\nw=42\nvs explicit_gemm_i64" 4, "c_in=128\nc_out=128\nh=100 w=168\nvs explicit_gemm_i64" 5, "n=8 c_in=256\nc_out=256 h=64\nw=64 dtype=f16\nvs explicit_gemm_i64" 6, "n=2 h=200\nw=336\ndtype=f16\nvs explicit_gemm_i64" 7, "n=8 c_in=256\nc_out=256 h=64\nw=64\nvs explicit_gemm_i64" 8, "n=2 h=200\nw=336\nvs explicit_gemm_i64" 9)
+set bmargin 8
+do for [fmt in "png svg"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 4000,595 font "DejaVu Sans,11" noenhanced
+    } else {
+        set terminal svg size 4000,595 font "DejaVu Sans,11" noenhanced background "white"
+    }
+    set output "deform_conv2d.deform_conv2d.speedup.".fmt
+    plot \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_i64", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_i32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "explicit_nhwc", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "explicit_nhwc_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 7 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "implicit_gemm", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 8 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "implicit_gemm_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 9 lc rgb "#ff9da7" fs solid 0.9 border lc rgb "#333333" title "implicit_gemm_f16", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 10 lc rgb "#bab0ac" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 11 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 12 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm_f16", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 13 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 14 lc rgb "#666666" fs pattern 4 border lc rgb "#666666" title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 15 lc rgb "#b2182b" fs pattern 4 border lc rgb "#b2182b" title "peer:torchvision"
+    unset output
+}

@@ -1,0 +1,32 @@
+# rpn_proposals.rpn_proposals.roofline.gp — kbench plot: roofline: achieved GFLOP/s against arithmetic intensity, under the measured copy-bandwidth and SGEMM ceilings
+# Render in this folder: gnuplot rpn_proposals.rpn_proposals.roofline.gp  (data: rpn_proposals.rpn_proposals.roofline.dat)
+reset
+set encoding utf8
+set datafile missing "?"
+set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
+set border lc rgb "#444444"
+set key outside right top Left reverse samplen 3
+set title "rpn_proposals: roofline (cold mode) — NVIDIA H100 80GB HBM3"
+set logscale xy
+set xlabel "arithmetic intensity (FLOP per byte moved)"
+set ylabel "achieved GFLOP/s"
+set xrange [5.73404:200.576]
+set yrange [3.6685:103144]
+peak_bw = 2998
+peak_flops = 51572
+roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops
+set samples 400
+do for [fmt in "png svg"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 1100,650 font "DejaVu Sans,11" noenhanced
+    } else {
+        set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
+    }
+    set output "rpn_proposals.rpn_proposals.roofline.".fmt
+    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2998 GB/s\nSGEMM 51572 GFLOP/s", \
+        "rpn_proposals.rpn_proposals.roofline.dat" index 0 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "sort_bitmask", \
+        "rpn_proposals.rpn_proposals.roofline.dat" index 1 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "select_bitmask_gpu", \
+        "rpn_proposals.rpn_proposals.roofline.dat" index 2 using 1:2 with points lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "fused", \
+        "rpn_proposals.rpn_proposals.roofline.dat" index 3 using 1:2 with points lc rgb "#1b7837" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_mmdet"
+    unset output
+}
