@@ -7,7 +7,9 @@
 # each smoke sweep (default 2): on an H100, 28 racecheck runs at once got
 # through 0 (rpn_proposals) to 36 (deform_conv2d) smoke rows per variant in
 # 100 s; whole smoke sweeps would take far longer than the ~6 minutes this
-# script is meant to take. On a GPU machine:
+# script is meant to take. Smoke sweeps therefore put small cases first
+# (rpn_proposals: a 128x160 image with 3 levels; its 800x1344 case could not
+# finish under racecheck in 170 s). On a GPU machine:
 #
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
