@@ -9,7 +9,7 @@
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
 # Splits: nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit
-# dcn5-explicit dcn4-nhwc dcn5-nhwc (dcn4 = (2,64,200,336) tf32, dcn5 =
+# dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc (dcn4 = (2,64,200,336) tf32, dcn5 =
 # (8,256,64,64) f32; explicit = NCHW im2col, nhwc = explicit_nhwc*).
 #
 # Writes $OUT/ncu-<name>.txt per case and $OUT/walk<n>-sass.txt. ncu locks the
@@ -41,6 +41,9 @@ sass() { # name, kernel regex, kbench check args...
         ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv \
             >"$OUT/$name-sass.csv" 2>&1
         python3 scripts/sass-stalls.py "$OUT/$name-sass.csv" >"$OUT/$name-sass.txt"
+        ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name-details.txt" 2>&1
+        grep -E "Duration|Throughput|Hit Rate|Occupancy|Registers Per|Issued Ipc|Mem Busy|Max Bandwidth|Eligible|Cycles Per Issued" \
+            "$OUT/$name-details.txt" | head -40
         head -45 "$OUT/$name-sass.txt"
         rm -f "$OUT/$name.ncu-rep" "$OUT/$name-sass.csv" "$OUT/$name-ncu.log"
     else
@@ -64,6 +67,7 @@ for name in "${names[@]}"; do
     dcn5-explicit) split "$name" deform_conv2d -v explicit_gemm_i32 "${dcn5[@]}" ;;
     dcn4-nhwc) split "$name" deform_conv2d -v explicit_nhwc_tf32 "${dcn4[@]}" ;;
     dcn5-nhwc) split "$name" deform_conv2d -v explicit_nhwc "${dcn5[@]}" ;;
+    im2col-nhwc) sass "$name" dcn_im2col_nhwc deform_conv2d -v explicit_nhwc_tf32 "${dcn4[@]}" ;;
     *) echo "ncu-split.sh: no split named $name" >&2 ;;
     esac
 done
