@@ -142,85 +142,60 @@ __device__ __forceinline__ unsigned short dcn_ushort(float) { /* not called: f32
     return 0;
 }
 
-/* Output pixels a block of dcn_im2col_nhwc takes: h x w. */
-struct dcn_tile {
-    int h, w;
-};
-
-/* 16 x 4 pixels, halved (rows first, down to 8 x 2) while the tile's input
- * window with a 1-pixel halo, (h + 2) (w + 2) pixels of c_in channels, passes
- * 40 KB: 4 blocks of an SM then keep their windows in L1 (the profile of
- * 1-row blocks: L2-bound, L1 hits 62%). */
-static dcn_tile nhwc_tile(const kb_dcn_params *p) {
-    dcn_tile t = {4, 16};
-    double row = (double)p->c_in * kb_dtype_size(p->dtype);
-    while ((t.h + 2) * (t.w + 2) * row > 40 * 1024 && t.h * t.w > 16) t.h > 2 ? t.h /= 2 : t.w /= 2;
-    return t;
-}
-
 /* Channels-last im2col: thread (image b of the block, pixel, vector cv of VW
- * channels), taps inside; a block takes a tile of pixels (nhwc_tile). in: the block's NHWC images; cols[b*P + pix][g][k][cl]
+ * channels), taps inside. in: the block's NHWC images; cols[b*P + pix][g][k][cl]
  * (the row of a pixel: taps * c_in elements). A warp reads whole 16-byte
  * channel vectors of a few pixels' corners (c_in/VW lanes per pixel), where
  * the NCHW im2col gathers 4 or 2 bytes per lane from scattered lines; offsets
  * and mask are read once per (pixel, tap) by every lane of the pixel (one
  * broadcast). Same corner weights and the same sum as dcn_blend. */
 template <typename T>
-__global__ void __launch_bounds__(256)
-    dcn_im2col_nhwc(const T *__restrict__ in, dcn_ptrs<T> p, T *__restrict__ cols, dcn_dims d,
-                    int nb, dcn_tile tile) {
+__global__ void __launch_bounds__(256) dcn_im2col_nhwc(const T *__restrict__ in, dcn_ptrs<T> p,
+                                                       T *__restrict__ cols, dcn_dims d, int nb) {
     constexpr int VW = 16 / (int)sizeof(T);
-    const int vecs = d.c_in / VW, P = d.ho * d.wo, hw = d.h * d.w, row = d.taps * d.c_in;
-    const int tx_n = (d.wo + tile.w - 1) / tile.w, ty_n = (d.ho + tile.h - 1) / tile.h;
-    const int tiles = nb * ty_n * tx_n, items = tile.h * tile.w * vecs;
-    /* A block takes a tile of output pixels whole (its threads: channel vectors
-     * fastest, then the tile's pixels), so the taps of neighbouring pixels,
-     * rows included, reuse the tile's input window in L1; grid-stride over tiles. */
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x)
-        for (int it = threadIdx.x; it < items; it += blockDim.x) {
-            int b = t / (ty_n * tx_n), tt = t - b * (ty_n * tx_n), ty = tt / tx_n,
-                tx = tt - ty * tx_n;
-            int pt = it / vecs, ci = (it - pt * vecs) * VW, py = pt / tile.w;
-            int oy = ty * tile.h + py, ox = tx * tile.w + (pt - py * tile.w);
-            if (oy >= d.ho || ox >= d.wo) continue;
-            int pix = oy * d.wo + ox, q = b * P + pix, og = ci / d.cin_og, g = ci / d.cin_g;
-            const T *img = in + b * hw * d.c_in + ci;
-            T *col = cols + q * row + g * d.kd + (ci - g * d.cin_g);
+    const int vecs = d.c_in / VW, P = d.ho * d.wo, total = nb * P * vecs, hw = d.h * d.w;
+    const int stride = gridDim.x * blockDim.x, row = d.taps * d.c_in;
+    for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
+        int q = idx / vecs, ci = (idx - q * vecs) * VW, b = q / P, pix = q - b * P;
+        int oy = pix / d.wo, ox = pix - oy * d.wo, og = ci / d.cin_og, g = ci / d.cin_g;
+        const T *img = in + b * hw * d.c_in + ci;
+        T *col = cols + q * row + g * d.kd + (ci - g * d.cin_g);
 #pragma unroll 3
-            for (int k = 0; k < d.taps; k++) {
-                int base;
-                float4 wt;
-                im2col_tap<T, int>(p, d, b, og, k, pix, oy, ox, &base, &wt);
-                auto at = [&](int i) {
-                    return *(const uint4 *)(img + min(max(i, 0), hw - 1) * d.c_in);
-                };
-                uint4 r[4] = {at(base), at(base + 1), at(base + d.w), at(base + d.w + 1)};
-                float c[4][VW], v[VW];
+        for (int k = 0; k < d.taps; k++) {
+            int base;
+            float4 wt;
+            im2col_tap<T, int>(p, d, b, og, k, pix, oy, ox, &base, &wt);
+            auto at = [&](int i) {
+                return *(const uint4 *)(img + min(max(i, 0), hw - 1) * d.c_in);
+            };
+            uint4 r[4] = {at(base), at(base + 1), at(base + d.w), at(base + d.w + 1)};
+            float c[4][VW], v[VW];
 #pragma unroll
-                for (int m = 0; m < 4; m++) dcn_unpack<T, VW>(r[m], c[m]);
+            for (int m = 0; m < 4; m++) dcn_unpack<T, VW>(r[m], c[m]);
 #pragma unroll
-                for (int e = 0; e < VW; e++) {
-                    v[e] = 0.f;
-                    if (wt.x != 0.f) v[e] += wt.x * c[0][e];
-                    if (wt.y != 0.f) v[e] += wt.y * c[1][e];
-                    if (wt.z != 0.f) v[e] += wt.z * c[2][e];
-                    if (wt.w != 0.f) v[e] += wt.w * c[3][e];
-                }
-                uint4 out;
-                if constexpr (sizeof(T) == 4) {
-                    out = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
-                                     __float_as_uint(v[2]), __float_as_uint(v[3]));
-                } else {
-                    uint32_t w[4];
-#pragma unroll
-                    for (int m = 0; m < 4; m++)
-                        w[m] = (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m])) |
-                               (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m + 1])) << 16;
-                    out = make_uint4(w[0], w[1], w[2], w[3]);
-                }
-                *(uint4 *)(col + k * d.cin_g) = out;
+            for (int e = 0; e < VW; e++) {
+                v[e] = 0.f;
+                if (wt.x != 0.f) v[e] += wt.x * c[0][e];
+                if (wt.y != 0.f) v[e] += wt.y * c[1][e];
+                if (wt.z != 0.f) v[e] += wt.z * c[2][e];
+                if (wt.w != 0.f) v[e] += wt.w * c[3][e];
             }
+            uint4 out;
+            if constexpr (sizeof(T) == 4) {
+                out = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
+                                 __float_as_uint(v[2]), __float_as_uint(v[3]));
+            } else {
+                uint32_t w[4];
+#pragma unroll
+                for (int m = 0; m < 4; m++)
+                    w[m] = (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m])) |
+                           (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m + 1])) << 16;
+                out = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+            *(uint4 *)(col + k * d.cin_g) = out;
         }
+        if (total - idx <= stride) break; /* idx + stride would pass INT32_MAX */
+    }
 }
 
 /* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order. */
@@ -374,12 +349,10 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
         kb_nvtx_push("im2col");
         if (NHWC) {
-            dcn_tile tile = nhwc_tile(kp);
-            int64_t tiles =
-                (int64_t)nb * ((kp->ho + tile.h - 1) / tile.h) * ((kp->wo + tile.w - 1) / tile.w);
-            int g2 = (int)(tiles < 132 * 64 ? tiles : 132 * 64);
+            int64_t vecs = (int64_t)nb * P * (kp->c_in / (16 / (int)sizeof(T)));
+            int g2 = (int)((vecs + 255) / 256 < 132 * 32 ? (vecs + 255) / 256 : 132 * 32);
             dcn_im2col_nhwc<T><<<g2, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
-                                                  (T *)st->cols, d, nb, tile);
+                                                  (T *)st->cols, d, nb);
         } else if (d.taps == 9)
             dcn_im2col<T, I, 9><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         else if (d.taps == 1)
