@@ -253,10 +253,10 @@ static long repair_last_line(const char *path) {
     return truncate(path, keep) == 0 ? size - keep : -1;
 }
 
-/* A row that holds no result: ERROR "not run: ..." (the context or the
- * device was lost before its turn). */
+/* A row that holds no result: ERROR, its reason beginning KB_NOT_RUN (bare
+ * or quoted in the CSV). */
 static int is_not_run_line(const char *line) {
-    return strstr(line, ",ERROR,not run: ") || strstr(line, ",ERROR,\"not run: ");
+    return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
 }
 
 /* Drops the data lines of rows that were not run, so that --resume runs them

@@ -271,6 +271,10 @@ void kb_runner_emit(kb_runner *r, const kb_row *row);
 /* The precision class a row is checked in: tf32 for a KB_TF32 variant, else
  * the case's dtype axis (f16, bf16), else f32. */
 kb_precision kb_case_precision(const kb_case *c, unsigned flags);
+/* How the reason of an ERROR row that holds no result begins (the context or
+ * the device was lost before the pair's turn): --resume drops such rows and
+ * runs their pairs again. */
+#define KB_NOT_RUN "not run: "
 /* A row for pair p that the runner did not make (isolate.c: CRASH, TIMEOUT);
  * forced_limit: what --force ran it past, or "". */
 void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,

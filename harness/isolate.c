@@ -288,7 +288,7 @@ static int settle(parent *pa, worker_state *w, int timed_out, int status, kb_err
         *e = w->fail_msg;
         return w->fail_code == KB_NO_DEVICE ? KB_NO_DEVICE : KB_ERR;
     } else if (w->failed) { /* the device went away mid-sweep: every row left says so */
-        snprintf(why, sizeof why, "not run: a new worker process failed to start: %.900s",
+        snprintf(why, sizeof why, KB_NOT_RUN "a new worker process failed to start: %.900s",
                  w->fail_msg.msg);
         for (; pa->next < r->npairs; pa->next++)
             kb_runner_emit_status(r, pa->next, KB_ROW_ERROR, why, "");

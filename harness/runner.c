@@ -323,7 +323,7 @@ static void row_init(const kb_runner *r, const kb_case *c, const kb_variant *v, 
 
 /* A sticky error (illegal address, launch failure) poisons the context for
  * the rest of the process: every later row would fail for the wrong reason. */
-static const char not_run_lost[] = "not run: the CUDA context was lost earlier in the sweep";
+static const char not_run_lost[] = KB_NOT_RUN "the CUDA context was lost earlier in the sweep";
 
 static int context_lost(void) {
     cudaError_t rc = cudaDeviceSynchronize();
