@@ -307,8 +307,9 @@ struct far_regs {
  * thread per round (one dependent load per row would cost a memory latency
  * per kept box).
  *
- * The resolve is resolve_block; the carry a warp_or. One barrier per step; 100000 boxes: 1563
- * steps. 512 threads: at 1024 the 64-register cap spilled the far items and panels. */
+ * The resolve is resolve_block; the carry a warp_or. One barrier per step;
+ * 100000 boxes: 1563 steps. 512 threads: at 1024 the 64-register cap spilled
+ * the far items and panels. */
 template <int kSlots>
 __global__ void __launch_bounds__(kWalkThreads)
     walk_blocks_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words,

@@ -24,9 +24,9 @@
  *      length: after one pass; uniform rpn5 scores: after two);
  *   3. one more scan puts the winners (key > T) and the lowest-index ties
  *      (key == T), or every key >= a bucket taken whole, into EVERY block's
- *      candidate list (64-bit (key, ~index) entries): winners by an atomic slot counter in block 0,
- * ties in index order (block tie bases from the last histograms, then tile by tile); one
- * cluster.sync;
+ *      candidate list (64-bit (key, ~index) entries): winners by an
+ *      atomic slot counter in block 0, ties in index order (block tie bases
+ *      from the last histograms, then tile by tile); one cluster.sync;
  *   4. each block ranks 1/size of the candidates against all of them (a
  *      unique total order: rank = how many beat it) and writes them in place.
  * Napkin (rpn5): the longest segment puts 12600 keys per SM, ~12 per thread
