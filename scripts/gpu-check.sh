@@ -6,6 +6,8 @@
 #   scripts/gpu-check.sh preprocess nms  # only these ops (tests: all)
 #   KB_SWEEP=smoke KB_MAX_TIME=0.5 scripts/gpu-check.sh topk
 #   KB_STAGES="check run" scripts/gpu-check.sh deform_conv2d
+#   KB_STAGES="ctest check run" KB_CTEST=deform KB_VARIANTS=nhwc_fused_f16 \
+#       scripts/gpu-check.sh deform_conv2d    # one family while developing it
 #
 # KB_STAGES picks what runs after the build (default: all but sanitize):
 #   ctest     the whole test suite
@@ -16,6 +18,8 @@
 #   modes     cold / hot / graph on one preprocess case
 #   ncu       the README's Nsight Compute line (also KB_NCU=1)
 #   sanitize  scripts/sanitize.sh over OP (compute-sanitizer; ~6 min for all ops)
+# KB_VARIANTS (comma list) narrows check and run to those variants; KB_CTEST
+# (a ctest -R regex) narrows the test suite.
 # One device call is at most 10 minutes: split a full check over calls by stage.
 #
 # Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
@@ -28,6 +32,10 @@ SWEEP=${KB_SWEEP:-default}
 MAX_TIME=${KB_MAX_TIME:-1}
 BUILD=${KB_BUILD:-build}
 STAGES=" ${KB_STAGES:-ctest check run peers modes} ${KB_NCU:+ncu} "
+vsel=()
+[ -n "${KB_VARIANTS:-}" ] && vsel=(-v "$KB_VARIANTS")
+tsel=()
+[ -n "${KB_CTEST:-}" ] && tsel=(-R "$KB_CTEST")
 want() { [[ "$STAGES" == *" $1 "* ]]; }
 work=$(mktemp -d)
 mkdir -p "$OUT"
@@ -55,7 +63,7 @@ ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$BUILD/kbench" list --names | grep -v /)
 
 start=$(date +%s)
-want ctest && ctest --test-dir "$BUILD" -j 8 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
+want ctest && ctest --test-dir "$BUILD" "${tsel[@]}" -j 8 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
 if want ctest; then
     say "ctest: $(( $(date +%s) - start )) s: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
     grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
@@ -66,12 +74,12 @@ for op in "${ops[@]}"; do
     say ""
     say "## $op"
     if want check; then
-        "$BUILD/kbench" check "$op" --sweep smoke --fuzz 30 --format md -o "$work/check-$op.csv" \
+        "$BUILD/kbench" check "$op" "${vsel[@]}" --sweep smoke --fuzz 30 --format md -o "$work/check-$op.csv" \
             >"$work/check-$op.md" 2>&1 || status=1
         tail -2 "$work/check-$op.md" | tee -a "$summary"
         grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/check-$op.md" | head -20 | tee -a "$summary"
         if "$BUILD/kbench" list "$op" | grep -qE "^    index_limits "; then
-            "$BUILD/kbench" check "$op" --sweep index_limits --format md \
+            "$BUILD/kbench" check "$op" "${vsel[@]}" --sweep index_limits --format md \
                 -o "$work/index_limits-$op.csv" >"$work/index_limits-$op.md" 2>&1 || status=1
             say "index_limits: $(tail -1 "$work/index_limits-$op.md")"
             grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/index_limits-$op.md" | head -20 |
@@ -79,7 +87,7 @@ for op in "${ops[@]}"; do
         fi
     fi
     if want run; then
-        "$BUILD/kbench" run "$op" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
+        "$BUILD/kbench" run "$op" "${vsel[@]}" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
             -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     fi

@@ -171,4 +171,32 @@ static int dcn_to_nhwc(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_
     return kb_cuda_check(cudaGetLastError(), "dcn_nchw_to_nhwc", e);
 }
 
+/* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order;
+ * TF32: f32 weights rounded to tf32 on the way (mma.sync would truncate). */
+template <typename T, bool TF32>
+__global__ void dcn_weight_taps_first(const T *w, T *wr, dcn_dims d) {
+    int total = d.c_out * d.kd;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+        int co = i / d.kd, r = i - co * d.kd, cl = r / d.taps, k = r - cl * d.taps;
+        T v = w[i];
+        if constexpr (TF32) {
+            uint32_t b;
+            asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b) : "f"(v));
+            v = __uint_as_float(b);
+        }
+        wr[co * d.kd + k * d.cin_g + cl] = v;
+    }
+}
+
+/* Enqueue the reorder of the weights into wr (weight-sized). */
+template <typename T, bool TF32 = false>
+static int dcn_to_taps_first(const kb_dcn_params *p, const T *w, T *wr, cudaStream_t s,
+                             kb_error *e) {
+    int64_t wn = kb_dcn_sizes_of(p).weight, blocks = (wn + 255) / 256;
+    if (wn == 0) return KB_OK;
+    dcn_weight_taps_first<T, TF32><<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(
+        w, wr, dcn_dims_of(p));
+    return kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e);
+}
+
 #endif

@@ -198,15 +198,6 @@ __global__ void __launch_bounds__(256) dcn_im2col_nhwc(const T *__restrict__ in,
     }
 }
 
-/* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order. */
-template <typename T> __global__ void dcn_weight_taps_first(const T *w, T *wr, dcn_dims d) {
-    int total = d.c_out * d.kd;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-        int co = i / d.kd, r = i - co * d.kd, cl = r / d.taps, k = r - cl * d.taps;
-        wr[co * d.kd + k * d.cin_g + cl] = w[i];
-    }
-}
-
 struct explicit_state {
     kb_dcn_params p;
     cublasComputeType_t compute;
@@ -331,11 +322,7 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
     const T *weight = p.w;
     if (NHWC) {
         if (dcn_to_nhwc<T>(kp, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
-        int64_t wn = sz.weight;
-        dcn_weight_taps_first<T>
-            <<<(unsigned)((wn + 255) / 256 < 1024 ? (wn + 255) / 256 : 1024), 256, 0, s>>>(
-                p.w, (T *)st->wr, d);
-        if (kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e) != KB_OK) return KB_ERR;
+        if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e) != KB_OK) return KB_ERR;
         weight = (const T *)st->wr;
     }
     for (int64_t b0 = 0; b0 < kp->n; b0 += st->block) {

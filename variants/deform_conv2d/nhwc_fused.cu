@@ -1,0 +1,415 @@
+/* nhwc_fused.cu — deform_conv2d as one fused kernel on tensor cores (mma.sync,
+ * fp32 accumulation), fed by the channels-last sampler:
+ *   nhwc_fused_tf32   f32 data, m16n8k8 tf32 (samples rounded to nearest, cvt.rna)
+ *   nhwc_fused_f16    f16 data, m16n8k16
+ *   nhwc_fused_bf16   bf16 data, m16n8k16
+ * Run: kbench run deform_conv2d --sweep default -v nhwc_fused_f16
+ *
+ * The input is transposed to NHWC and the weights to [c_out][tap][channel]
+ * first (both timed; workspace = input + weight, so 1/taps of the columns
+ * buffer: not an implicit variant under the issue's 1% rule). Then the GEMM
+ * runs with the PIXELS as M (rows of A) and the output channels as N:
+ *   A tile [BM pixels][BK channels of one tap]: sampled; a thread blends one
+ *     16-byte channel vector (4 f32 / 8 f16) of a pixel from 4 corner loads
+ *     and writes it with ONE 16-byte shared store (the nhwc_gemm variants
+ *     wrote B tiles [k][pixel], one 2-byte store per channel);
+ *   B tile [BN output channels][BK]: cp.async straight from the reordered
+ *     weights, 16 bytes a thread, no index math beyond one multiply-add.
+ * K order: chunks of BK channels outermost, the taps inside, so a chunk's 9
+ * taps read the same few input rows while they sit in L1 (~33 KB per block
+ * for a 128-pixel row segment, 32 f16 channels, 4 rows).
+ * The (tap, pixel) table — top-left corner and the 4 mask-scaled weights —
+ * is built once per block (per offset group) in shared memory, so the inner
+ * loop never touches the offsets or the mask.
+ * Both tiles have 64-byte rows (4 chunks of 16 B) and an XOR swizzle, chunk
+ * ^ ((row / 2) % 4): ldmatrix's 8 rows of one chunk and the sampler's quarter
+ * warp (2 pixels x 4 chunks) both hit 8 distinct 16-byte bank groups. The
+ * tf32 fragments come through the same ldmatrix (a 32-bit element is a pair
+ * of b16 columns).
+ * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
+ * before tile t's MMAs; its blend and shared stores come after them.
+ */
+#include "dcn_nhwc.cuh"
+
+#include <stdlib.h>
+#include <type_traits>
+
+namespace {
+
+constexpr int NT = 256;    /* 8 warps */
+constexpr int ROWB = 64;   /* bytes of a tile row: 4 chunks of 16 B */
+constexpr int VPR = 4;     /* 16-byte vectors per row */
+
+template <typename T> struct fused_traits;
+template <> struct fused_traits<float> {
+    static constexpr kb_dtype DTYPE = KB_F32;
+};
+template <> struct fused_traits<__half> {
+    static constexpr kb_dtype DTYPE = KB_F16;
+};
+template <> struct fused_traits<__nv_bfloat16> {
+    static constexpr kb_dtype DTYPE = KB_BF16;
+};
+
+__device__ __forceinline__ uint32_t pack2(float a, float b, __half *) {
+    __half2 h = __floats2half2_rn(a, b);
+    return *(uint32_t *)&h;
+}
+__device__ __forceinline__ uint32_t pack2(float a, float b, __nv_bfloat16 *) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *(uint32_t *)&h;
+}
+__device__ __forceinline__ uint32_t tf32_bits(float v) {
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+    return r;
+}
+
+/* The blended vector as the 16 bytes the tile stores. */
+template <typename T> __device__ __forceinline__ uint4 pack_vector(const float (&v)[16 / sizeof(T)]) {
+    if constexpr (sizeof(T) == 4) {
+        return make_uint4(tf32_bits(v[0]), tf32_bits(v[1]), tf32_bits(v[2]), tf32_bits(v[3]));
+    } else {
+        T *tag = nullptr;
+        return make_uint4(pack2(v[0], v[1], tag), pack2(v[2], v[3], tag), pack2(v[4], v[5], tag),
+                          pack2(v[6], v[7], tag));
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                    uint32_t b1) {
+    if constexpr (sizeof(T) == 4)
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else if constexpr (std::is_same<T, __half>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* Byte offset of chunk c of row r in a swizzled tile. */
+__device__ __forceinline__ uint32_t swz(int r, int c) {
+    return (uint32_t)(r * ROWB + ((c ^ ((r >> 1) & 3)) << 4));
+}
+
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                 "r"(valid ? 16 : 0));
+}
+
+/* Block shapes: WM x WN warps, a warp owns 32 pixels x WTN output channels.
+ * Chosen by c_out/groups: the sampled A tile is shared by all BN channels of
+ * the block, so BN covers the group's channels where registers allow
+ * (accumulators: 32 * WTN / 32 = WTN floats a thread). */
+template <int WM_, int WN_, int WTN_> struct shape {
+    static constexpr int WM = WM_, WN = WN_, WTN = WTN_;
+    static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8;
+    static_assert(WM * WN == NT / 32 && WTN % 16 == 0, "8 warps, n tiles in pairs");
+};
+using shape_n64 = shape<4, 2, 32>;  /* 128 pixels x 64 channels */
+using shape_n128 = shape<2, 4, 32>; /* 64 x 128 */
+using shape_n256 = shape<2, 4, 64>; /* 64 x 256 */
+
+template <typename SH> constexpr size_t smem_bytes(int taps) {
+    return 2 * (size_t)(SH::BM + SH::BN) * ROWB + (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
+}
+
+template <typename T, typename SH>
+__global__ void __launch_bounds__(NT, 2)
+    dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
+    constexpr int BM = SH::BM, BN = SH::BN, VPT = BM * VPR / NT, VW = 16 / (int)sizeof(T);
+    constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
+    extern __shared__ __align__(16) unsigned char smem[];
+    float4 *tb_wt = (float4 *)smem; /* [taps][BM] */
+    int *tb_base = (int *)(tb_wt + d.taps * BM);
+    unsigned char *tiles = (unsigned char *)(tb_base + d.taps * BM);
+    const uint32_t s_a = (uint32_t)__cvta_generic_to_shared(tiles); /* [2][BM] rows */
+    const uint32_t s_b = s_a + 2 * BM * ROWB;                          /* [2][BN] rows */
+
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int wm = warp / SH::WN, wn = warp % SH::WN;
+    const int gc = blockIdx.x % (d.groups * ctiles), g = gc / ctiles, n0 = (gc % ctiles) * BN;
+    const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
+    const int P = d.ho * d.wo, Q = d.n * P;
+
+    /* The sampler's pixels. */
+    /* The sampler: thread tid owns chunk tid % 4 of pixel rows tid / 4 + 64 j;
+     * img: the pixel's image in NHWC (nullptr past the last pixel). */
+    const int chunk = tid % VPR, prow = tid / VPR;
+    const T *img[VPT];
+    float4 wt[VPT];
+    uint4 raw[VPT][4];
+#pragma unroll
+    for (int j = 0; j < VPT; j++) {
+        int q = q0 + prow + j * (NT / VPR);
+        img[j] = q < Q ? p.in + (int64_t)(q / P) * d.c_in * d.h * d.w : nullptr;
+    }
+
+    const int ktiles = (d.cin_g + BK - 1) / BK * d.taps;
+    int table_og = -1;
+    /* Tile kt = (chunk cc, tap k): start the corner loads into registers. */
+    auto issue = [&](int cc, int k) {
+        const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
+        const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
+        if (k == 0 && og0 != table_og) {
+            __syncthreads(); /* nobody still reads the old table */
+            dcn_build_table<T, BM, NT>(d, p, q0, og0, tb_base, tb_wt);
+            table_og = og0;
+            __syncthreads();
+        }
+        const bool in_table = ci / d.cin_og == table_og;
+        const uint4 zero = make_uint4(0, 0, 0, 0);
+        const int cstep = d.c_in / VW, rstep = d.w * cstep;
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+            const int r = prow + j * (NT / VPR);
+            int base = 0;
+            float4 w = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (img[j] && cl < d.cin_g) {
+                if (in_table) {
+                    base = tb_base[k * BM + r], w = tb_wt[k * BM + r];
+                } else { /* a chunk that spans offset groups: weights inline */
+                    dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
+                }
+            }
+            wt[j] = w;
+            const uint4 *s = (const uint4 *)(img[j] + (base * d.c_in + ci));
+            raw[j][0] = w.x != 0.f ? __ldg(s) : zero;
+            raw[j][1] = w.y != 0.f ? __ldg(s + cstep) : zero;
+            raw[j][2] = w.z != 0.f ? __ldg(s + rstep) : zero;
+            raw[j][3] = w.w != 0.f ? __ldg(s + rstep + cstep) : zero;
+        }
+    };
+    /* Blend the issued corners into A buffer buf. */
+    auto finish = [&](int buf) {
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+            float v[VW], c[VW];
+#pragma unroll
+            for (int e = 0; e < VW; e++) v[e] = 0.f;
+            const float wq[4] = {wt[j].x, wt[j].y, wt[j].z, wt[j].w};
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                dcn_unpack<T, VW>(raw[j][q], c);
+#pragma unroll
+                for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
+            }
+            const int r = prow + j * (NT / VPR);
+            uint4 u = pack_vector<T>(v);
+            asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(
+                             s_a + buf * BM * ROWB + swz(r, chunk)),
+                         "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+        }
+    };
+    /* The weight tile of (cc, k) into B buffer buf. */
+    const T *wg = wr + (int64_t)g * d.cout_g * d.kd;
+    auto load_w = [&](int cc, int k, int buf) {
+#pragma unroll
+        for (int i = tid; i < BN * VPR; i += NT) {
+            const int row = i / VPR, c = i % VPR, co = n0 + row, cl = cc * BK + c * VW;
+            const bool ok = co < d.cout_g && cl < d.cin_g;
+            cp_async16(s_b + buf * BN * ROWB + swz(row, c),
+                       ok ? (const void *)(wg + (co * d.kd + k * d.cin_g + cl)) : (const void *)wr,
+                       ok);
+        }
+        asm volatile("cp.async.commit_group;");
+    };
+
+    float acc[2][SH::NTL][4] = {};
+    int cc = 0, k = 0; /* tile t's coordinates */
+    issue(0, 0);
+    load_w(0, 0, 0);
+    finish(0);
+    asm volatile("cp.async.wait_all;");
+    __syncthreads();
+    for (int t = 0; t < ktiles; t++) {
+        const int buf = t & 1;
+        int nc = cc, nk = k + 1;
+        if (nk == d.taps) nk = 0, nc++;
+        const bool more = t + 1 < ktiles;
+        if (more) {
+            issue(nc, nk);
+            load_w(nc, nk, buf ^ 1);
+        }
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            uint32_t a[2][4];
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                int r = wm * 32 + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+                ldmatrix_x4(a[mt], s_a + buf * BM * ROWB + swz(r, 2 * s + (lane >> 4)));
+            }
+#pragma unroll
+            for (int np = 0; np < SH::NTL / 2; np++) {
+                uint32_t b[4];
+                int r = wn * SH::WTN + np * 16 + (lane & 7) + (lane >> 4) * 8;
+                ldmatrix_x4(b, s_b + buf * BN * ROWB + swz(r, 2 * s + ((lane >> 3) & 1)));
+#pragma unroll
+                for (int mt = 0; mt < 2; mt++) {
+                    mma<T>(acc[mt][2 * np], a[mt], b[0], b[1]);
+                    mma<T>(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+        if (more) finish(buf ^ 1);
+        asm volatile("cp.async.wait_all;");
+        __syncthreads();
+        cc = nc, k = nk;
+    }
+
+    /* acc[mt][nt]: rows (pixels) lane/4 and +8, columns (channels) 2 (lane%4) and +1. */
+#pragma unroll
+    for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int q = q0 + wm * 32 + mt * 16 + lane / 4 + 8 * h;
+            if (q >= Q) continue;
+            const int n = q / P, pix = q - n * P;
+            T *out = p.out + (int64_t)n * d.c_out * P + pix;
+#pragma unroll
+            for (int nt = 0; nt < SH::NTL; nt++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    int co = n0 + wn * SH::WTN + nt * 8 + 2 * (lane % 4) + e;
+                    if (co >= d.cout_g) continue;
+                    co += g * d.cout_g;
+                    float v = acc[mt][nt][2 * h + e] + (d.bias ? dcn_f32(p.b[co]) : 0.f);
+                    out[co * P] = dcn_from_f32<T>(v);
+                }
+        }
+}
+
+/* ---- host ---- */
+
+enum { kN64, kN128, kN256 };
+
+static int pick_shape(const kb_dcn_params *p) {
+    int64_t cout_g = p->c_out / p->groups;
+    return cout_g <= 64 ? kN64 : cout_g <= 128 ? kN128 : kN256;
+}
+
+struct fused_state {
+    kb_dcn_params p;
+    int shape;
+    void *nhwc, *wr;
+};
+
+static size_t weight_bytes(const kb_dcn_params *p) {
+    return (size_t)kb_dcn_sizes_of(p).weight * kb_dtype_size(p->dtype);
+}
+
+template <typename T> int supports(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (p.dtype != fused_traits<T>::DTYPE) {
+        kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
+                kb_dtype_name(fused_traits<T>::DTYPE));
+        return KB_NOT_APPLICABLE;
+    }
+    if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
+    int taps = (int)(p.kh * p.kw), sh = pick_shape(&p);
+    size_t smem = sh == kN64    ? smem_bytes<shape_n64>(taps)
+                  : sh == kN128 ? smem_bytes<shape_n128>(taps)
+                                : smem_bytes<shape_n256>(taps);
+    /* The block count is checked for the shape with the most blocks per pixel
+     * (64-pixel tiles) at the fewest channels per block (64). */
+    return dcn_implicit_limits(&p, 64, 64, smem, why);
+}
+
+size_t workspace_bytes(const kb_case *c) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
+    return dcn_nhwc_bytes(&p) + weight_bytes(&p);
+}
+
+template <typename T, typename SH> static int allow_smem(int taps, kb_error *e) {
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_nhwc_fused<T, SH>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem_bytes<SH>(taps)),
+                e);
+    return KB_OK;
+}
+
+template <typename T>
+int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    fused_state *st = (fused_state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "out of host memory");
+    *state = st;
+    if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
+    st->shape = pick_shape(&st->p);
+    size_t nb = dcn_nhwc_bytes(&st->p), wb = weight_bytes(&st->p);
+    if (cudaMalloc(&st->nhwc, nb ? nb : 16) != cudaSuccess ||
+        cudaMalloc(&st->wr, wb ? wb : 16) != cudaSuccess) {
+        cudaGetLastError();
+        kb_fail(e, "NHWC input copy + reordered weights: %zu + %zu bytes", nb, wb);
+        return KB_OUT_OF_MEMORY;
+    }
+    int taps = (int)(st->p.kh * st->p.kw);
+    return st->shape == kN64    ? allow_smem<T, shape_n64>(taps, e)
+           : st->shape == kN128 ? allow_smem<T, shape_n128>(taps, e)
+                                : allow_smem<T, shape_n256>(taps, e);
+}
+
+template <typename T, typename SH>
+static void launch(const dcn_ptrs<T> &p, const T *wr, const dcn_dims &d, cudaStream_t s) {
+    int64_t ptiles = ((int64_t)d.n * d.ho * d.wo + SH::BM - 1) / SH::BM;
+    int ctiles = (d.cout_g + SH::BN - 1) / SH::BN;
+    unsigned grid = (unsigned)(ptiles * d.groups * ctiles);
+    dcn_nhwc_fused<T, SH><<<grid, NT, smem_bytes<SH>(d.taps), s>>>(p, wr, d, ctiles);
+}
+
+template <typename T>
+int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    const fused_state *st = (const fused_state *)state;
+    dcn_dims d = dcn_dims_of(&st->p);
+    if ((int64_t)d.n * d.ho * d.wo == 0 || d.c_out == 0) return KB_OK;
+    dcn_ptrs<T> p = dcn_bind<T>(in, out);
+    if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK ||
+        dcn_to_taps_first<T, sizeof(T) == 4>(&st->p, p.w, (T *)st->wr, s, e) != KB_OK)
+        return KB_ERR;
+    p.in = (const T *)st->nhwc;
+    kb_nvtx_push("fused");
+    if (st->shape == kN64)
+        launch<T, shape_n64>(p, (const T *)st->wr, d, s);
+    else if (st->shape == kN128)
+        launch<T, shape_n128>(p, (const T *)st->wr, d, s);
+    else
+        launch<T, shape_n256>(p, (const T *)st->wr, d, s);
+    kb_nvtx_pop();
+    return kb_cuda_check(cudaGetLastError(), "dcn_nhwc_fused", e);
+}
+
+void teardown(void *state) {
+    fused_state *st = (fused_state *)state;
+    if (st) {
+        cudaFree(st->nhwc);
+        cudaFree(st->wr);
+    }
+    free(st);
+}
+
+template <typename T> constexpr kb_variant_impl impl() {
+    return {supports<T>, workspace_bytes, setup<T>, run<T>, teardown};
+}
+
+} // namespace
+
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32 = impl<float>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_f16 = impl<__half>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16 = impl<__nv_bfloat16>();
