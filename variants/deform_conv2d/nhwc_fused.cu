@@ -112,34 +112,45 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
                  "r"(valid ? 16 : 0));
 }
 
-/* Block shapes: WM x WN warps, a warp owns 32 pixels x WTN output channels.
- * Chosen by c_out/groups: the sampled A tile is shared by all BN channels of
- * the block, so BN covers the group's channels where registers allow
- * (accumulators: 32 * WTN / 32 = WTN floats a thread). */
-template <int WM_, int WN_, int WTN_> struct shape {
-    static constexpr int WM = WM_, WN = WN_, WTN = WTN_;
+/* Block shapes: 2 x 4 warps over 64 pixels, a warp owns 32 pixels x WTN output
+ * channels. 64 pixels x 4 chunks = 256 threads: each thread samples ONE vector
+ * a tile, so two tiles' corners (2 x 80 bytes of registers) can be in flight
+ * while a third is multiplied. BN = 4 WTN is picked from c_out/groups: the
+ * sampled A tile serves all BN channels of the block, so BN covers the
+ * group's channels where registers allow (accumulators: 2 WTN floats). */
+template <int WTN_> struct shape {
+    static constexpr int WM = 2, WN = 4, WTN = WTN_;
     static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8;
-    static_assert(WM * WN == NT / 32 && WTN % 16 == 0, "8 warps, n tiles in pairs");
+    static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && BM * VPR == NT, "tile shape");
 };
-using shape_n64 = shape<4, 2, 32>;  /* 128 pixels x 64 channels */
-using shape_n128 = shape<2, 4, 32>; /* 64 x 128 */
-using shape_n256 = shape<2, 4, 64>; /* 64 x 256 */
+using shape_n64 = shape<16>;
+using shape_n128 = shape<32>;
+using shape_n256 = shape<64>;
+
+constexpr int STAGES = 3; /* shared A/B buffers: tile t multiplied, t+1 blended into, t+2 loading */
 
 template <typename SH> constexpr size_t smem_bytes(int taps) {
-    return 2 * (size_t)(SH::BM + SH::BN) * ROWB + (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
+    return STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
+           (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
 }
+
+/* One tile's sample in flight: the 4 corner vectors and their weights. */
+struct corners {
+    float4 wt;
+    uint4 raw[4];
+};
 
 template <typename T, typename SH>
 __global__ void __launch_bounds__(NT, 2)
     dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
-    constexpr int BM = SH::BM, BN = SH::BN, VPT = BM * VPR / NT, VW = 16 / (int)sizeof(T);
+    constexpr int BM = SH::BM, BN = SH::BN, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
     extern __shared__ __align__(16) unsigned char smem[];
     float4 *tb_wt = (float4 *)smem; /* [taps][BM] */
     int *tb_base = (int *)(tb_wt + d.taps * BM);
     unsigned char *tiles = (unsigned char *)(tb_base + d.taps * BM);
-    const uint32_t s_a = (uint32_t)__cvta_generic_to_shared(tiles); /* [2][BM] rows */
-    const uint32_t s_b = s_a + 2 * BM * ROWB;                          /* [2][BN] rows */
+    const uint32_t s_a = (uint32_t)__cvta_generic_to_shared(tiles); /* [STAGES][BM] rows */
+    const uint32_t s_b = s_a + STAGES * BM * ROWB;                     /* [STAGES][BN] rows */
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wm = warp / SH::WN, wn = warp % SH::WN;
@@ -147,106 +158,87 @@ __global__ void __launch_bounds__(NT, 2)
     const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
     const int P = d.ho * d.wo, Q = d.n * P;
 
-    /* The sampler's pixels. */
-    /* The sampler: thread tid owns chunk tid % 4 of pixel rows tid / 4 + 64 j;
-     * img: the pixel's image in NHWC (nullptr past the last pixel). */
+    /* The sampler: thread tid owns chunk tid % 4 of pixel row tid / 4 (its
+     * image in NHWC; nullptr past the last pixel), in A and in B. */
     const int chunk = tid % VPR, prow = tid / VPR;
-    const T *img[VPT];
-    float4 wt[VPT];
-    uint4 raw[VPT][4];
-#pragma unroll
-    for (int j = 0; j < VPT; j++) {
-        int q = q0 + prow + j * (NT / VPR);
-        img[j] = q < Q ? p.in + (int64_t)(q / P) * d.c_in * d.h * d.w : nullptr;
-    }
+    const T *img = q0 + prow < Q ? p.in + (int64_t)((q0 + prow) / P) * d.c_in * d.h * d.w : nullptr;
+    const uint32_t slot = swz(prow, chunk);
+    const int cstep = d.c_in / VW, rstep = d.w * cstep;
 
     const int ktiles = (d.cin_g + BK - 1) / BK * d.taps;
     int table_og = -1;
-    /* Tile kt = (chunk cc, tap k): start the corner loads into registers. */
-    auto issue = [&](int cc, int k) {
+    bool in_table = false;
+    /* Tile (chunk cc, tap k), issued in K order: corner loads into registers.
+     * A new chunk (k = 0) re-checks its offset group against the table. */
+    auto issue = [&](int cc, int k, corners &cr) {
         const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
-        const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
-        if (k == 0 && og0 != table_og) {
-            __syncthreads(); /* nobody still reads the old table */
-            dcn_build_table<T, BM, NT>(d, p, q0, og0, tb_base, tb_wt);
-            table_og = og0;
-            __syncthreads();
+        if (k == 0) {
+            const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
+            if (og0 != table_og) {
+                __syncthreads(); /* nobody still reads the old table */
+                dcn_build_table<T, BM, NT>(d, p, q0, og0, tb_base, tb_wt);
+                table_og = og0;
+                __syncthreads();
+            }
+            in_table = cl < d.cin_g && ci / d.cin_og == table_og;
         }
-        const bool in_table = ci / d.cin_og == table_og;
+        int base = 0;
+        float4 w = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (img && cl < d.cin_g) {
+            if (in_table) {
+                base = tb_base[k * BM + prow], w = tb_wt[k * BM + prow];
+            } else { /* a chunk that spans offset groups: weights inline */
+                dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + prow);
+                dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
+            }
+        }
         const uint4 zero = make_uint4(0, 0, 0, 0);
-        const int cstep = d.c_in / VW, rstep = d.w * cstep;
-#pragma unroll
-        for (int j = 0; j < VPT; j++) {
-            const int r = prow + j * (NT / VPR);
-            int base = 0;
-            float4 w = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (img[j] && cl < d.cin_g) {
-                if (in_table) {
-                    base = tb_base[k * BM + r], w = tb_wt[k * BM + r];
-                } else { /* a chunk that spans offset groups: weights inline */
-                    dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
-                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
-                }
-            }
-            wt[j] = w;
-            const uint4 *s = (const uint4 *)(img[j] + (base * d.c_in + ci));
-            raw[j][0] = w.x != 0.f ? __ldg(s) : zero;
-            raw[j][1] = w.y != 0.f ? __ldg(s + cstep) : zero;
-            raw[j][2] = w.z != 0.f ? __ldg(s + rstep) : zero;
-            raw[j][3] = w.w != 0.f ? __ldg(s + rstep + cstep) : zero;
-        }
+        const uint4 *s = (const uint4 *)(img + (base * d.c_in + ci));
+        cr.wt = w;
+        cr.raw[0] = w.x != 0.f ? __ldg(s) : zero;
+        cr.raw[1] = w.y != 0.f ? __ldg(s + cstep) : zero;
+        cr.raw[2] = w.z != 0.f ? __ldg(s + rstep) : zero;
+        cr.raw[3] = w.w != 0.f ? __ldg(s + rstep + cstep) : zero;
     };
-    /* Blend the issued corners into A buffer buf. */
-    auto finish = [&](int buf) {
+    /* Blend a tile's corners into A buffer buf. */
+    auto finish = [&](const corners &cr, int buf) {
+        float v[VW], c[VW];
 #pragma unroll
-        for (int j = 0; j < VPT; j++) {
-            float v[VW], c[VW];
+        for (int e = 0; e < VW; e++) v[e] = 0.f;
+        const float wq[4] = {cr.wt.x, cr.wt.y, cr.wt.z, cr.wt.w};
 #pragma unroll
-            for (int e = 0; e < VW; e++) v[e] = 0.f;
-            const float wq[4] = {wt[j].x, wt[j].y, wt[j].z, wt[j].w};
+        for (int q = 0; q < 4; q++) {
+            dcn_unpack<T, VW>(cr.raw[q], c);
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                dcn_unpack<T, VW>(raw[j][q], c);
-#pragma unroll
-                for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
-            }
-            const int r = prow + j * (NT / VPR);
-            uint4 u = pack_vector<T>(v);
-            asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(
-                             s_a + buf * BM * ROWB + swz(r, chunk)),
-                         "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+            for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
         }
+        uint4 u = pack_vector<T>(v);
+        asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(s_a + buf * BM * ROWB + slot),
+                     "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
     };
-    /* The weight tile of (cc, k) into B buffer buf. */
+    /* The weight tile of (cc, k) into B buffer buf: rows prow + 64 i. */
     const T *wg = wr + (int64_t)g * d.cout_g * d.kd;
     auto load_w = [&](int cc, int k, int buf) {
+        const int cl = cc * BK + chunk * VW;
 #pragma unroll
-        for (int i = tid; i < BN * VPR; i += NT) {
-            const int row = i / VPR, c = i % VPR, co = n0 + row, cl = cc * BK + c * VW;
+        for (int i = 0; i < BN / BM; i++) {
+            const int co = n0 + prow + i * BM;
             const bool ok = co < d.cout_g && cl < d.cin_g;
-            cp_async16(s_b + buf * BN * ROWB + swz(row, c),
+            cp_async16(s_b + (buf * BN + i * BM) * ROWB + slot,
                        ok ? (const void *)(wg + (co * d.kd + k * d.cin_g + cl)) : (const void *)wr,
                        ok);
         }
         asm volatile("cp.async.commit_group;");
     };
+    int ic = 0, ik = 0; /* the next tile to issue */
+    auto issue_next = [&](corners &cr, int buf) {
+        issue(ic, ik, cr);
+        load_w(ic, ik, buf);
+        if (++ik == d.taps) ik = 0, ++ic;
+    };
 
     float acc[2][SH::NTL][4] = {};
-    int cc = 0, k = 0; /* tile t's coordinates */
-    issue(0, 0);
-    load_w(0, 0, 0);
-    finish(0);
-    asm volatile("cp.async.wait_all;");
-    __syncthreads();
-    for (int t = 0; t < ktiles; t++) {
-        const int buf = t & 1;
-        int nc = cc, nk = k + 1;
-        if (nk == d.taps) nk = 0, nc++;
-        const bool more = t + 1 < ktiles;
-        if (more) {
-            issue(nc, nk);
-            load_w(nc, nk, buf ^ 1);
-        }
+    auto multiply = [&](int buf) {
 #pragma unroll
         for (int s = 0; s < 2; s++) {
             uint32_t a[2][4];
@@ -267,10 +259,33 @@ __global__ void __launch_bounds__(NT, 2)
                 }
             }
         }
-        if (more) finish(buf ^ 1);
-        asm volatile("cp.async.wait_all;");
+    };
+    /* Tile t: start t + 2 (corners into nxt), multiply t, blend t + 1 (in
+     * cur). Every step commits one cp.async group (empty past the end), so
+     * "all but the newest group" is always tile t + 1's weights. */
+    auto step = [&](int t, const corners &cur, corners &nxt) {
+        if (t + 2 < ktiles)
+            issue_next(nxt, (t + 2) % STAGES);
+        else
+            asm volatile("cp.async.commit_group;");
+        multiply(t % STAGES);
+        if (t + 1 < ktiles) finish(cur, (t + 1) % STAGES);
+        asm volatile("cp.async.wait_group 1;");
         __syncthreads();
-        cc = nc, k = nk;
+    };
+
+    corners c0, c1;
+    issue_next(c0, 0);
+    finish(c0, 0);
+    if (ktiles > 1)
+        issue_next(c1, 1);
+    else
+        asm volatile("cp.async.commit_group;");
+    asm volatile("cp.async.wait_group 1;");
+    __syncthreads();
+    for (int t = 0; t < ktiles; t += 2) { /* two steps a trip: c0 / c1 stay registers */
+        step(t, c1, c0);
+        if (t + 1 < ktiles) step(t + 1, c0, c1);
     }
 
     /* acc[mt][nt]: rows (pixels) lane/4 and +8, columns (channels) 2 (lane%4) and +1. */
@@ -327,8 +342,7 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
     size_t smem = sh == kN64    ? smem_bytes<shape_n64>(taps)
                   : sh == kN128 ? smem_bytes<shape_n128>(taps)
                                 : smem_bytes<shape_n256>(taps);
-    /* The block count is checked for the shape with the most blocks per pixel
-     * (64-pixel tiles) at the fewest channels per block (64). */
+    /* Blocks: 64-pixel tiles x at most ceil(c_out/groups / 64) channel tiles. */
     return dcn_implicit_limits(&p, 64, 64, smem, why);
 }
 
@@ -353,6 +367,7 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     *state = st;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->shape = pick_shape(&st->p);
+    if (getenv("KB_FUSED_SHAPE")) st->shape = atoi(getenv("KB_FUSED_SHAPE")); /* EXPERIMENT */
     size_t nb = dcn_nhwc_bytes(&st->p), wb = weight_bytes(&st->p);
     if (cudaMalloc(&st->nhwc, nb ? nb : 16) != cudaSuccess ||
         cudaMalloc(&st->wr, wb ? wb : 16) != cudaSuccess) {
