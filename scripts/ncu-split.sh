@@ -41,7 +41,7 @@ sass() { # name, kernel regex, kbench check args...
         "$KB" check "$@" --no-isolate >"$OUT/$name-ncu.log" 2>&1; then
         ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv \
             >"$OUT/$name-sass.csv" 2>&1
-        python3 scripts/sass-stalls.py "$OUT/$name-sass.csv" >"$OUT/$name-sass.txt"
+        python3 scripts/sass-stalls.py "$OUT/$name-sass.csv" "$OUT/$name-sass-all.txt" >"$OUT/$name-sass.txt"
         ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name-details.txt" 2>&1
         grep -E "Duration|Throughput|Hit Rate|Occupancy|Registers Per|Issued Ipc|Mem Busy|Max Bandwidth|Eligible|Cycles Per Issued" \
             "$OUT/$name-details.txt" | head -40

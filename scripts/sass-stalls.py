@@ -27,3 +27,11 @@ for r in sorted(body, key=lambda r: num(r, samp), reverse=True)[:40]:
     top = sorted(reasons, key=lambda i: num(r, i), reverse=True)[:3]
     why = " ".join(f"{cols[i][6:]}={num(r, i):.0f}" for i in top if num(r, i) > 0)
     print(f"{100 * num(r, samp) / total:5.1f}%  {r[src]:<60} {why}")
+
+# With a second argument: every SASS line in address order with its executed
+# instructions and stall samples, to find where a kernel's instructions go.
+if len(sys.argv) > 2:
+    ex = col("Instructions Executed")
+    with open(sys.argv[2], "w") as f:
+        for r in body:
+            f.write(f"{num(r, ex):12.0f} {num(r, samp):7.0f}  {r[src]}\n")

@@ -51,10 +51,6 @@ template <> struct fused_traits<__nv_bfloat16> {
     static constexpr kb_dtype DTYPE = KB_BF16;
 };
 
-__device__ __forceinline__ uint32_t pack2(float a, float b, __half *) {
-    __half2 h = __floats2half2_rn(a, b);
-    return *(uint32_t *)&h;
-}
 __device__ __forceinline__ uint32_t pack2(float a, float b, __nv_bfloat16 *) {
     __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
     return *(uint32_t *)&h;
@@ -65,14 +61,47 @@ __device__ __forceinline__ uint32_t tf32_bits(float v) {
     return r;
 }
 
-/* The blended vector as the 16 bytes the tile stores. */
-template <typename T> __device__ __forceinline__ uint4 pack_vector(const float (&v)[16 / sizeof(T)]) {
-    if constexpr (sizeof(T) == 4) {
-        return make_uint4(tf32_bits(v[0]), tf32_bits(v[1]), tf32_bits(v[2]), tf32_bits(v[3]));
+/* The bilinear blend of one 16-byte vector from its 4 corners, as the 16
+ * bytes the A tile stores. f32 (tf32 variant) and bf16: in fp32, rounded once.
+ * f16: in packed half2 FMAs with the fp32 weights rounded to f16 — a quarter
+ * of the instructions of unpack + fp32 FMA + repack, which were half the
+ * sampler's issue slots; torchvision's own f16 kernel interpolates (and even
+ * computes the coordinates) in half. Measured rel-L2 stays 3e-4 to 4e-4 of
+ * the f16 class bound 2e-3 (docs/perf-deform_conv2d.md). */
+template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const uint4 (&raw)[4]) {
+    const float wq[4] = {wt.x, wt.y, wt.z, wt.w};
+    if constexpr (std::is_same<T, __half>::value) {
+        __half2 v[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const __half2 w = __float2half2_rn(wq[q]);
+            const uint32_t r[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                __half2 c = *(const __half2 *)&r[i];
+                v[i] = q == 0 ? __hmul2(w, c) : __hfma2(w, c, v[i]);
+            }
+        }
+        return make_uint4(*(uint32_t *)&v[0], *(uint32_t *)&v[1], *(uint32_t *)&v[2],
+                          *(uint32_t *)&v[3]);
     } else {
-        T *tag = nullptr;
-        return make_uint4(pack2(v[0], v[1], tag), pack2(v[2], v[3], tag), pack2(v[4], v[5], tag),
-                          pack2(v[6], v[7], tag));
+        constexpr int VW = 16 / (int)sizeof(T);
+        float v[VW], c[VW];
+#pragma unroll
+        for (int e = 0; e < VW; e++) v[e] = 0.f;
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            dcn_unpack<T, VW>(raw[q], c);
+#pragma unroll
+            for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
+        }
+        if constexpr (sizeof(T) == 4) {
+            return make_uint4(tf32_bits(v[0]), tf32_bits(v[1]), tf32_bits(v[2]), tf32_bits(v[3]));
+        } else {
+            __nv_bfloat16 *tag = nullptr;
+            return make_uint4(pack2(v[0], v[1], tag), pack2(v[2], v[3], tag),
+                              pack2(v[4], v[5], tag), pack2(v[6], v[7], tag));
+        }
     }
 }
 
@@ -118,20 +147,52 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
  * while a third is multiplied. BN = 4 WTN is picked from c_out/groups: the
  * sampled A tile serves all BN channels of the block, so BN covers the
  * group's channels where registers allow (accumulators: 2 WTN floats). */
-template <int WTN_> struct shape {
+template <int WTN_, int DIST_, int MINB_> struct shape {
     static constexpr int WM = 2, WN = 4, WTN = WTN_;
     static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8;
+    /* DIST: tiles whose corners are in flight in registers while one is
+     * multiplied (STAGES = DIST + 1 shared A/B buffers); MINB: blocks per SM
+     * the registers are capped for (2: 128, 3: 80). */
+    static constexpr int DIST = DIST_, STAGES = DIST_ + 1, MINB = MINB_;
     static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && BM * VPR == NT, "tile shape");
 };
-using shape_n64 = shape<16>;
-using shape_n128 = shape<32>;
-using shape_n256 = shape<64>;
-
-constexpr int STAGES = 3; /* shared A/B buffers: tile t multiplied, t+1 blended into, t+2 loading */
+using shape_n64 = shape<16, 1, 3>;
+using shape_n128 = shape<32, 2, 2>;
+using shape_n256 = shape<64, 1, 2>;
+using shape_x1 = shape<16, 2, 2>; /* EXPERIMENT */
+using shape_x2 = shape<64, 2, 2>; /* EXPERIMENT */
 
 template <typename SH> constexpr size_t smem_bytes(int taps) {
-    return STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
+    return SH::STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
            (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
+}
+
+/* The (tap, pixel) table of offset group og for pixels q0 .. q0+BM-1: thread
+ * tid takes pixel tid % BM and taps tid / BM, + NT / BM, ..., so a pixel's
+ * integer divisions run once per thread, not once per entry (dcn_build_table
+ * spends three per entry). The caller brackets it with barriers. */
+template <typename T, int BM>
+__device__ void build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int *tb_base,
+                            float4 *tb_wt) {
+    const int r = threadIdx.x % BM, P = d.ho * d.wo;
+    const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+    const int oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
+    const T *off = px.off + og * 2 * d.taps * P + px.pix;
+    const T *msk = d.mask ? px.mask + og * d.taps * P + px.pix : nullptr;
+    for (int k = threadIdx.x / BM; k < d.taps; k += NT / BM) {
+        int b = 0;
+        float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (px.pix >= 0) {
+            const int i = k / d.kw, j = k - i * d.kw;
+            float y = (float)(oy * d.sh - d.ph + i * d.dh) + dcn_f32(off[2 * k * P]);
+            float x = (float)(ox * d.sw - d.pw + j * d.dw) + dcn_f32(off[(2 * k + 1) * P]);
+            float c[4];
+            kb_dcn_corners(y, x, d.h, d.w, &b, c);
+            float m = msk ? dcn_f32(msk[k * P]) : 1.f;
+            wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+        }
+        tb_base[k * BM + r] = b, tb_wt[k * BM + r] = wt;
+    }
 }
 
 /* One tile's sample in flight: the 4 corner vectors and their weights. */
@@ -141,9 +202,9 @@ struct corners {
 };
 
 template <typename T, typename SH>
-__global__ void __launch_bounds__(NT, 2)
+__global__ void __launch_bounds__(NT, SH::MINB)
     dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
-    constexpr int BM = SH::BM, BN = SH::BN, VW = 16 / (int)sizeof(T);
+    constexpr int BM = SH::BM, BN = SH::BN, VW = 16 / (int)sizeof(T), STAGES = SH::STAGES;
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
     extern __shared__ __align__(16) unsigned char smem[];
     float4 *tb_wt = (float4 *)smem; /* [taps][BM] */
@@ -176,7 +237,7 @@ __global__ void __launch_bounds__(NT, 2)
             const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
             if (og0 != table_og) {
                 __syncthreads(); /* nobody still reads the old table */
-                dcn_build_table<T, BM, NT>(d, p, q0, og0, tb_base, tb_wt);
+                build_table<T, BM>(d, p, q0, og0, tb_base, tb_wt);
                 table_og = og0;
                 __syncthreads();
             }
@@ -202,17 +263,7 @@ __global__ void __launch_bounds__(NT, 2)
     };
     /* Blend a tile's corners into A buffer buf. */
     auto finish = [&](const corners &cr, int buf) {
-        float v[VW], c[VW];
-#pragma unroll
-        for (int e = 0; e < VW; e++) v[e] = 0.f;
-        const float wq[4] = {cr.wt.x, cr.wt.y, cr.wt.z, cr.wt.w};
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            dcn_unpack<T, VW>(cr.raw[q], c);
-#pragma unroll
-            for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
-        }
-        uint4 u = pack_vector<T>(v);
+        uint4 u = blend<T>(cr.wt, cr.raw);
         asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(s_a + buf * BM * ROWB + slot),
                      "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
     };
@@ -277,18 +328,41 @@ __global__ void __launch_bounds__(NT, 2)
     corners c0, c1;
     issue_next(c0, 0);
     finish(c0, 0);
-    if (ktiles > 1)
-        issue_next(c1, 1);
-    else
-        asm volatile("cp.async.commit_group;");
-    asm volatile("cp.async.wait_group 1;");
-    __syncthreads();
-    for (int t = 0; t < ktiles; t += 2) { /* two steps a trip: c0 / c1 stay registers */
-        step(t, c1, c0);
-        if (t + 1 < ktiles) step(t + 1, c0, c1);
+    if constexpr (SH::DIST == 1) {
+        asm volatile("cp.async.wait_group 0;");
+        __syncthreads();
+        for (int t = 0; t < ktiles; t++) { /* issue t + 1, multiply t, blend t + 1 */
+            const bool more = t + 1 < ktiles;
+            if (more) issue_next(c0, (t + 1) % STAGES);
+            multiply(t % STAGES);
+            if (more) finish(c0, (t + 1) % STAGES);
+            asm volatile("cp.async.wait_group 0;");
+            __syncthreads();
+        }
+    } else {
+        if (ktiles > 1)
+            issue_next(c1, 1);
+        else
+            asm volatile("cp.async.commit_group;");
+        asm volatile("cp.async.wait_group 1;");
+        __syncthreads();
+        for (int t = 0; t < ktiles; t += 2) { /* two steps a trip: c0 / c1 stay registers */
+            step(t, c1, c0);
+            if (t + 1 < ktiles) step(t + 1, c0, c1);
+        }
     }
 
-    /* acc[mt][nt]: rows (pixels) lane/4 and +8, columns (channels) 2 (lane%4) and +1. */
+    /* acc[mt][nt]: rows (pixels) lane/4 and +8, columns (channels) 2 (lane%4) and +1.
+     * The bias first, in registers: loads after output stores would be re-issued
+     * (the compiler cannot rule out that they alias). */
+    float bias[SH::NTL][2];
+#pragma unroll
+    for (int nt = 0; nt < SH::NTL; nt++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            int co = n0 + wn * SH::WTN + nt * 8 + 2 * (lane % 4) + e;
+            bias[nt][e] = d.bias && co < d.cout_g ? dcn_f32(p.b[g * d.cout_g + co]) : 0.f;
+        }
 #pragma unroll
     for (int mt = 0; mt < 2; mt++)
 #pragma unroll
@@ -304,7 +378,7 @@ __global__ void __launch_bounds__(NT, 2)
                     int co = n0 + wn * SH::WTN + nt * 8 + 2 * (lane % 4) + e;
                     if (co >= d.cout_g) continue;
                     co += g * d.cout_g;
-                    float v = acc[mt][nt][2 * h + e] + (d.bias ? dcn_f32(p.b[co]) : 0.f);
+                    float v = acc[mt][nt][2 * h + e] + bias[nt][e];
                     out[co * P] = dcn_from_f32<T>(v);
                 }
         }
@@ -312,7 +386,7 @@ __global__ void __launch_bounds__(NT, 2)
 
 /* ---- host ---- */
 
-enum { kN64, kN128, kN256 };
+enum { kN64, kN128, kN256, kX1, kX2 };
 
 static int pick_shape(const kb_dcn_params *p) {
     int64_t cout_g = p->c_out / p->groups;
@@ -378,6 +452,8 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     int taps = (int)(st->p.kh * st->p.kw);
     return st->shape == kN64    ? allow_smem<T, shape_n64>(taps, e)
            : st->shape == kN128 ? allow_smem<T, shape_n128>(taps, e)
+           : st->shape == kX1   ? allow_smem<T, shape_x1>(taps, e)
+           : st->shape == kX2   ? allow_smem<T, shape_x2>(taps, e)
                                 : allow_smem<T, shape_n256>(taps, e);
 }
 
@@ -404,6 +480,10 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
         launch<T, shape_n64>(p, (const T *)st->wr, d, s);
     else if (st->shape == kN128)
         launch<T, shape_n128>(p, (const T *)st->wr, d, s);
+    else if (st->shape == kX1)
+        launch<T, shape_x1>(p, (const T *)st->wr, d, s);
+    else if (st->shape == kX2)
+        launch<T, shape_x2>(p, (const T *)st->wr, d, s);
     else
         launch<T, shape_n256>(p, (const T *)st->wr, d, s);
     kb_nvtx_pop();
