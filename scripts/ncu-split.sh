@@ -9,7 +9,7 @@
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
 # Splits: nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit
-# dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused5 (dcn4 = (2,64,200,336)
+# dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5 (dcn4 = (2,64,200,336)
 # tf32, dcn5 = (8,256,64,64) f32; explicit = NCHW im2col, nhwc = explicit_nhwc*,
 # fused = nhwc_fused_f16's kernel in f16).
 #
@@ -70,6 +70,7 @@ for name in "${names[@]}"; do
     dcn5-nhwc) split "$name" deform_conv2d -v explicit_nhwc "${dcn5[@]}" ;;
     im2col-nhwc) sass "$name" dcn_im2col_nhwc deform_conv2d -v explicit_nhwc_tf32 "${dcn4[@]}" ;;
     fused4) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_f16 "${dcn4[@]}" -a dtype=f16 ;;
+    fused4-tf32) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_tf32 "${dcn4[@]}" ;;
     fused5) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_f16 "${dcn5[@]}" -a dtype=f16 ;;
     *) echo "ncu-split.sh: no split named $name" >&2 ;;
     esac

@@ -159,8 +159,8 @@ template <int WTN_, int DIST_, int MINB_> struct shape {
 using shape_n64 = shape<16, 1, 3>;
 using shape_n128 = shape<32, 2, 2>;
 using shape_n256 = shape<64, 1, 2>;
-using shape_x1 = shape<16, 2, 2>; /* EXPERIMENT */
-using shape_x2 = shape<64, 2, 2>; /* EXPERIMENT */
+using shape_x1 = shape<16, 1, 4>; /* EXPERIMENT */
+using shape_x2 = shape<32, 1, 3>; /* EXPERIMENT */
 
 template <typename SH> constexpr size_t smem_bytes(int taps) {
     return SH::STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
