@@ -37,8 +37,8 @@
 namespace {
 
 constexpr int NT = 256;    /* 8 warps */
-constexpr int ROWB = 64;   /* bytes of a tile row: 4 chunks of 16 B */
-constexpr int VPR = 4;     /* 16-byte vectors per row */
+constexpr int ROWB = 128;  /* bytes of a tile row: one 128-byte line of a corner's channels */
+constexpr int VPR = 8;     /* 16-byte vectors (chunks) per row */
 
 template <typename T> struct fused_traits;
 template <> struct fused_traits<float> {
@@ -133,7 +133,7 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
 
 /* Byte offset of chunk c of row r in a swizzled tile. */
 __device__ __forceinline__ uint32_t swz(int r, int c) {
-    return (uint32_t)(r * ROWB + ((c ^ ((r >> 1) & 3)) << 4));
+    return (uint32_t)(r * ROWB + ((c ^ (r & 7)) << 4));
 }
 
 __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid) {
@@ -141,29 +141,25 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
                  "r"(valid ? 16 : 0));
 }
 
-/* Block shapes: 2 x 4 warps over 64 pixels, a warp owns 32 pixels x WTN output
- * channels. 64 pixels x 4 chunks = 256 threads: each thread samples ONE vector
- * a tile, so two tiles' corners (2 x 80 bytes of registers) can be in flight
- * while a third is multiplied. BN = 4 WTN is picked from c_out/groups: the
- * sampled A tile serves all BN channels of the block, so BN covers the
- * group's channels where registers allow (accumulators: 2 WTN floats). */
-template <int WTN_, int DIST_, int MINB_> struct shape {
-    static constexpr int WM = 2, WN = 4, WTN = WTN_;
-    static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8;
-    /* DIST: tiles whose corners are in flight in registers while one is
-     * multiplied (STAGES = DIST + 1 shared A/B buffers); MINB: blocks per SM
-     * the registers are capped for (2: 128, 3: 80). */
-    static constexpr int DIST = DIST_, STAGES = DIST_ + 1, MINB = MINB_;
-    static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && BM * VPR == NT, "tile shape");
+/* Block shapes: WM x WN warps, a warp owns 32 pixels x WTN output channels.
+ * A thread samples WM vectors a tile (BM = 32 WM pixels x 8 chunks over 256
+ * threads). BN = WN WTN is picked from c_out/groups: the sampled A tile serves
+ * all BN channels of the block. MINB: blocks per SM the registers are capped
+ * for (2: 128 registers, 3: 80). */
+template <int WM_, int WN_, int WTN_, int MINB_> struct shape {
+    static constexpr int WM = WM_, WN = WN_, WTN = WTN_, MINB = MINB_;
+    static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8, VPT = BM * VPR / NT;
+    static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && VPT * NT == BM * VPR, "tile shape");
 };
-using shape_n64 = shape<16, 1, 3>;
-using shape_n128 = shape<32, 2, 2>;
-using shape_n256 = shape<64, 1, 2>;
-using shape_x1 = shape<16, 1, 4>; /* EXPERIMENT */
-using shape_x2 = shape<32, 1, 3>; /* EXPERIMENT */
+using shape_n64 = shape<2, 4, 16, 3>;
+using shape_n128 = shape<2, 4, 32, 2>;
+using shape_n256 = shape<1, 8, 32, 2>;
+using shape_x1 = shape<2, 4, 16, 2>; /* EXPERIMENT */
+using shape_x2 = shape<2, 4, 64, 2>; /* EXPERIMENT */
+constexpr int STAGES = 2; /* shared A/B buffers: one multiplied while the next is filled */
 
 template <typename SH> constexpr size_t smem_bytes(int taps) {
-    return SH::STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
+    return STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
            (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
 }
 
@@ -195,17 +191,18 @@ __device__ void build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int
     }
 }
 
-/* One tile's sample in flight: the 4 corner vectors and their weights. */
-struct corners {
-    float4 wt;
-    uint4 raw[4];
+/* One tile's samples in flight: the 4 corner vectors and their weights. */
+template <int VPT> struct corners {
+    float4 wt[VPT];
+    uint4 raw[VPT][4];
 };
 
 template <typename T, typename SH>
 __global__ void __launch_bounds__(NT, SH::MINB)
     dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
-    constexpr int BM = SH::BM, BN = SH::BN, VW = 16 / (int)sizeof(T), STAGES = SH::STAGES;
+    constexpr int BM = SH::BM, BN = SH::BN, VPT = SH::VPT, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
+    constexpr int RS = NT / VPR;              /* row step between a thread's rows */
     extern __shared__ __align__(16) unsigned char smem[];
     float4 *tb_wt = (float4 *)smem; /* [taps][BM] */
     int *tb_base = (int *)(tb_wt + d.taps * BM);
@@ -219,11 +216,17 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
     const int P = d.ho * d.wo, Q = d.n * P;
 
-    /* The sampler: thread tid owns chunk tid % 4 of pixel row tid / 4 (its
-     * image in NHWC; nullptr past the last pixel), in A and in B. */
+    /* The sampler: thread tid owns chunk tid % 8 of pixel rows tid / 8 + 32 j
+     * (img: the pixel's image in NHWC; nullptr past the last pixel); a warp's
+     * corner load reads 4 whole 128-byte lines. The same slots in B. */
     const int chunk = tid % VPR, prow = tid / VPR;
-    const T *img = q0 + prow < Q ? p.in + (int64_t)((q0 + prow) / P) * d.c_in * d.h * d.w : nullptr;
-    const uint32_t slot = swz(prow, chunk);
+    const T *img[VPT];
+#pragma unroll
+    for (int j = 0; j < VPT; j++) {
+        const int q = q0 + prow + j * RS;
+        img[j] = q < Q ? p.in + (int64_t)(q / P) * d.c_in * d.h * d.w : nullptr;
+    }
+    const uint32_t slot = swz(prow, chunk); /* row prow + RS j: + RS j ROWB (RS % 8 == 0) */
     const int cstep = d.c_in / VW, rstep = d.w * cstep;
 
     const int ktiles = (d.cin_g + BK - 1) / BK * d.taps;
@@ -231,7 +234,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     bool in_table = false;
     /* Tile (chunk cc, tap k), issued in K order: corner loads into registers.
      * A new chunk (k = 0) re-checks its offset group against the table. */
-    auto issue = [&](int cc, int k, corners &cr) {
+    auto issue = [&](int cc, int k, corners<VPT> &cr) {
         const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
         if (k == 0) {
             const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
@@ -243,46 +246,54 @@ __global__ void __launch_bounds__(NT, SH::MINB)
             }
             in_table = cl < d.cin_g && ci / d.cin_og == table_og;
         }
-        int base = 0;
-        float4 w = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (img && cl < d.cin_g) {
-            if (in_table) {
-                base = tb_base[k * BM + prow], w = tb_wt[k * BM + prow];
-            } else { /* a chunk that spans offset groups: weights inline */
-                dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + prow);
-                dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
-            }
-        }
         const uint4 zero = make_uint4(0, 0, 0, 0);
-        const uint4 *s = (const uint4 *)(img + (base * d.c_in + ci));
-        cr.wt = w;
-        cr.raw[0] = w.x != 0.f ? __ldg(s) : zero;
-        cr.raw[1] = w.y != 0.f ? __ldg(s + cstep) : zero;
-        cr.raw[2] = w.z != 0.f ? __ldg(s + rstep) : zero;
-        cr.raw[3] = w.w != 0.f ? __ldg(s + rstep + cstep) : zero;
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+            const int r = prow + j * RS;
+            int base = 0;
+            float4 w = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (img[j] && cl < d.cin_g) {
+                if (in_table) {
+                    base = tb_base[k * BM + r], w = tb_wt[k * BM + r];
+                } else { /* a chunk that spans offset groups: weights inline */
+                    dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
+                }
+            }
+            const uint4 *s = (const uint4 *)(img[j] + (base * d.c_in + ci));
+            cr.wt[j] = w;
+            cr.raw[j][0] = w.x != 0.f ? __ldg(s) : zero;
+            cr.raw[j][1] = w.y != 0.f ? __ldg(s + cstep) : zero;
+            cr.raw[j][2] = w.z != 0.f ? __ldg(s + rstep) : zero;
+            cr.raw[j][3] = w.w != 0.f ? __ldg(s + rstep + cstep) : zero;
+        }
     };
     /* Blend a tile's corners into A buffer buf. */
-    auto finish = [&](const corners &cr, int buf) {
-        uint4 u = blend<T>(cr.wt, cr.raw);
-        asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(s_a + buf * BM * ROWB + slot),
-                     "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+    auto finish = [&](const corners<VPT> &cr, int buf) {
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+            uint4 u = blend<T>(cr.wt[j], cr.raw[j]);
+            asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(
+                             s_a + (buf * BM + j * RS) * ROWB + slot),
+                         "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+        }
     };
-    /* The weight tile of (cc, k) into B buffer buf: rows prow + 64 i. */
+    /* The weight tile of (cc, k) into B buffer buf: rows prow + 32 i. */
     const T *wg = wr + (int64_t)g * d.cout_g * d.kd;
     auto load_w = [&](int cc, int k, int buf) {
         const int cl = cc * BK + chunk * VW;
 #pragma unroll
-        for (int i = 0; i < BN / BM; i++) {
-            const int co = n0 + prow + i * BM;
+        for (int i = 0; i < BN / RS; i++) {
+            const int co = n0 + prow + i * RS;
             const bool ok = co < d.cout_g && cl < d.cin_g;
-            cp_async16(s_b + (buf * BN + i * BM) * ROWB + slot,
+            cp_async16(s_b + (buf * BN + i * RS) * ROWB + slot,
                        ok ? (const void *)(wg + (co * d.kd + k * d.cin_g + cl)) : (const void *)wr,
                        ok);
         }
         asm volatile("cp.async.commit_group;");
     };
     int ic = 0, ik = 0; /* the next tile to issue */
-    auto issue_next = [&](corners &cr, int buf) {
+    auto issue_next = [&](corners<VPT> &cr, int buf) {
         issue(ic, ik, cr);
         load_w(ic, ik, buf);
         if (++ik == d.taps) ik = 0, ++ic;
@@ -291,7 +302,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     float acc[2][SH::NTL][4] = {};
     auto multiply = [&](int buf) {
 #pragma unroll
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < ROWB / 32; s++) { /* k-steps of 32 bytes: chunks 2s, 2s + 1 */
             uint32_t a[2][4];
 #pragma unroll
             for (int mt = 0; mt < 2; mt++) {
@@ -311,45 +322,23 @@ __global__ void __launch_bounds__(NT, SH::MINB)
             }
         }
     };
-    /* Tile t: start t + 2 (corners into nxt), multiply t, blend t + 1 (in
-     * cur). Every step commits one cp.async group (empty past the end), so
-     * "all but the newest group" is always tile t + 1's weights. */
-    auto step = [&](int t, const corners &cur, corners &nxt) {
-        if (t + 2 < ktiles)
-            issue_next(nxt, (t + 2) % STAGES);
-        else
-            asm volatile("cp.async.commit_group;");
-        multiply(t % STAGES);
-        if (t + 1 < ktiles) finish(cur, (t + 1) % STAGES);
-        asm volatile("cp.async.wait_group 1;");
-        __syncthreads();
-    };
 
-    corners c0, c1;
-    issue_next(c0, 0);
-    finish(c0, 0);
-    if constexpr (SH::DIST == 1) {
+    /* Tile t: issue t + 1 (loads in flight across the multiply), multiply t,
+     * blend t + 1. One set of corner registers: a deeper register pipeline
+     * (two sets, three buffers) measured slower, its 128 registers capping
+     * the SM at 2 blocks (docs/perf-deform_conv2d.md, fifth session). */
+    corners<VPT> cr;
+    issue_next(cr, 0);
+    finish(cr, 0);
+    asm volatile("cp.async.wait_group 0;");
+    __syncthreads();
+    for (int t = 0; t < ktiles; t++) {
+        const bool more = t + 1 < ktiles;
+        if (more) issue_next(cr, (t + 1) % STAGES);
+        multiply(t % STAGES);
+        if (more) finish(cr, (t + 1) % STAGES);
         asm volatile("cp.async.wait_group 0;");
         __syncthreads();
-        for (int t = 0; t < ktiles; t++) { /* issue t + 1, multiply t, blend t + 1 */
-            const bool more = t + 1 < ktiles;
-            if (more) issue_next(c0, (t + 1) % STAGES);
-            multiply(t % STAGES);
-            if (more) finish(c0, (t + 1) % STAGES);
-            asm volatile("cp.async.wait_group 0;");
-            __syncthreads();
-        }
-    } else {
-        if (ktiles > 1)
-            issue_next(c1, 1);
-        else
-            asm volatile("cp.async.commit_group;");
-        asm volatile("cp.async.wait_group 1;");
-        __syncthreads();
-        for (int t = 0; t < ktiles; t += 2) { /* two steps a trip: c0 / c1 stay registers */
-            step(t, c1, c0);
-            if (t + 1 < ktiles) step(t + 1, c0, c1);
-        }
     }
 
     /* acc[mt][nt]: rows (pixels) lane/4 and +8, columns (channels) 2 (lane%4) and +1.
