@@ -151,7 +151,7 @@ template <int WM_, int WN_, int WTN_, int MINB_> struct shape {
     static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8, VPT = BM * VPR / NT;
     static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && VPT * NT == BM * VPR, "tile shape");
 };
-using shape_n64 = shape<2, 4, 16, 2>;
+using shape_n64 = shape<2, 4, 16, 3>;
 using shape_n128 = shape<2, 4, 32, 2>;
 using shape_n256 = shape<1, 8, 32, 2>;
 using shape_x1 = shape<2, 4, 16, 2>; /* EXPERIMENT */
@@ -163,43 +163,15 @@ template <typename SH> constexpr size_t smem_bytes(int taps) {
            (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
 }
 
-/* How a block's BM pixels lie in the output. tw = 0: BM consecutive pixels
- * of the flattened n*ho*wo (rows wrap, images may straddle); tw > 0 (a power
- * of two): a tw x (BM / tw) rectangle of one image, so the taps of vertically
- * neighbouring pixels read the same input lines while they are in L1. */
-struct tiling {
-    int tw, tw_log, tiles_x, tiles_img; /* tiles across a row, tiles per image */
-};
-
-/* Pixel r of pixel tile pt as an index into n*ho*wo; Q (= none) outside. */
-struct tile_pixels {
-    int q0, y0, x0, tw_log, tw_mask, ho, wo, Q;
-    __device__ tile_pixels(const dcn_dims &d, const tiling &tl, int pt, int BM) {
-        Q = d.n * d.ho * d.wo, ho = d.ho, wo = d.wo, tw_log = tl.tw_log, tw_mask = tl.tw - 1;
-        if (tl.tw == 0) {
-            q0 = pt * BM, y0 = x0 = 0;
-        } else {
-            int n = pt / tl.tiles_img, rem = pt - n * tl.tiles_img, ty = rem / tl.tiles_x;
-            q0 = n * d.ho * d.wo, y0 = ty * (BM >> tl.tw_log), x0 = (rem - ty * tl.tiles_x) << tl.tw_log;
-        }
-    }
-    __device__ int operator()(int r) const {
-        if (tw_mask < 0) return min(q0 + r, Q);
-        int y = y0 + (r >> tw_log), x = x0 + (r & tw_mask);
-        return y < ho && x < wo ? q0 + y * wo + x : Q;
-    }
-};
-
-/* The (tap, pixel) table of offset group og for the block's pixels: thread
+/* The (tap, pixel) table of offset group og for pixels q0 .. q0+BM-1: thread
  * tid takes pixel tid % BM and taps tid / BM, + NT / BM, ..., so a pixel's
  * integer divisions run once per thread, not once per entry (dcn_build_table
  * spends three per entry). The caller brackets it with barriers. */
 template <typename T, int BM>
-__device__ void build_table(const dcn_dims &d, const dcn_ptrs<T> &p, const tile_pixels &pix, int og,
-                            int *tb_base,
+__device__ void build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int *tb_base,
                             float4 *tb_wt) {
     const int r = threadIdx.x % BM, P = d.ho * d.wo;
-    const dcn_pixel<T> px = dcn_pixel_at(d, p, pix(r));
+    const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
     const int oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
     const T *off = px.off + og * 2 * d.taps * P + px.pix;
     const T *msk = d.mask ? px.mask + og * d.taps * P + px.pix : nullptr;
@@ -227,7 +199,7 @@ template <int VPT> struct corners {
 
 template <typename T, typename SH>
 __global__ void __launch_bounds__(NT, SH::MINB)
-    dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, tiling tl, int ctiles) {
+    dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
     constexpr int BM = SH::BM, BN = SH::BN, VPT = SH::VPT, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
     constexpr int RS = NT / VPR;              /* row step between a thread's rows */
@@ -241,7 +213,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wm = warp / SH::WN, wn = warp % SH::WN;
     const int gc = blockIdx.x % (d.groups * ctiles), g = gc / ctiles, n0 = (gc % ctiles) * BN;
-    const tile_pixels pix(d, tl, blockIdx.x / (d.groups * ctiles), BM);
+    const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
     const int P = d.ho * d.wo, Q = d.n * P;
 
     /* The sampler: thread tid owns chunk tid % 8 of pixel rows tid / 8 + 32 j
@@ -251,7 +223,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     const T *img[VPT];
 #pragma unroll
     for (int j = 0; j < VPT; j++) {
-        const int q = pix(prow + j * RS);
+        const int q = q0 + prow + j * RS;
         img[j] = q < Q ? p.in + (int64_t)(q / P) * d.c_in * d.h * d.w : nullptr;
     }
     const uint32_t slot = swz(prow, chunk); /* row prow + RS j: + RS j ROWB (RS % 8 == 0) */
@@ -268,7 +240,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
             const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
             if (og0 != table_og) {
                 __syncthreads(); /* nobody still reads the old table */
-                build_table<T, BM>(d, p, pix, og0, tb_base, tb_wt);
+                build_table<T, BM>(d, p, q0, og0, tb_base, tb_wt);
                 table_og = og0;
                 __syncthreads();
             }
@@ -284,7 +256,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
                 if (in_table) {
                     base = tb_base[k * BM + r], w = tb_wt[k * BM + r];
                 } else { /* a chunk that spans offset groups: weights inline */
-                    dcn_pixel<T> px = dcn_pixel_at(d, p, pix(r));
+                    dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
                     dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w);
                 }
             }
@@ -384,7 +356,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     for (int mt = 0; mt < 2; mt++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int q = pix(wm * 32 + mt * 16 + lane / 4 + 8 * h);
+            const int q = q0 + wm * 32 + mt * 16 + lane / 4 + 8 * h;
             if (q >= Q) continue;
             const int n = q / P, pix = q - n * P;
             T *out = p.out + (int64_t)n * d.c_out * P + pix;
@@ -474,29 +446,12 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
                                 : allow_smem<T, shape_n256>(taps, e);
 }
 
-/* 32 x (BM / 32) rectangles where BM >= 64 and they waste under 1/16 of the
- * tiles on the right and bottom edges; else consecutive pixels. */
-static tiling pick_tiling(const dcn_dims &d, int bm) {
-    tiling tl = {0, -1, 0, 0};
-    int tw = 32, th = bm / tw;
-    if (getenv("KB_FUSED_TW")) tw = atoi(getenv("KB_FUSED_TW")), th = bm / tw; /* EXPERIMENT */
-    if (bm < 64 || tw == 0) return tl;
-    int tx = (d.wo + tw - 1) / tw, ty = (d.ho + th - 1) / th;
-    if ((int64_t)tx * tw * ty * th * 16 > (int64_t)d.wo * d.ho * 17) return tl;
-    tl.tw = tw, tl.tiles_x = tx, tl.tiles_img = tx * ty;
-    for (tl.tw_log = 0; (1 << tl.tw_log) < tw; tl.tw_log++) {
-    }
-    return tl;
-}
-
 template <typename T, typename SH>
 static void launch(const dcn_ptrs<T> &p, const T *wr, const dcn_dims &d, cudaStream_t s) {
-    tiling tl = pick_tiling(d, SH::BM);
-    int64_t ptiles = tl.tw ? (int64_t)d.n * tl.tiles_img
-                           : ((int64_t)d.n * d.ho * d.wo + SH::BM - 1) / SH::BM;
+    int64_t ptiles = ((int64_t)d.n * d.ho * d.wo + SH::BM - 1) / SH::BM;
     int ctiles = (d.cout_g + SH::BN - 1) / SH::BN;
     unsigned grid = (unsigned)(ptiles * d.groups * ctiles);
-    dcn_nhwc_fused<T, SH><<<grid, NT, smem_bytes<SH>(d.taps), s>>>(p, wr, d, tl, ctiles);
+    dcn_nhwc_fused<T, SH><<<grid, NT, smem_bytes<SH>(d.taps), s>>>(p, wr, d, ctiles);
 }
 
 template <typename T>
