@@ -194,8 +194,8 @@ static int dcn_to_taps_first(const kb_dcn_params *p, const T *w, T *wr, cudaStre
                              kb_error *e) {
     int64_t wn = kb_dcn_sizes_of(p).weight, blocks = (wn + 255) / 256;
     if (wn == 0) return KB_OK;
-    dcn_weight_taps_first<T, TF32><<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(
-        w, wr, dcn_dims_of(p));
+    dcn_weight_taps_first<T, TF32>
+        <<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(w, wr, dcn_dims_of(p));
     return kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e);
 }
 

@@ -16,18 +16,19 @@
  *   B tile [BN output channels][BK]: cp.async straight from the reordered
  *     weights, 16 bytes a thread, no index math beyond one multiply-add.
  * K order: chunks of BK channels outermost, the taps inside, so a chunk's 9
- * taps read the same few input rows while they sit in L1 (~33 KB per block
- * for a 128-pixel row segment, 32 f16 channels, 4 rows).
+ * taps read the same few input rows while they sit in L1.
  * The (tap, pixel) table — top-left corner and the 4 mask-scaled weights —
  * is built once per block (per offset group) in shared memory, so the inner
  * loop never touches the offsets or the mask.
- * Both tiles have 64-byte rows (4 chunks of 16 B) and an XOR swizzle, chunk
- * ^ ((row / 2) % 4): ldmatrix's 8 rows of one chunk and the sampler's quarter
- * warp (2 pixels x 4 chunks) both hit 8 distinct 16-byte bank groups. The
- * tf32 fragments come through the same ldmatrix (a 32-bit element is a pair
- * of b16 columns).
+ * Both tiles have 128-byte rows (BK = 32 f32 / 64 f16 channels: a warp's
+ * corner load reads 4 whole lines) and an XOR swizzle, chunk ^ (row % 8):
+ * ldmatrix's 8 rows of one chunk and the sampler's quarter warp (one row, 8
+ * chunks) both hit 8 distinct 16-byte bank groups. The tf32 fragments come
+ * through the same ldmatrix (a 32-bit element is a pair of b16 columns).
  * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
  * before tile t's MMAs; its blend and shared stores come after them.
+ * Measurements, floors and the designs tried on the way: docs/perf-deform_conv2d.md,
+ * "Fifth session".
  */
 #include "dcn_nhwc.cuh"
 
@@ -36,20 +37,14 @@
 
 namespace {
 
-constexpr int NT = 256;    /* 8 warps */
-constexpr int ROWB = 128;  /* bytes of a tile row: one 128-byte line of a corner's channels */
-constexpr int VPR = 8;     /* 16-byte vectors (chunks) per row */
+constexpr int NT = 256;   /* 8 warps */
+constexpr int ROWB = 128; /* bytes of a tile row: one 128-byte line of a corner's channels */
+constexpr int VPR = 8;    /* 16-byte vectors (chunks) per row */
 
 template <typename T> struct fused_traits;
-template <> struct fused_traits<float> {
-    static constexpr kb_dtype DTYPE = KB_F32;
-};
-template <> struct fused_traits<__half> {
-    static constexpr kb_dtype DTYPE = KB_F16;
-};
-template <> struct fused_traits<__nv_bfloat16> {
-    static constexpr kb_dtype DTYPE = KB_BF16;
-};
+template <> struct fused_traits<float> { static constexpr kb_dtype DTYPE = KB_F32; };
+template <> struct fused_traits<__half> { static constexpr kb_dtype DTYPE = KB_F16; };
+template <> struct fused_traits<__nv_bfloat16> { static constexpr kb_dtype DTYPE = KB_BF16; };
 
 __device__ __forceinline__ uint32_t pack2(float a, float b, __nv_bfloat16 *) {
     __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
@@ -144,18 +139,16 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
 /* Block shapes: WM x WN warps, a warp owns 32 pixels x WTN output channels.
  * A thread samples WM vectors a tile (BM = 32 WM pixels x 8 chunks over 256
  * threads). BN = WN WTN is picked from c_out/groups: the sampled A tile serves
- * all BN channels of the block. MINB: blocks per SM the registers are capped
- * for (2: 128 registers, 3: 80). */
-template <int WM_, int WN_, int WTN_, int MINB_> struct shape {
-    static constexpr int WM = WM_, WN = WN_, WTN = WTN_, MINB = MINB_;
+ * all BN channels of the block. Registers are capped at 128 for 2 blocks an
+ * SM: 3 blocks (80 registers) spilled and ran 15-20% slower (perf notes). */
+template <int WM_, int WN_, int WTN_> struct shape {
+    static constexpr int WM = WM_, WN = WN_, WTN = WTN_;
     static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8, VPT = BM * VPR / NT;
     static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && VPT * NT == BM * VPR, "tile shape");
 };
-using shape_n64 = shape<2, 4, 16, 3>;
-using shape_n128 = shape<2, 4, 32, 2>;
-using shape_n256 = shape<1, 8, 32, 2>;
-using shape_x1 = shape<2, 4, 16, 2>; /* EXPERIMENT */
-using shape_x2 = shape<2, 4, 64, 2>; /* EXPERIMENT */
+using shape_n64 = shape<2, 4, 16>;  /* 64 pixels x 64 channels */
+using shape_n128 = shape<2, 4, 32>; /* 64 x 128 */
+using shape_n256 = shape<1, 8, 32>; /* 32 x 256: accumulators 32 floats, as n128 */
 constexpr int STAGES = 2; /* shared A/B buffers: one multiplied while the next is filled */
 
 template <typename SH> constexpr size_t smem_bytes(int taps) {
@@ -198,7 +191,7 @@ template <int VPT> struct corners {
 };
 
 template <typename T, typename SH>
-__global__ void __launch_bounds__(NT, SH::MINB)
+__global__ void __launch_bounds__(NT, 2)
     dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
     constexpr int BM = SH::BM, BN = SH::BN, VPT = SH::VPT, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
@@ -208,7 +201,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
     int *tb_base = (int *)(tb_wt + d.taps * BM);
     unsigned char *tiles = (unsigned char *)(tb_base + d.taps * BM);
     const uint32_t s_a = (uint32_t)__cvta_generic_to_shared(tiles); /* [STAGES][BM] rows */
-    const uint32_t s_b = s_a + STAGES * BM * ROWB;                     /* [STAGES][BN] rows */
+    const uint32_t s_b = s_a + STAGES * BM * ROWB;                  /* [STAGES][BN] rows */
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wm = warp / SH::WN, wn = warp % SH::WN;
@@ -375,7 +368,7 @@ __global__ void __launch_bounds__(NT, SH::MINB)
 
 /* ---- host ---- */
 
-enum { kN64, kN128, kN256, kX1, kX2 };
+enum { kN64, kN128, kN256 };
 
 static int pick_shape(const kb_dcn_params *p) {
     int64_t cout_g = p->c_out / p->groups;
@@ -430,7 +423,6 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     *state = st;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->shape = pick_shape(&st->p);
-    if (getenv("KB_FUSED_SHAPE")) st->shape = atoi(getenv("KB_FUSED_SHAPE")); /* EXPERIMENT */
     size_t nb = dcn_nhwc_bytes(&st->p), wb = weight_bytes(&st->p);
     if (cudaMalloc(&st->nhwc, nb ? nb : 16) != cudaSuccess ||
         cudaMalloc(&st->wr, wb ? wb : 16) != cudaSuccess) {
@@ -441,8 +433,6 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     int taps = (int)(st->p.kh * st->p.kw);
     return st->shape == kN64    ? allow_smem<T, shape_n64>(taps, e)
            : st->shape == kN128 ? allow_smem<T, shape_n128>(taps, e)
-           : st->shape == kX1   ? allow_smem<T, shape_x1>(taps, e)
-           : st->shape == kX2   ? allow_smem<T, shape_x2>(taps, e)
                                 : allow_smem<T, shape_n256>(taps, e);
 }
 
@@ -469,10 +459,6 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
         launch<T, shape_n64>(p, (const T *)st->wr, d, s);
     else if (st->shape == kN128)
         launch<T, shape_n128>(p, (const T *)st->wr, d, s);
-    else if (st->shape == kX1)
-        launch<T, shape_x1>(p, (const T *)st->wr, d, s);
-    else if (st->shape == kX2)
-        launch<T, shape_x2>(p, (const T *)st->wr, d, s);
     else
         launch<T, shape_n256>(p, (const T *)st->wr, d, s);
     kb_nvtx_pop();
