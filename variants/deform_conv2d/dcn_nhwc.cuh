@@ -1,5 +1,6 @@
-/* dcn_nhwc.cuh — channels-last sampling for the nhwc_gemm variants (our own
- * design; implicit_gemm.cu and implicit_gemm_mma.cu instantiate it).
+/* dcn_nhwc.cuh — channels-last sampling (our own design): the B-tile sampler
+ * of the FMA nhwc_gemm variant (implicit_gemm.cu), and the NHWC transpose,
+ * weight reorder and 16-byte unpack that explicit_nhwc* and nhwc_fused_* use.
  *
  * The input is first transposed to NHWC in a workspace (part of the timed run:
  * n*c_in*h*w elements, 1/(kh*kw) of the explicit design's columns buffer, so
@@ -139,7 +140,7 @@ template <typename T> __global__ void dcn_nchw_to_nhwc(const T *in, T *out, int 
         if (p0 + i < hw && c0 + tx < c) out[img + (p0 + i) * c + c0 + tx] = tile[tx][i];
 }
 
-/* The NHWC copy of the input: workspace of every nhwc_gemm variant. */
+/* The NHWC copy of the input: workspace of every NHWC variant. */
 static inline size_t dcn_nhwc_bytes(const kb_dcn_params *p) {
     return (size_t)(p->n * kb_dcn_sizes_of(p).input_img) * kb_dtype_size(p->dtype);
 }

@@ -3,8 +3,6 @@
  *   implicit_gemm_tf32   f32 data, m16n8k8 tf32 (operands rounded to nearest, cvt.rna)
  *   implicit_gemm_f16    f16 data, m16n8k16
  *   implicit_gemm_bf16   bf16 data, m16n8k16
- *   nhwc_gemm_tf32/_f16/_bf16  the same kernels with dcn_nhwc.cuh's channels-last
- *                        sampler (the NHWC input copy is their workspace)
  * The same structure as implicit_gemm.cu (dcn_b_sampler fills the B tile
  * with bilinear samples; weights in the tensor's own K order), with BK = 16
  * (tf32) or 32 (f16/bf16): two mma k-steps per tile. 8 warps in 2 (M) x 4 (N),
@@ -18,10 +16,9 @@
  * Coordinates and bilinear weights in fp32; a sampled value is rounded to the
  * data type (tf32 / f16 / bf16) once, when it enters shared memory.
  */
-#include "dcn_nhwc.cuh"
+#include "dcn_common.cuh"
 
 #include <stdlib.h>
-#include <type_traits>
 
 namespace {
 
@@ -212,17 +209,14 @@ __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d
         }
 }
 
-template <typename T, bool NHWC>
-using sampler_t = typename std::conditional<NHWC, dcn_nhwc_sampler<T, BN, mma_traits<T>::BK, NT>,
-                                            dcn_b_sampler<T, BN, mma_traits<T>::BK, NT>>::type;
+template <typename T> using sampler_t = dcn_b_sampler<T, BN, mma_traits<T>::BK, NT>;
 
 struct mma_state {
     kb_dcn_params p;
     int bm;
-    void *nhwc; /* nhwc_gemm_*: the input in channels-last order */
 };
 
-template <typename T, bool NHWC> int supports(const kb_case *c, kb_error *why) {
+template <typename T> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     if (p.dtype != mma_traits<T>::DTYPE) {
@@ -230,44 +224,34 @@ template <typename T, bool NHWC> int supports(const kb_case *c, kb_error *why) {
                 kb_dtype_name(mma_traits<T>::DTYPE));
         return KB_NOT_APPLICABLE;
     }
-    if (NHWC && dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
-    return dcn_implicit_limits(&p, BN, 64,
-                               smem_bytes<T, 128, sampler_t<T, NHWC>>((int)(p.kh * p.kw)), why);
+    return dcn_implicit_limits(&p, BN, 64, smem_bytes<T, 128, sampler_t<T>>((int)(p.kh * p.kw)),
+                               why);
 }
 
-template <bool NHWC> size_t workspace_bytes(const kb_case *c) {
-    kb_dcn_params p;
-    if (!NHWC || kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
-    return dcn_nhwc_bytes(&p);
+size_t workspace_bytes(const kb_case *) {
+    return 0;
 }
 
-template <typename T, bool NHWC>
+template <typename T>
 int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     mma_state *st = (mma_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "out of host memory");
     *state = st;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->bm = dcn_pick_bm(&st->p, BN);
-    size_t bytes = NHWC ? dcn_nhwc_bytes(&st->p) : 0;
-    if (bytes && cudaMalloc(&st->nhwc, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        st->nhwc = NULL;
-        kb_fail(e, "NHWC input copy: %zu bytes", bytes);
-        return KB_OUT_OF_MEMORY;
-    }
     int taps = (int)(st->p.kh * st->p.kw);
-    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 2, sampler_t<T, NHWC>>,
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 2, sampler_t<T>>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem_bytes<T, 64, sampler_t<T, NHWC>>(taps)),
+                                     (int)smem_bytes<T, 64, sampler_t<T>>(taps)),
                 e);
-    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 4, sampler_t<T, NHWC>>,
+    KB_CUDA_TRY(cudaFuncSetAttribute(dcn_implicit_mma<T, 4, sampler_t<T>>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem_bytes<T, 128, sampler_t<T, NHWC>>(taps)),
+                                     (int)smem_bytes<T, 128, sampler_t<T>>(taps)),
                 e);
     return KB_OK;
 }
 
-template <typename T, bool NHWC>
+template <typename T>
 int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     const mma_state *st = (const mma_state *)state;
     dcn_dims d = dcn_dims_of(&st->p);
@@ -276,11 +260,7 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
     int mtiles = (d.cout_g + st->bm - 1) / st->bm;
     unsigned grid = (unsigned)(ptiles * d.groups * mtiles);
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
-    if (NHWC) {
-        if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
-        p.in = (const T *)st->nhwc;
-    }
-    using Smp = sampler_t<T, NHWC>;
+    using Smp = sampler_t<T>;
     kb_nvtx_push("gemm");
     if (st->bm == 64)
         dcn_implicit_mma<T, 2, Smp><<<grid, NT, smem_bytes<T, 64, Smp>(d.taps), s>>>(p, d, mtiles);
@@ -291,20 +271,15 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
 }
 
 void teardown(void *state) {
-    mma_state *st = (mma_state *)state;
-    if (st) cudaFree(st->nhwc);
-    free(st);
+    free(state);
 }
 
-template <typename T, bool NHWC> constexpr kb_variant_impl impl() {
-    return {supports<T, NHWC>, workspace_bytes<NHWC>, setup<T, NHWC>, run<T, NHWC>, teardown};
+template <typename T> constexpr kb_variant_impl impl() {
+    return {supports<T>, workspace_bytes, setup<T>, run<T>, teardown};
 }
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32 = impl<float, false>();
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16 = impl<__half, false>();
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16 = impl<__nv_bfloat16, false>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm_tf32 = impl<float, true>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm_f16 = impl<__half, true>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm_bf16 = impl<__nv_bfloat16, true>();
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32 = impl<float>();
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16 = impl<__half>();
+extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16 = impl<__nv_bfloat16>();
