@@ -14,7 +14,7 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.0341262:10.9988]
+set yrange [0.034595:9.40998]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("c_in=256\nc_out=256 h=50\nw=84 dtype=f16\nvs explicit_gemm_i64" 0, "c_in=512\nc_out=512 h=25\nw=42 dtype=f16\nvs explicit_gemm_i64" 1, "c_in=128\nc_out=128\nh=100 w=168\ndtype=f16\nvs explicit_gemm_i64" 2, "c_in=256\nc_out=256 h=50\nw=84\nvs explicit_gemm_i64" 3, "c_in=512\nc_out=512 h=25\nw=42\nvs explicit_gemm_i64" 4, "c_in=128\nc_out=128\nh=100 w=168\nvs explicit_gemm_i64" 5, "n=8 c_in=256\nc_out=256 h=64\nw=64 dtype=f16\nvs explicit_gemm_i64" 6, "n=2 h=200\nw=336\ndtype=f16\nvs explicit_gemm_i64" 7, "n=8 c_in=256\nc_out=256 h=64\nw=64\nvs explicit_gemm_i64" 8, "n=2 h=200\nw=336\nvs explicit_gemm_i64" 9)
 set bmargin 8
@@ -35,8 +35,8 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.speedup.dat" using 8 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "implicit_gemm_tf32", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 9 lc rgb "#ff9da7" fs solid 0.9 border lc rgb "#333333" title "implicit_gemm_f16", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 10 lc rgb "#bab0ac" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm", \
-        "deform_conv2d.deform_conv2d.speedup.dat" using 11 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm_tf32", \
-        "deform_conv2d.deform_conv2d.speedup.dat" using 12 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm_f16", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 11 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 12 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_f16", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 13 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:cudnn_conv2d", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 14 lc rgb "#666666" fs pattern 4 border lc rgb "#666666" title "peer:cudnn_conv2d_tf32", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 15 lc rgb "#b2182b" fs pattern 4 border lc rgb "#b2182b" title "peer:torchvision"

@@ -29,8 +29,8 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.time.dat" index 6 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "implicit_gemm_tf32", \
         "deform_conv2d.deform_conv2d.time.dat" index 7 using 1:2:3:4 with yerrorlines lc rgb "#ff9da7" lw 2 pt 6 ps 1.1 dt 1 title "implicit_gemm_f16", \
         "deform_conv2d.deform_conv2d.time.dat" index 8 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_gemm", \
-        "deform_conv2d.deform_conv2d.time.dat" index 9 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "nhwc_gemm_tf32", \
-        "deform_conv2d.deform_conv2d.time.dat" index 10 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "nhwc_gemm_f16", \
+        "deform_conv2d.deform_conv2d.time.dat" index 9 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "nhwc_fused_tf32", \
+        "deform_conv2d.deform_conv2d.time.dat" index 10 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "nhwc_fused_f16", \
         "deform_conv2d.deform_conv2d.time.dat" index 11 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
         "deform_conv2d.deform_conv2d.time.dat" index 12 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
         "deform_conv2d.deform_conv2d.time.dat" index 13 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
