@@ -140,7 +140,7 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
  * A thread samples WM vectors a tile (BM = 32 WM pixels x 8 chunks over 256
  * threads). BN = WN WTN is picked from c_out/groups: the sampled A tile serves
  * all BN channels of the block. Registers are capped at 128 for 2 blocks an
- * SM: 3 blocks (80 registers) spilled and ran 15-20% slower (perf notes). */
+ * SM: 3 blocks (80 registers) spilled and ran 17-24% slower (perf notes). */
 template <int WM_, int WN_, int WTN_> struct shape {
     static constexpr int WM = WM_, WN = WN_, WTN = WTN_;
     static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8, VPT = BM * VPR / NT;
@@ -318,8 +318,8 @@ __global__ void __launch_bounds__(NT, 2)
 
     /* Tile t: issue t + 1 (loads in flight across the multiply), multiply t,
      * blend t + 1. One set of corner registers: a deeper register pipeline
-     * (two sets, three buffers) measured slower, its 128 registers capping
-     * the SM at 2 blocks (docs/perf-deform_conv2d.md, fifth session). */
+     * (two sets, three buffers) measured slower, its extra registers spilling
+     * (docs/perf-deform_conv2d.md, "Fifth session", v2). */
     corners<VPT> cr;
     issue_next(cr, 0);
     finish(cr, 0);
