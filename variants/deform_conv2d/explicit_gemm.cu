@@ -205,12 +205,6 @@ struct explicit_state {
     void *cols, *cublas_ws;
     void *nhwc, *wr; /* explicit_nhwc*: the NHWC input, the reordered weights */
     cublasHandle_t handle;
-    /* explicit_nhwc* with two or more image blocks: a second columns buffer,
-     * and a side stream where block b+1's im2col runs under block b's GEMM.
-     * Events: fork, join, columns ready [2], columns free [2]. */
-    void *cols2;
-    cudaStream_t side;
-    cudaEvent_t ev[6];
 };
 
 static int64_t images_per_block(const kb_dcn_params *p, int index32) {
@@ -256,20 +250,9 @@ template <int TF32> static int supports_nhwc(const kb_case *c, kb_error *why) {
     return supports<1>(c, why);
 }
 
-/* explicit_nhwc*: blocks of at most a quarter of the batch (at least 2
- * blocks from n = 2), so the im2col of one block can run under the GEMM of the
- * one before: the im2col is memory-bound, the GEMM compute-bound. */
-static int64_t nhwc_images_per_block(const kb_dcn_params *p) {
-    int64_t nb = images_per_block(p, 1), quarter = (p->n + 3) / 4;
-    if (p->n >= 2 && nb > quarter) nb = quarter;
-    return nb;
-}
-
-/* Columns buffers in all: NHWC with two or more blocks double-buffers. */
-template <bool NHWC> static size_t columns_bytes(const kb_dcn_params *p, int index32) {
-    int64_t nb = NHWC ? nhwc_images_per_block(p) : images_per_block(p, index32);
-    int64_t bufs = NHWC && nb < p->n ? 2 : 1;
-    return (size_t)(bufs * nb * kb_dcn_sizes_of(p).columns_img) * kb_dtype_size(p->dtype);
+static size_t columns_bytes(const kb_dcn_params *p, int index32) {
+    return (size_t)(images_per_block(p, index32) * kb_dcn_sizes_of(p).columns_img) *
+           kb_dtype_size(p->dtype);
 }
 
 static size_t weight_bytes(const kb_dcn_params *p) {
@@ -279,7 +262,7 @@ static size_t weight_bytes(const kb_dcn_params *p) {
 template <int INDEX32, bool NHWC = false> static size_t workspace_bytes(const kb_case *c) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
-    return columns_bytes<NHWC>(&p, INDEX32) + CUBLAS_WORKSPACE +
+    return columns_bytes(&p, INDEX32) + CUBLAS_WORKSPACE +
            (NHWC ? dcn_nhwc_bytes(&p) + weight_bytes(&p) : 0);
 }
 
@@ -291,10 +274,6 @@ static void teardown(void *state) {
     cudaFree(st->cublas_ws);
     cudaFree(st->nhwc);
     cudaFree(st->wr);
-    cudaFree(st->cols2);
-    for (cudaEvent_t ev : st->ev)
-        if (ev) cudaEventDestroy(ev);
-    if (st->side) cudaStreamDestroy(st->side);
     free(st);
 }
 
@@ -305,20 +284,12 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
     *state = st;
     st->compute = TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
-    st->block = NHWC ? nhwc_images_per_block(&st->p) : images_per_block(&st->p, INDEX32);
-    const bool two = NHWC && st->block < st->p.n;
-    const size_t cb = columns_bytes<NHWC>(&st->p, INDEX32) / (two ? 2 : 1);
-    if (cudaMalloc(&st->cols, cb) != cudaSuccess ||
-        (two && cudaMalloc(&st->cols2, cb) != cudaSuccess) ||
+    st->block = images_per_block(&st->p, INDEX32);
+    if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32)) != cudaSuccess ||
         cudaMalloc(&st->cublas_ws, CUBLAS_WORKSPACE) != cudaSuccess) {
         cudaGetLastError();
-        kb_fail(e, "columns buffer: %zu bytes", columns_bytes<NHWC>(&st->p, INDEX32));
+        kb_fail(e, "columns buffer: %zu bytes", columns_bytes(&st->p, INDEX32));
         return KB_OUT_OF_MEMORY;
-    }
-    if (two) {
-        KB_CUDA_TRY(cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking), e);
-        for (cudaEvent_t &ev : st->ev)
-            KB_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), e);
     }
     if (NHWC && (cudaMalloc(&st->nhwc, dcn_nhwc_bytes(&st->p) ? dcn_nhwc_bytes(&st->p) : 16) !=
                      cudaSuccess ||
@@ -335,13 +306,6 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
 
 static cudaDataType cuda_type(kb_dtype t) {
     return t == KB_F16 ? CUDA_R_16F : t == KB_BF16 ? CUDA_R_16BF : CUDA_R_32F;
-}
-
-/* Work queued on `to` from now on waits for what `from` has queued so far. */
-static int order(cudaEvent_t ev, cudaStream_t from, cudaStream_t to, const char *what,
-                 kb_error *e) {
-    if (kb_cuda_check(cudaEventRecord(ev, from), what, e) != KB_OK) return KB_ERR;
-    return kb_cuda_check(cudaStreamWaitEvent(to, ev, 0), what, e);
 }
 
 template <typename T, typename I, bool NHWC>
@@ -361,19 +325,8 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e) != KB_OK) return KB_ERR;
         weight = (const T *)st->wr;
     }
-    /* Two buffers: im2col on the side stream (forked from s, joined at the
-     * end, so timing and graph capture see one stream), the GEMMs on s. */
-    cudaEvent_t *fork = st->ev, *join = st->ev + 1, *ready = st->ev + 2, *freed = st->ev + 4;
-    const bool two = st->cols2 != nullptr;
-    cudaStream_t si = two ? st->side : s;
-    if (two && order(*fork, s, si, "fork to the im2col stream", e) != KB_OK) return KB_ERR;
-    for (int64_t b0 = 0, blk = 0; b0 < kp->n; b0 += st->block, blk++) {
+    for (int64_t b0 = 0; b0 < kp->n; b0 += st->block) {
         int nb = (int)(kp->n - b0 < st->block ? kp->n - b0 : st->block);
-        const int buf = (int)(blk & 1);
-        T *cols = (T *)(buf ? st->cols2 : st->cols);
-        if (two && blk >= 2 &&
-            kb_cuda_check(cudaStreamWaitEvent(si, freed[buf], 0), "columns free wait", e) != KB_OK)
-            return KB_ERR;
         dcn_ptrs<T> pb = p; /* this block's images: bases set on the host, in 64 bits */
         pb.in += b0 * sz.input_img;
         pb.off += b0 * sz.offset_img;
@@ -385,17 +338,16 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         if (NHWC) {
             int64_t vecs = (int64_t)nb * P * (kp->c_in / (16 / (int)sizeof(T)));
             int g2 = (int)((vecs + 255) / 256 < 132 * 32 ? (vecs + 255) / 256 : 132 * 32);
-            dcn_im2col_nhwc<T>
-                <<<g2, 256, 0, si>>>((const T *)st->nhwc + b0 * sz.input_img, pb, cols, d, nb);
+            dcn_im2col_nhwc<T><<<g2, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
+                                                  (T *)st->cols, d, nb);
         } else if (d.taps == 9)
-            dcn_im2col<T, I, 9><<<grid, 256, 0, s>>>(pb, cols, d, nb);
+            dcn_im2col<T, I, 9><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         else if (d.taps == 1)
-            dcn_im2col<T, I, 1><<<grid, 256, 0, s>>>(pb, cols, d, nb);
+            dcn_im2col<T, I, 1><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         else
-            dcn_im2col<T, I, 0><<<grid, 256, 0, s>>>(pb, cols, d, nb);
+            dcn_im2col<T, I, 0><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         kb_nvtx_pop();
         if (kb_cuda_check(cudaGetLastError(), "dcn_im2col", e) != KB_OK) return KB_ERR;
-        if (two && order(ready[buf], si, s, "columns ready", e) != KB_OK) return KB_ERR;
         if (kp->bias) { /* the GEMM accumulates onto it (beta = 1) */
             int64_t rows = (int64_t)nb * kp->c_out;
             dim3 fill((unsigned)((P + 1023) / 1024), (unsigned)(rows < 65535 ? rows : 65535));
@@ -406,7 +358,7 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         for (int g = 0; g < d.groups; g++) {
             /* column-major view: out^T[P x cout_g] = cols^T[P x kd] * W_g^T[kd x cout_g];
              * NHWC columns are [P][taps * c_in] rows, read transposed (lda = a row) */
-            const T *a = cols + (int64_t)g * kd * (NHWC ? 1 : P);
+            const T *a = (const T *)st->cols + (int64_t)g * kd * (NHWC ? 1 : P);
             cublasStatus_t rc = cublasGemmStridedBatchedEx(
                 st->handle, NHWC ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)P, d.cout_g,
                 (int)kd, &one, a, ct, NHWC ? d.taps * d.c_in : (int)P, sz.columns_img,
@@ -419,10 +371,7 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
             }
         }
         kb_nvtx_pop();
-        if (two && kb_cuda_check(cudaEventRecord(freed[buf], s), "columns free", e) != KB_OK)
-            return KB_ERR;
     }
-    if (two && order(*join, si, s, "join of the im2col stream", e) != KB_OK) return KB_ERR;
     return KB_OK;
 }
 
