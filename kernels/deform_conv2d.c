@@ -56,6 +56,9 @@ static const char *const smoke[] = {
     "n=3 c_in=40 c_out=36 h=12 w=10 kh=1 kw=1 stride_h=2 stride_w=2 pad_h=0 pad_w=0",
     "n=[31,33] c_in=32 c_out=72 h=6 w=7 offset_groups=2 dtype=[f32,f16,bf16]",
     "n=2 c_in=64 c_out=128 h=20 w=24 dtype=[f32,f16,bf16]",
+    /* > 128 output channels on enough pixels for nhwc_fused's 16-warp blocks;
+     * c_out not a multiple of its 256-channel tiles */
+    "n=2 c_in=16 c_out=136 h=96 w=96 dtype=[f32,f16]",
     NULL,
 };
 

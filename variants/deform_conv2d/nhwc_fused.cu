@@ -37,7 +37,6 @@
 
 namespace {
 
-constexpr int NT = 256;   /* 8 warps */
 constexpr int ROWB = 128; /* bytes of a tile row: one 128-byte line of a corner's channels */
 constexpr int VPR = 8;    /* 16-byte vectors (chunks) per row */
 
@@ -136,19 +135,25 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
                  "r"(valid ? 16 : 0));
 }
 
-/* Block shapes: WM x WN warps, a warp owns 32 pixels x WTN output channels.
- * A thread samples WM vectors a tile (BM = 32 WM pixels x 8 chunks over 256
- * threads). BN = WN WTN is picked from c_out/groups: the sampled A tile serves
- * all BN channels of the block. Registers are capped at 128 for 2 blocks an
- * SM: 3 blocks (80 registers) spilled and ran 17-24% slower (perf notes). */
+/* Block shapes: WM x WN warps (NT threads), a warp owns 32 pixels x WTN
+ * output channels. BM = 32 WM pixels x 8 chunks over NT threads: VPT vectors
+ * a thread a tile. BN = WN WTN is picked from c_out/groups: the sampled A
+ * tile serves all BN channels of the block. Registers are capped at 128: 2
+ * blocks of 8 warps an SM (3 blocks at 80 registers spilled and ran 17-24%
+ * slower, perf notes), or 1 of 16. */
 template <int WM_, int WN_, int WTN_> struct shape {
-    static constexpr int WM = WM_, WN = WN_, WTN = WTN_;
+    static constexpr int WM = WM_, WN = WN_, WTN = WTN_, NT = 32 * WM * WN;
+    static constexpr int MINB = NT == 256 ? 2 : 1;
     static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8, VPT = BM * VPR / NT;
-    static_assert(WM * WN == NT / 32 && WTN % 16 == 0 && VPT * NT == BM * VPR, "tile shape");
+    static_assert(WTN % 16 == 0 && VPT >= 1 && VPT * NT == BM * VPR, "tile shape");
 };
 using shape_n64 = shape<2, 4, 16>;  /* 64 pixels x 64 channels */
 using shape_n128 = shape<2, 4, 32>; /* 64 x 128 */
 using shape_n256 = shape<1, 8, 32>; /* 32 x 256: accumulators 32 floats, as n128 */
+/* 64 x 256 in 16 warps: each K tile's 32 KB of weights (read from L2) serves
+ * 64 pixels, not 32 — at (8,256,64,64) that is 0.6 GB of L2 reads less. For
+ * images with enough pixels to fill the SMs with 64-pixel blocks. */
+using shape_n256w = shape<2, 8, 32>;
 constexpr int STAGES = 2; /* shared A/B buffers: one multiplied while the next is filled */
 
 template <typename SH> constexpr size_t smem_bytes(int taps) {
@@ -160,7 +165,7 @@ template <typename SH> constexpr size_t smem_bytes(int taps) {
  * tid takes pixel tid % BM and taps tid / BM, + NT / BM, ..., so a pixel's
  * integer divisions run once per thread, not once per entry (dcn_build_table
  * spends three per entry). The caller brackets it with barriers. */
-template <typename T, int BM>
+template <typename T, int BM, int NT>
 __device__ void build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int *tb_base,
                             float4 *tb_wt) {
     const int r = threadIdx.x % BM, P = d.ho * d.wo;
@@ -191,11 +196,11 @@ template <int VPT> struct corners {
 };
 
 template <typename T, typename SH>
-__global__ void __launch_bounds__(NT, 2)
+__global__ void __launch_bounds__(SH::NT, SH::MINB)
     dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
     constexpr int BM = SH::BM, BN = SH::BN, VPT = SH::VPT, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
-    constexpr int RS = NT / VPR;              /* row step between a thread's rows */
+    constexpr int NT = SH::NT, RS = NT / VPR; /* RS: row step between a thread's rows */
     extern __shared__ __align__(16) unsigned char smem[];
     float4 *tb_wt = (float4 *)smem; /* [taps][BM] */
     int *tb_base = (int *)(tb_wt + d.taps * BM);
@@ -233,7 +238,7 @@ __global__ void __launch_bounds__(NT, 2)
             const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
             if (og0 != table_og) {
                 __syncthreads(); /* nobody still reads the old table */
-                build_table<T, BM>(d, p, q0, og0, tb_base, tb_wt);
+                build_table<T, BM, NT>(d, p, q0, og0, tb_base, tb_wt);
                 table_og = og0;
                 __syncthreads();
             }
@@ -368,11 +373,15 @@ __global__ void __launch_bounds__(NT, 2)
 
 /* ---- host ---- */
 
-enum { kN64, kN128, kN256 };
+enum { kN64, kN128, kN256, kN256W };
 
+/* By c_out/groups; past 128 channels, 64-pixel blocks of 16 warps where they
+ * make two waves on 132 SMs (one block an SM), else 32-pixel blocks. */
 static int pick_shape(const kb_dcn_params *p) {
-    int64_t cout_g = p->c_out / p->groups;
-    return cout_g <= 64 ? kN64 : cout_g <= 128 ? kN128 : kN256;
+    int64_t cout_g = p->c_out / p->groups, pixels = p->n * p->ho * p->wo;
+    if (cout_g <= 64) return kN64;
+    if (cout_g <= 128) return kN128;
+    return pixels >= 2 * 132 * 64 ? kN256W : kN256;
 }
 
 struct fused_state {
@@ -397,7 +406,8 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
     int taps = (int)(p.kh * p.kw), sh = pick_shape(&p);
     size_t smem = sh == kN64    ? smem_bytes<shape_n64>(taps)
                   : sh == kN128 ? smem_bytes<shape_n128>(taps)
-                                : smem_bytes<shape_n256>(taps);
+                  : sh == kN256 ? smem_bytes<shape_n256>(taps)
+                                : smem_bytes<shape_n256w>(taps);
     /* Blocks: 64-pixel tiles x at most ceil(c_out/groups / 64) channel tiles. */
     return dcn_implicit_limits(&p, 64, 64, smem, why);
 }
@@ -433,7 +443,8 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     int taps = (int)(st->p.kh * st->p.kw);
     return st->shape == kN64    ? allow_smem<T, shape_n64>(taps, e)
            : st->shape == kN128 ? allow_smem<T, shape_n128>(taps, e)
-                                : allow_smem<T, shape_n256>(taps, e);
+           : st->shape == kN256 ? allow_smem<T, shape_n256>(taps, e)
+                                : allow_smem<T, shape_n256w>(taps, e);
 }
 
 template <typename T, typename SH>
@@ -441,7 +452,7 @@ static void launch(const dcn_ptrs<T> &p, const T *wr, const dcn_dims &d, cudaStr
     int64_t ptiles = ((int64_t)d.n * d.ho * d.wo + SH::BM - 1) / SH::BM;
     int ctiles = (d.cout_g + SH::BN - 1) / SH::BN;
     unsigned grid = (unsigned)(ptiles * d.groups * ctiles);
-    dcn_nhwc_fused<T, SH><<<grid, NT, smem_bytes<SH>(d.taps), s>>>(p, wr, d, ctiles);
+    dcn_nhwc_fused<T, SH><<<grid, SH::NT, smem_bytes<SH>(d.taps), s>>>(p, wr, d, ctiles);
 }
 
 template <typename T>
@@ -459,8 +470,10 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
         launch<T, shape_n64>(p, (const T *)st->wr, d, s);
     else if (st->shape == kN128)
         launch<T, shape_n128>(p, (const T *)st->wr, d, s);
-    else
+    else if (st->shape == kN256)
         launch<T, shape_n256>(p, (const T *)st->wr, d, s);
+    else
+        launch<T, shape_n256w>(p, (const T *)st->wr, d, s);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_nhwc_fused", e);
 }
