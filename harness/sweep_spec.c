@@ -205,7 +205,11 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
         rc = kb_spec_parse(tok, &specs[nspecs], e);
         if (rc == KB_OK) nspecs++;
     }
-    /* Overrides replace the line's own spec of the same axis. */
+    /* Overrides replace the line's own spec of the same axis; of two
+     * overrides of one axis the later wins. src: the override a spec came
+     * from, whose values it borrows below (-1: its own). */
+    int src[MAX_SPECS];
+    for (int j = 0; j < MAX_SPECS; j++) src[j] = -1;
     for (int o = 0; o < noverrides && rc == KB_OK; o++) {
         int j = 0;
         while (j < nspecs && strcmp(specs[j].axis, overrides[o].axis) != 0) j++;
@@ -218,6 +222,7 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
         if (rc == KB_OK) {
             specs[j] = overrides[o];
             specs[j].values = NULL; /* borrowed below */
+            src[j] = o;
         }
     }
     /* Unknown axes are reported before anything expands. */
@@ -230,10 +235,8 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
     }
     if (rc == KB_OK) {
         /* Borrow the override values (their memory stays with the caller). */
-        for (int o = 0; o < noverrides; o++)
-            for (int j = 0; j < nspecs; j++)
-                if (!specs[j].values && strcmp(specs[j].axis, overrides[o].axis) == 0)
-                    specs[j].values = overrides[o].values;
+        for (int j = 0; j < nspecs; j++)
+            if (src[j] >= 0) specs[j].values = overrides[src[j]].values;
         /* Refuse an oversized product before allocating any of it. */
         double total = 1;
         for (int j = 0; j < nspecs; j++) total *= specs[j].count;
@@ -246,11 +249,8 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
             rc = expand(op, specs, nspecs, 0, &c, list, e);
         }
     }
-    for (int j = 0; j < nspecs; j++) {
-        int borrowed = 0;
-        for (int o = 0; o < noverrides; o++) borrowed |= specs[j].values == overrides[o].values;
-        if (!borrowed) kb_spec_free(&specs[j]);
-    }
+    for (int j = 0; j < nspecs; j++)
+        if (src[j] < 0) kb_spec_free(&specs[j]);
     return rc;
 }
 

@@ -104,6 +104,24 @@ KB_TEST(overrides_replace_the_lines_axis) {
     kb_spec_free(&o);
 }
 
+/* Found by fuzz_sweep_spec: the second override of an axis took its count
+ * but borrowed the first one's values (one value read as two). */
+KB_TEST(two_overrides_of_one_axis_the_later_wins) {
+    kb_case_list list = {0};
+    kb_error e;
+    kb_spec o[2] = {parse_ok("n=4"), parse_ok("n=[6,7]")};
+    KB_EXPECT(kb_expand_line(&kb_op_preprocess, "n=[1,2,3] in_h=100", o, 2, &list, &e) == KB_OK);
+    KB_EXPECT(list.count == 2);
+    KB_EXPECT(list.count == 2 && kb_int(&list.cases[0], "n") == 6 &&
+              kb_int(&list.cases[1], "n") == 7);
+    kb_case_list_free(&list);
+    KB_EXPECT(kb_expand_line(&kb_op_preprocess, "in_h=100", o, 2, &list, &e) == KB_OK);
+    KB_EXPECT(list.count == 2 && kb_int(&list.cases[1], "n") == 7);
+    kb_case_list_free(&list);
+    kb_spec_free(&o[0]);
+    kb_spec_free(&o[1]);
+}
+
 KB_TEST(unknown_axis_and_out_of_range_are_named) {
     kb_case_list list = {0};
     kb_error e;
