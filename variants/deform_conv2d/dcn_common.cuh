@@ -73,13 +73,20 @@ template <> __device__ __forceinline__ __nv_bfloat16 dcn_from_f32<__nv_bfloat16>
     return __float2bfloat16_rn(v);
 }
 
-/* Sample coordinates of tap k at output pixel pix, in float as torchvision's
- * kernels compute them for f32 (int part exact, then + the offset). */
-__device__ __forceinline__ void dcn_tap_yx(const dcn_dims &d, int k, int pix, float dy, float dx,
-                                           float *y, float *x) {
-    int oy = pix / d.wo, ox = pix - oy * d.wo, i = k / d.kw, j = k - i * d.kw;
-    *y = (float)(oy * d.sh - d.ph + i * d.dh) + dy;
-    *x = (float)(ox * d.sw - d.pw + j * d.dw) + dx;
+/* The sampling rule every sampler shares: corner index and mask-scaled
+ * bilinear weights of tap k at output pixel (oy, ox), from the tap's offsets
+ * (dy, dx) and mask value m. Coordinates in float as torchvision's kernels
+ * compute them for f32 (int part exact, then + the offset). */
+template <typename I>
+__device__ __forceinline__ void dcn_corner_weights(const dcn_dims &d, int k, int oy, int ox,
+                                                   float dy, float dx, float m, I *base,
+                                                   float4 *wt) {
+    int i = k / d.kw, j = k - i * d.kw;
+    float y = (float)(oy * d.sh - d.ph + i * d.dh) + dy;
+    float x = (float)(ox * d.sw - d.pw + j * d.dw) + dx;
+    float c[4];
+    kb_dcn_corners(y, x, (I)d.h, (I)d.w, base, c);
+    *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
 }
 
 /* Blend of 4 corners at plane[base] (plane of last + 1 elements); a zero
@@ -201,13 +208,10 @@ __device__ __forceinline__ dcn_pixel<T> dcn_pixel_at(const dcn_dims &d, const dc
 template <typename T>
 __device__ __forceinline__ void dcn_tap_weights(const dcn_dims &d, const dcn_pixel<T> &px, int og,
                                                 int k, int *base, float4 *wt) {
-    int P = d.ho * d.wo;
+    int P = d.ho * d.wo, oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
     int o = (og * 2 * d.taps + 2 * k) * P + px.pix;
-    float y, x, c[4];
-    dcn_tap_yx(d, k, px.pix, dcn_f32(px.off[o]), dcn_f32(px.off[o + P]), &y, &x);
-    kb_dcn_corners(y, x, d.h, d.w, base, c);
     float m = d.mask ? dcn_f32(px.mask[(og * d.taps + k) * P + px.pix]) : 1.f;
-    *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+    dcn_corner_weights(d, k, oy, ox, dcn_f32(px.off[o]), dcn_f32(px.off[o + P]), m, base, wt);
 }
 
 /* The (tap, pixel) table of offset group og for the block's pixels q0.. q0+BN-1;

@@ -42,14 +42,10 @@ template <typename T, typename I>
 __device__ __forceinline__ void im2col_tap(const dcn_ptrs<T> &p, const dcn_dims &d, I b, int og,
                                            int k, I pix, int oy, int ox, I *base, float4 *wt) {
     I P = (I)d.ho * d.wo;
-    int i = k / d.kw, j = k - i * d.kw;
     const T *off = p.off + (b * d.og + og) * 2 * d.taps * P + pix;
-    float y = (float)(oy * d.sh - d.ph + i * d.dh) + dcn_f32(off[2 * k * P]);
-    float x = (float)(ox * d.sw - d.pw + j * d.dw) + dcn_f32(off[(2 * k + 1) * P]);
-    float c[4];
-    kb_dcn_corners(y, x, (I)d.h, (I)d.w, base, c);
     float m = d.mask ? dcn_f32(p.mask[((b * d.og + og) * d.taps + k) * P + pix]) : 1.f;
-    *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+    dcn_corner_weights(d, k, oy, ox, dcn_f32(off[2 * k * P]), dcn_f32(off[(2 * k + 1) * P]), m,
+                       base, wt);
 }
 
 /* One thread per (image of the block, chunk of CH channels, output pixel).

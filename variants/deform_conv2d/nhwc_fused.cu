@@ -45,7 +45,7 @@ template <> struct fused_traits<float> { static constexpr kb_dtype DTYPE = KB_F3
 template <> struct fused_traits<__half> { static constexpr kb_dtype DTYPE = KB_F16; };
 template <> struct fused_traits<__nv_bfloat16> { static constexpr kb_dtype DTYPE = KB_BF16; };
 
-__device__ __forceinline__ uint32_t pack2(float a, float b, __nv_bfloat16 *) {
+__device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
     __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
     return *(uint32_t *)&h;
 }
@@ -92,9 +92,8 @@ template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const ui
         if constexpr (sizeof(T) == 4) {
             return make_uint4(tf32_bits(v[0]), tf32_bits(v[1]), tf32_bits(v[2]), tf32_bits(v[3]));
         } else {
-            __nv_bfloat16 *tag = nullptr;
-            return make_uint4(pack2(v[0], v[1], tag), pack2(v[2], v[3], tag),
-                              pack2(v[4], v[5], tag), pack2(v[6], v[7], tag));
+            return make_uint4(pack_bf16x2(v[0], v[1]), pack_bf16x2(v[2], v[3]),
+                              pack_bf16x2(v[4], v[5]), pack_bf16x2(v[6], v[7]));
         }
     }
 }
@@ -176,15 +175,9 @@ __device__ void build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int
     for (int k = threadIdx.x / BM; k < d.taps; k += NT / BM) {
         int b = 0;
         float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (px.pix >= 0) {
-            const int i = k / d.kw, j = k - i * d.kw;
-            float y = (float)(oy * d.sh - d.ph + i * d.dh) + dcn_f32(off[2 * k * P]);
-            float x = (float)(ox * d.sw - d.pw + j * d.dw) + dcn_f32(off[(2 * k + 1) * P]);
-            float c[4];
-            kb_dcn_corners(y, x, d.h, d.w, &b, c);
-            float m = msk ? dcn_f32(msk[k * P]) : 1.f;
-            wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
-        }
+        if (px.pix >= 0)
+            dcn_corner_weights(d, k, oy, ox, dcn_f32(off[2 * k * P]), dcn_f32(off[(2 * k + 1) * P]),
+                               msk ? dcn_f32(msk[k * P]) : 1.f, &b, &wt);
         tb_base[k * BM + r] = b, tb_wt[k * BM + r] = wt;
     }
 }
@@ -375,6 +368,21 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
 
 enum { kN64, kN128, kN256, kN256W };
 
+/* f(SH{}) for the block shape of kind sh: the one place the kinds meet
+ * their templates. */
+template <typename F> static auto with_shape(int sh, F f) {
+    switch (sh) {
+    case kN64:
+        return f(shape_n64{});
+    case kN128:
+        return f(shape_n128{});
+    case kN256:
+        return f(shape_n256{});
+    default:
+        return f(shape_n256w{});
+    }
+}
+
 /* By c_out/groups; past 128 channels, 64-pixel blocks of 16 warps where they
  * make two waves on 132 SMs (one block an SM), else 32-pixel blocks. */
 static int pick_shape(const kb_dcn_params *p) {
@@ -403,11 +411,9 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
         return KB_NOT_APPLICABLE;
     }
     if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
-    int taps = (int)(p.kh * p.kw), sh = pick_shape(&p);
-    size_t smem = sh == kN64    ? smem_bytes<shape_n64>(taps)
-                  : sh == kN128 ? smem_bytes<shape_n128>(taps)
-                  : sh == kN256 ? smem_bytes<shape_n256>(taps)
-                                : smem_bytes<shape_n256w>(taps);
+    int taps = (int)(p.kh * p.kw);
+    size_t smem =
+        with_shape(pick_shape(&p), [&](auto sh) { return smem_bytes<decltype(sh)>(taps); });
     /* Blocks: 64-pixel tiles x at most ceil(c_out/groups / 64) channel tiles. */
     return dcn_implicit_limits(&p, 64, 64, smem, why);
 }
@@ -441,10 +447,7 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
         return KB_OUT_OF_MEMORY;
     }
     int taps = (int)(st->p.kh * st->p.kw);
-    return st->shape == kN64    ? allow_smem<T, shape_n64>(taps, e)
-           : st->shape == kN128 ? allow_smem<T, shape_n128>(taps, e)
-           : st->shape == kN256 ? allow_smem<T, shape_n256>(taps, e)
-                                : allow_smem<T, shape_n256w>(taps, e);
+    return with_shape(st->shape, [&](auto sh) { return allow_smem<T, decltype(sh)>(taps, e); });
 }
 
 template <typename T, typename SH>
@@ -466,14 +469,7 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
         return KB_ERR;
     p.in = (const T *)st->nhwc;
     kb_nvtx_push("fused");
-    if (st->shape == kN64)
-        launch<T, shape_n64>(p, (const T *)st->wr, d, s);
-    else if (st->shape == kN128)
-        launch<T, shape_n128>(p, (const T *)st->wr, d, s);
-    else if (st->shape == kN256)
-        launch<T, shape_n256>(p, (const T *)st->wr, d, s);
-    else
-        launch<T, shape_n256w>(p, (const T *)st->wr, d, s);
+    with_shape(st->shape, [&](auto sh) { launch<T, decltype(sh)>(p, (const T *)st->wr, d, s); });
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_nhwc_fused", e);
 }
