@@ -9,9 +9,10 @@
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
 # Splits: nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit
-# dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5 (dcn4 = (2,64,200,336)
-# tf32, dcn5 = (8,256,64,64) f32; explicit = NCHW im2col, nhwc = explicit_nhwc*,
-# fused = nhwc_fused_f16's kernel in f16).
+# dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5
+# wgmma4 wgmma5 (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64) f32;
+# explicit = NCHW im2col, nhwc = explicit_nhwc*, fused = nhwc_fused_f16's
+# kernel in f16, wgmma = nhwc_wgmma_tf32's kernel).
 #
 # Writes $OUT/ncu-<name>.txt per case and $OUT/walk<n>-sass.txt. ncu locks the
 # clocks to base (its default), so durations read ~10-20% above cold-mode runs.
@@ -72,6 +73,8 @@ for name in "${names[@]}"; do
     fused4) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_f16 "${dcn4[@]}" -a dtype=f16 ;;
     fused4-tf32) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_tf32 "${dcn4[@]}" ;;
     fused5) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_f16 "${dcn5[@]}" -a dtype=f16 ;;
+    wgmma4) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_wgmma_tf32 "${dcn4[@]}" ;;
+    wgmma5) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_wgmma_tf32 "${dcn5[@]}" ;;
     *) echo "ncu-split.sh: no split named $name" >&2 ;;
     esac
 done

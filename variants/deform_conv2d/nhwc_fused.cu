@@ -1,9 +1,13 @@
-/* nhwc_fused.cu — deform_conv2d as one fused kernel on tensor cores (mma.sync,
- * fp32 accumulation), fed by the channels-last sampler:
- *   nhwc_fused_tf32   f32 data, m16n8k8 tf32 (samples rounded to nearest, cvt.rna)
- *   nhwc_fused_f16    f16 data, m16n8k16
- *   nhwc_fused_bf16   bf16 data, m16n8k16
- * Run: kbench run deform_conv2d --sweep default -v nhwc_fused_f16
+/* nhwc_fused.cu — deform_conv2d as one fused kernel on tensor cores (fp32
+ * accumulation), fed by the channels-last sampler:
+ *   nhwc_fused_tf32   f32 data, mma.sync m16n8k8 tf32 (samples rounded to nearest, cvt.rna)
+ *   nhwc_fused_f16    f16 data, mma.sync m16n8k16
+ *   nhwc_fused_bf16   bf16 data, mma.sync m16n8k16
+ *   nhwc_wgmma_tf32 / _f16 / _bf16: the same kernel with wgmma (sm_90a) in
+ *     place of ldmatrix + mma.sync: a warp group multiplies 64 pixels x 64-256
+ *     channels straight from the shared tiles, asynchronously, while the
+ *     warps blend the next tile. This file is built for sm_90a (CMakeLists).
+ * Run: kbench run deform_conv2d --sweep default -v nhwc_wgmma_f16
  *
  * The input is transposed to NHWC and the weights to [c_out][tap][channel]
  * first (both timed; workspace = input + weight, so 1/taps of the columns
@@ -23,14 +27,17 @@
  * Both tiles have 128-byte rows (BK = 32 f32 / 64 f16 channels: a warp's
  * corner load reads 4 whole lines) and an XOR swizzle, chunk ^ (row % 8):
  * ldmatrix's 8 rows of one chunk and the sampler's quarter warp (one row, 8
- * chunks) both hit 8 distinct 16-byte bank groups. The tf32 fragments come
- * through the same ldmatrix (a 32-bit element is a pair of b16 columns).
+ * chunks) both hit 8 distinct 16-byte bank groups, and it is wgmma's
+ * 128-byte swizzle (the tiles start on 1024-byte boundaries). The tf32
+ * fragments come through the same ldmatrix (a 32-bit element is a pair of
+ * b16 columns).
  * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
  * before tile t's MMAs; its blend and shared stores come after them.
  * Measurements, floors and the designs tried on the way: docs/perf-deform_conv2d.md,
  * "Fifth session".
  */
 #include "dcn_nhwc.cuh"
+#include "dcn_wgmma_ops.cuh"
 
 #include <stdlib.h>
 #include <type_traits>
@@ -99,8 +106,7 @@ template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const ui
 }
 
 template <typename T>
-__device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
-                                    uint32_t b1) {
+__device__ __forceinline__ void mma(float *c, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     if constexpr (sizeof(T) == 4)
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -134,17 +140,40 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool v
                  "r"(valid ? 16 : 0));
 }
 
-/* Block shapes: WM x WN warps (NT threads), a warp owns 32 pixels x WTN
- * output channels. BM = 32 WM pixels x 8 chunks over NT threads: VPT vectors
- * a thread a tile. BN = WN WTN is picked from c_out/groups: the sampled A
- * tile serves all BN channels of the block. Registers are capped at 128: 2
- * blocks of 8 warps an SM (3 blocks at 80 registers spilled and ran 17-24%
- * slower, perf notes), or 1 of 16. */
+/* Block shapes, mma.sync: WM x WN warps (NT threads), a warp owns 32 pixels
+ * (MT = 2 row tiles of 16) x WTN output channels. BM = 32 WM pixels x 8
+ * chunks over NT threads: VPT vectors a thread a tile. BN = WN WTN is picked
+ * from c_out/groups: the sampled A tile serves all BN channels of the block.
+ * Registers are capped at 128: 2 blocks of 8 warps an SM (3 blocks at 80
+ * registers spilled and ran 17-24% slower, perf notes), or 1 of 16. */
 template <int WM_, int WN_, int WTN_> struct shape {
-    static constexpr int WM = WM_, WN = WN_, WTN = WTN_, NT = 32 * WM * WN;
+    static constexpr bool WG = false;
+    static constexpr int NCW = WM_ * WN_; /* warps that multiply: all */
+    static constexpr int WTN = WTN_, NT = 32 * WM_ * WN_, MT = 2;
     static constexpr int MINB = NT == 256 ? 2 : 1;
-    static constexpr int BM = 32 * WM, BN = WTN * WN, NTL = WTN / 8, VPT = BM * VPR / NT;
+    static constexpr int BM = 32 * WM_, BN = WTN * WN_, NTL = WTN / 8, VPT = BM * VPR / NT;
     static_assert(WTN % 16 == 0 && VPT >= 1 && VPT * NT == BM * VPR, "tile shape");
+    /* The first pixel row and output channel of warp w's tile. */
+    static __device__ int row0(int w) { return w / WN_ * 32; }
+    static __device__ int col0(int w) { return w % WN_ * WTN; }
+};
+/* Block shapes, wgmma (sm_90a): GM x GN warp groups, each multiplies 64
+ * pixels x WTN channels (accumulators WTN / 2 floats a thread, warp w % 4 of
+ * the group owning rows 16 (w % 4) ..) straight from the shared tiles: no
+ * ldmatrix, so the L1 pipe carries the corner loads and the stores, and
+ * shared-memory reads per K step fall from BM BN (1/32 + 1/WTN) (mma.sync's
+ * fragments) to GM GN (64 + WTN). NWG >= GM GN warp groups sample (the
+ * ones past GM GN only sample). */
+template <int GM_, int GN_, int WTN_, int NWG, int MINB_> struct wg_shape {
+    static constexpr bool WG = true;
+    static constexpr int NCW = 4 * GM_ * GN_;
+    static constexpr int WTN = WTN_, NT = 128 * NWG, MT = 1, MINB = MINB_;
+    static constexpr int BM = 64 * GM_, BN = WTN * GN_, NTL = WTN / 8, VPT = BM * VPR / NT;
+    static_assert((WTN == 64 || WTN == 128 || WTN == 256) && NWG >= GM_ * GN_ && VPT >= 1 &&
+                      VPT * NT == BM * VPR,
+                  "tile shape");
+    static __device__ int row0(int w) { return w / 4 / GN_ * 64 + w % 4 * 16; }
+    static __device__ int col0(int w) { return w / 4 % GN_ * WTN; }
 };
 using shape_n64 = shape<2, 4, 16>;  /* 64 pixels x 64 channels */
 using shape_n128 = shape<2, 4, 32>; /* 64 x 128 */
@@ -153,11 +182,34 @@ using shape_n256 = shape<1, 8, 32>; /* 32 x 256: accumulators 32 floats, as n128
  * 64 pixels, not 32 — at (8,256,64,64) that is 0.6 GB of L2 reads less. For
  * images with enough pixels to fill the SMs with 64-pixel blocks. */
 using shape_n256w = shape<2, 8, 32>;
+/* wgmma: 64 pixels x 64 channels, one warp group multiplying, a second one
+ * sampling with it (2 vectors a thread, as mma.sync's 8 warps); 2 blocks an
+ * SM. At (2,64,200,336) tf32: 228 us, against 328 for one block of 16 warps
+ * (one group multiplying, three sampling). */
+using wg_n64 = wg_shape<1, 1, 64, 2, 2>;
+using wg_n128 = wg_shape<1, 2, 64, 2, 2>; /* 64 x 128: two groups share the A tile */
+/* 128 x 256, one block of 8 warps an SM, 128 accumulators a thread (255
+ * registers, 4 bytes spilled): each K tile's 32 KB of weights, read from
+ * L2, serves 128 pixels. At (8,256,64,64) tf32: 294 us, against 350 for
+ * 64 x 256 (two groups of 64 x 128) and 356 for that with two more groups
+ * only sampling. */
+using wg_n256 = wg_shape<2, 1, 256, 2, 1>;
 constexpr int STAGES = 2; /* shared A/B buffers: one multiplied while the next is filled */
 
+/* Tiles first, on a 1024-byte boundary (wgmma's 128-byte swizzle is a
+ * function of the address bits 4-9, as is swz()), then the table. */
 template <typename SH> constexpr size_t smem_bytes(int taps) {
-    return STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
+    return 1024 + STAGES * (size_t)(SH::BM + SH::BN) * ROWB +
            (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
+}
+
+/* The sm_90 shared-memory matrix descriptor of a K-major tile with 128-byte
+ * rows and the 128-byte swizzle: start address, leading offset unused (1),
+ * 1024 bytes from one 8-row group to the next, layout 1 = 128B swizzle.
+ * A K step of 32 bytes adds 2 to it (the start address is in 16 bytes). */
+__device__ __forceinline__ uint64_t wg_desc(uint32_t addr) {
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) |
+           (1ull << 62);
 }
 
 /* The (tap, pixel) table of offset group og for pixels q0 .. q0+BM-1: thread
@@ -195,14 +247,13 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
     constexpr int BK = ROWB / (int)sizeof(T); /* channels per K tile */
     constexpr int NT = SH::NT, RS = NT / VPR; /* RS: row step between a thread's rows */
     extern __shared__ __align__(16) unsigned char smem[];
-    float4 *tb_wt = (float4 *)smem; /* [taps][BM] */
+    const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem);
+    const uint32_t s_a = (s_raw + 1023) & ~1023u;                          /* [STAGES][BM] rows */
+    const uint32_t s_b = s_a + STAGES * BM * ROWB;                         /* [STAGES][BN] rows */
+    float4 *tb_wt = (float4 *)(smem + (s_b + STAGES * BN * ROWB - s_raw)); /* [taps][BM] */
     int *tb_base = (int *)(tb_wt + d.taps * BM);
-    unsigned char *tiles = (unsigned char *)(tb_base + d.taps * BM);
-    const uint32_t s_a = (uint32_t)__cvta_generic_to_shared(tiles); /* [STAGES][BM] rows */
-    const uint32_t s_b = s_a + STAGES * BM * ROWB;                  /* [STAGES][BN] rows */
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int wm = warp / SH::WN, wn = warp % SH::WN;
     const int gc = blockIdx.x % (d.groups * ctiles), g = gc / ctiles, n0 = (gc % ctiles) * BN;
     const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
     const int P = d.ho * d.wo, Q = d.n * P;
@@ -290,28 +341,65 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
         if (++ik == d.taps) ik = 0, ++ic;
     };
 
-    float acc[2][SH::NTL][4] = {};
+    /* acc[(mt NTL + nt) 4 + e]: rows row0 + 16 mt + lane / 4 (+ 8 for e >= 2),
+     * channels col0 + 8 nt + 2 (lane % 4) + e % 2; wgmma's d in its own order. */
+    constexpr int NACC = SH::MT * SH::NTL * 4;
+    float acc[NACC];
+#pragma unroll
+    for (int i = 0; i < NACC; i++) acc[i] = 0.f;
+    const int row0 = SH::row0(warp), col0 = SH::col0(warp);
+    /* The tiles of buffer buf into the accumulators: mma.sync, in step. */
     auto multiply = [&](int buf) {
 #pragma unroll
         for (int s = 0; s < ROWB / 32; s++) { /* k-steps of 32 bytes: chunks 2s, 2s + 1 */
             uint32_t a[2][4];
 #pragma unroll
             for (int mt = 0; mt < 2; mt++) {
-                int r = wm * 32 + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+                int r = row0 + mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
                 ldmatrix_x4(a[mt], s_a + buf * BM * ROWB + swz(r, 2 * s + (lane >> 4)));
             }
 #pragma unroll
             for (int np = 0; np < SH::NTL / 2; np++) {
                 uint32_t b[4];
-                int r = wn * SH::WTN + np * 16 + (lane & 7) + (lane >> 4) * 8;
+                int r = col0 + np * 16 + (lane & 7) + (lane >> 4) * 8;
                 ldmatrix_x4(b, s_b + buf * BN * ROWB + swz(r, 2 * s + ((lane >> 3) & 1)));
 #pragma unroll
                 for (int mt = 0; mt < 2; mt++) {
-                    mma<T>(acc[mt][2 * np], a[mt], b[0], b[1]);
-                    mma<T>(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
+                    mma<T>(&acc[(mt * SH::NTL + 2 * np) * 4], a[mt], b[0], b[1]);
+                    mma<T>(&acc[(mt * SH::NTL + 2 * np + 1) * 4], a[mt], b[2], b[3]);
                 }
             }
         }
+    };
+    /* wgmma: issued here, asynchronous; it runs while the warps blend the
+     * next tile, and wg_wait() retires it before the barrier. */
+    auto multiply_async = [&](int buf) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        if constexpr (SH::WG) {
+            if (warp >= SH::NCW) return;
+            const uint64_t da = wg_desc(s_a + (buf * BM + row0 / 64 * 64) * ROWB);
+            const uint64_t db = wg_desc(s_b + (buf * BN + col0) * ROWB);
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int s = 0; s < ROWB / 32; s++)
+                wgmma_op<T, SH::WTN>::run(*(float(*)[NACC])acc, da + 2 * s, db + 2 * s);
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        }
+#else
+        __trap(); /* supports() keeps the wgmma shapes to sm_90a builds */
+#endif
+    };
+    /* Retire the wgmma and make the next tile's shared stores (generic proxy)
+     * visible to it (async proxy); the barrier that follows publishes them. */
+    auto wg_wait = [&]() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        if constexpr (SH::WG) {
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+            for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(acc[i])::"memory");
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        }
+#endif
     };
 
     /* Tile t: issue t + 1 (loads in flight across the multiply), multiply t,
@@ -322,32 +410,37 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
     issue_next(cr, 0);
     finish(cr, 0);
     asm volatile("cp.async.wait_group 0;");
+    wg_wait();
     __syncthreads();
     for (int t = 0; t < ktiles; t++) {
         const bool more = t + 1 < ktiles;
         if (more) issue_next(cr, (t + 1) % STAGES);
-        multiply(t % STAGES);
+        if constexpr (SH::WG)
+            multiply_async(t % STAGES);
+        else
+            multiply(t % STAGES);
         if (more) finish(cr, (t + 1) % STAGES);
         asm volatile("cp.async.wait_group 0;");
+        wg_wait();
         __syncthreads();
     }
 
-    /* acc[mt][nt]: rows (pixels) lane/4 and +8, columns (channels) 2 (lane%4) and +1.
-     * The bias first, in registers: loads after output stores would be re-issued
-     * (the compiler cannot rule out that they alias). */
+    /* The bias first, in registers: loads after output stores would be
+     * re-issued (the compiler cannot rule out that they alias). */
     float bias[SH::NTL][2];
 #pragma unroll
     for (int nt = 0; nt < SH::NTL; nt++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
-            int co = n0 + wn * SH::WTN + nt * 8 + 2 * (lane % 4) + e;
+            int co = n0 + col0 + nt * 8 + 2 * (lane % 4) + e;
             bias[nt][e] = d.bias && co < d.cout_g ? dcn_f32(p.b[g * d.cout_g + co]) : 0.f;
         }
+    if (warp >= SH::NCW) return; /* a sampling-only warp group */
 #pragma unroll
-    for (int mt = 0; mt < 2; mt++)
+    for (int mt = 0; mt < SH::MT; mt++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int q = q0 + wm * 32 + mt * 16 + lane / 4 + 8 * h;
+            const int q = q0 + row0 + mt * 16 + lane / 4 + 8 * h;
             if (q >= Q) continue;
             const int n = q / P, pix = q - n * P;
             T *out = p.out + (int64_t)n * d.c_out * P + pix;
@@ -355,10 +448,10 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
             for (int nt = 0; nt < SH::NTL; nt++)
 #pragma unroll
                 for (int e = 0; e < 2; e++) {
-                    int co = n0 + wn * SH::WTN + nt * 8 + 2 * (lane % 4) + e;
+                    int co = n0 + col0 + nt * 8 + 2 * (lane % 4) + e;
                     if (co >= d.cout_g) continue;
                     co += g * d.cout_g;
-                    float v = acc[mt][nt][2 * h + e] + bias[nt][e];
+                    float v = acc[(mt * SH::NTL + nt) * 4 + 2 * h + e] + bias[nt][e];
                     out[co * P] = dcn_from_f32<T>(v);
                 }
         }
@@ -366,7 +459,7 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
 
 /* ---- host ---- */
 
-enum { kN64, kN128, kN256, kN256W };
+enum { kN64, kN128, kN256, kN256W, kWG64, kWG128, kWG256 };
 
 /* f(SH{}) for the block shape of kind sh: the one place the kinds meet
  * their templates. */
@@ -378,15 +471,28 @@ template <typename F> static auto with_shape(int sh, F f) {
         return f(shape_n128{});
     case kN256:
         return f(shape_n256{});
-    default:
+    case kN256W:
         return f(shape_n256w{});
+    case kWG64:
+        return f(wg_n64{});
+    case kWG128:
+        return f(wg_n128{});
+
+    default:
+        return f(wg_n256{});
     }
 }
 
 /* By c_out/groups; past 128 channels, 64-pixel blocks of 16 warps where they
  * make two waves on 132 SMs (one block an SM), else 32-pixel blocks. */
-static int pick_shape(const kb_dcn_params *p) {
+static int pick_shape(const kb_dcn_params *p, bool wgmma) {
     int64_t cout_g = p->c_out / p->groups, pixels = p->n * p->ho * p->wo;
+    if (wgmma) {
+        /* 128 x 256 blocks (one an SM) where they fill a wave of 132 SMs;
+         * else 64 x 128 tiles, 256 channels in two of them. */
+        if (cout_g <= 64) return kWG64;
+        return cout_g > 128 && pixels >= 132 * 128 ? kWG256 : kWG128;
+    }
     if (cout_g <= 64) return kN64;
     if (cout_g <= 128) return kN128;
     return pixels >= 2 * 132 * 64 ? kN256W : kN256;
@@ -402,7 +508,28 @@ static size_t weight_bytes(const kb_dcn_params *p) {
     return (size_t)kb_dcn_sizes_of(p).weight * kb_dtype_size(p->dtype);
 }
 
-template <typename T> int supports(const kb_case *c, kb_error *why) {
+/* wgmma needs the kernels built for sm_90a (CMake builds this file so when
+ * CMAKE_CUDA_ARCHITECTURES names 90) and a 9.0 device to run them. */
+static int wgmma_limits(kb_error *why) {
+#ifndef KB_HAVE_SM90A
+    kb_fail(why, "built without sm_90a code: CMAKE_CUDA_ARCHITECTURES must include 90");
+    return KB_UNSUPPORTED;
+#else
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+        (major != 9 || minor != 0)) {
+        kb_fail(why, "wgmma runs on compute capability 9.0 (sm_90a); this device is %d.%d", major,
+                minor);
+        return KB_UNSUPPORTED;
+    }
+    cudaGetLastError(); /* no device (CPU-only tests): decided at setup */
+    return KB_OK;
+#endif
+}
+
+template <typename T, bool WGMMA> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     if (p.dtype != fused_traits<T>::DTYPE) {
@@ -410,10 +537,11 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
                 kb_dtype_name(fused_traits<T>::DTYPE));
         return KB_NOT_APPLICABLE;
     }
-    if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
+    if (dcn_nhwc_limits(&p, why) != KB_OK || (WGMMA && wgmma_limits(why) != KB_OK))
+        return KB_UNSUPPORTED;
     int taps = (int)(p.kh * p.kw);
     size_t smem =
-        with_shape(pick_shape(&p), [&](auto sh) { return smem_bytes<decltype(sh)>(taps); });
+        with_shape(pick_shape(&p, WGMMA), [&](auto sh) { return smem_bytes<decltype(sh)>(taps); });
     /* Blocks: 64-pixel tiles x at most ceil(c_out/groups / 64) channel tiles. */
     return dcn_implicit_limits(&p, 64, 64, smem, why);
 }
@@ -432,13 +560,13 @@ template <typename T, typename SH> static int allow_smem(int taps, kb_error *e) 
     return KB_OK;
 }
 
-template <typename T>
+template <typename T, bool WGMMA>
 int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     fused_state *st = (fused_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "out of host memory");
     *state = st;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
-    st->shape = pick_shape(&st->p);
+    st->shape = pick_shape(&st->p, WGMMA);
     size_t nb = dcn_nhwc_bytes(&st->p), wb = weight_bytes(&st->p);
     if (cudaMalloc(&st->nhwc, nb ? nb : 16) != cudaSuccess ||
         cudaMalloc(&st->wr, wb ? wb : 16) != cudaSuccess) {
@@ -483,12 +611,15 @@ void teardown(void *state) {
     free(st);
 }
 
-template <typename T> constexpr kb_variant_impl impl() {
-    return {supports<T>, workspace_bytes, setup<T>, run<T>, teardown};
+template <typename T, bool WGMMA> constexpr kb_variant_impl impl() {
+    return {supports<T, WGMMA>, workspace_bytes, setup<T, WGMMA>, run<T>, teardown};
 }
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32 = impl<float>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_f16 = impl<__half>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16 = impl<__nv_bfloat16>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32 = impl<float, false>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_f16 = impl<__half, false>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16 = impl<__nv_bfloat16, false>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32 = impl<float, true>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16 = impl<__half, true>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16 = impl<__nv_bfloat16, true>();
