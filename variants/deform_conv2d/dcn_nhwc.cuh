@@ -172,31 +172,40 @@ static int dcn_to_nhwc(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_
     return kb_cuda_check(cudaGetLastError(), "dcn_nchw_to_nhwc", e);
 }
 
-/* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order;
- * TF32: f32 weights rounded to tf32 on the way (mma.sync would truncate). */
+/* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order,
+ * rows of ld >= kd elements; TF32: f32 weights rounded to tf32 on the way
+ * (mma.sync would truncate). bias (ld > kd): wr[co][kd] = bias[co] and the
+ * rest of the row 0, the bias column of explicit_nhwc's padded GEMM. */
 template <typename T, bool TF32>
-__global__ void dcn_weight_taps_first(const T *w, T *wr, dcn_dims d) {
-    int total = d.c_out * d.kd;
+__global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims d, int ld) {
+    int total = d.c_out * ld;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-        int co = i / d.kd, r = i - co * d.kd, cl = r / d.taps, k = r - cl * d.taps;
-        T v = w[i];
+        int co = i / ld, r = i - co * ld;
+        if (r >= d.kd) {
+            wr[i] = r == d.kd && bias ? bias[co] : dcn_from_f32<T>(0.f);
+            continue;
+        }
+        int cl = r / d.taps, k = r - cl * d.taps;
+        T v = w[co * d.kd + r];
         if constexpr (TF32) {
             uint32_t b;
             asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b) : "f"(v));
             v = __uint_as_float(b);
         }
-        wr[co * d.kd + k * d.cin_g + cl] = v;
+        wr[co * ld + k * d.cin_g + cl] = v;
     }
 }
 
-/* Enqueue the reorder of the weights into wr (weight-sized). */
+/* Enqueue the reorder of the weights into wr (c_out rows of ld elements). */
 template <typename T, bool TF32 = false>
-static int dcn_to_taps_first(const kb_dcn_params *p, const T *w, T *wr, cudaStream_t s,
-                             kb_error *e) {
-    int64_t wn = kb_dcn_sizes_of(p).weight, blocks = (wn + 255) / 256;
+static int dcn_to_taps_first(const kb_dcn_params *p, const T *w, T *wr, cudaStream_t s, kb_error *e,
+                             const T *bias = nullptr, int64_t ld = 0) {
+    dcn_dims d = dcn_dims_of(p);
+    if (ld == 0) ld = d.kd;
+    int64_t wn = p->c_out * ld, blocks = (wn + 255) / 256;
     if (wn == 0) return KB_OK;
     dcn_weight_taps_first<T, TF32>
-        <<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(w, wr, dcn_dims_of(p));
+        <<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(w, bias, wr, d, (int)ld);
     return kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e);
 }
 

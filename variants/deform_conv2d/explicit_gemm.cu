@@ -146,16 +146,26 @@ __device__ __forceinline__ unsigned short dcn_ushort(float) { /* not called: f32
  * and mask are read once per (pixel, tap) by every lane of the pixel (one
  * broadcast). Same corner weights and the same sum as dcn_blend. */
 template <typename T>
-__global__ void __launch_bounds__(256) dcn_im2col_nhwc(const T *__restrict__ in, dcn_ptrs<T> p,
-                                                       T *__restrict__ cols, dcn_dims d, int nb) {
+__global__ void __launch_bounds__(256)
+    dcn_im2col_nhwc(const T *__restrict__ in, dcn_ptrs<T> p, T *__restrict__ cols, dcn_dims d,
+                    int nb, int row) {
     constexpr int VW = 16 / (int)sizeof(T);
     const int vecs = d.c_in / VW, P = d.ho * d.wo, total = nb * P * vecs, hw = d.h * d.w;
-    const int stride = gridDim.x * blockDim.x, row = d.taps * d.c_in;
+    const int stride = gridDim.x * blockDim.x;
+    const bool pad = row > d.taps * d.c_in; /* the bias column: (1, 0, ...) after the taps */
     for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
         int q = idx / vecs, ci = (idx - q * vecs) * VW, b = q / P, pix = q - b * P;
         int oy = pix / d.wo, ox = pix - oy * d.wo, og = ci / d.cin_og, g = ci / d.cin_g;
         const T *img = in + b * hw * d.c_in + ci;
         T *col = cols + q * row + g * d.kd + (ci - g * d.cin_g);
+        if (pad && ci == 0) {
+            uint32_t one;
+            if constexpr (sizeof(T) == 4)
+                one = __float_as_uint(1.f);
+            else
+                one = dcn_ushort(dcn_from_f32<T>(1.f));
+            *(uint4 *)(cols + q * row + d.kd) = make_uint4(one, 0, 0, 0);
+        }
 #pragma unroll 3
         for (int k = 0; k < d.taps; k++) {
             int base;
@@ -203,11 +213,26 @@ struct explicit_state {
     cublasHandle_t handle;
 };
 
-static int64_t images_per_block(const kb_dcn_params *p, int index32) {
+/* explicit_nhwc* with a bias and one weight group: the bias rides in the GEMM
+ * as one more K vector — columns rows end in (1, 0, ...), weight rows in
+ * (bias, 0, ...) — instead of a fill of the output that the GEMM then reads
+ * back (beta = 1): 23.7 us of 999 at (8,256,64,64) f32. Elements added to a
+ * row (one 16-byte vector), 0 for the other variants. */
+static int64_t bias_pad(const kb_dcn_params *p, bool nhwc) {
+    return nhwc && p->bias && p->groups == 1 ? 16 / (int64_t)kb_dtype_size(p->dtype) : 0;
+}
+
+/* Columns elements per image: [k][pixel] (NCHW) or [pixel][k + pad] (NHWC). */
+static int64_t columns_per_img(const kb_dcn_params *p, bool nhwc) {
+    return kb_dcn_sizes_of(p).columns_img + p->ho * p->wo * bias_pad(p, nhwc);
+}
+
+static int64_t images_per_block(const kb_dcn_params *p, int index32, bool nhwc) {
     kb_dcn_sizes s = kb_dcn_sizes_of(p);
-    int64_t nb = s.columns_img > 0 ? COLUMNS_BUDGET / s.columns_img : 1;
+    int64_t cols = columns_per_img(p, nhwc);
+    int64_t nb = cols > 0 ? COLUMNS_BUDGET / cols : 1;
     if (index32) { /* every per-block count stays an int */
-        int64_t per_img[] = {s.input_img, s.offset_img, s.columns_img, s.output_img};
+        int64_t per_img[] = {s.input_img, s.offset_img, cols, s.output_img};
         for (int64_t c : per_img)
             if (c > 0 && INT32_MAX / c < nb) nb = INT32_MAX / c;
     }
@@ -215,7 +240,7 @@ static int64_t images_per_block(const kb_dcn_params *p, int index32) {
     return nb < 1 ? 1 : nb;
 }
 
-template <int INDEX32> static int supports(const kb_case *c, kb_error *why) {
+template <int INDEX32, bool NHWC = false> static int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     kb_dcn_sizes s = kb_dcn_sizes_of(&p);
@@ -224,10 +249,10 @@ template <int INDEX32> static int supports(const kb_case *c, kb_error *why) {
     dcn_count gemm[] = {{"GEMM m = ho*wo", P}, {"GEMM k = c_in/groups*kh*kw", kd}};
     if (dcn_check_int32(gemm, 2, "cuBLAS dimensions are int", why) != KB_OK) return KB_UNSUPPORTED;
     if (!INDEX32) return KB_OK;
-    int64_t nb = images_per_block(&p, 1);
+    int64_t nb = images_per_block(&p, 1, NHWC);
     dcn_count idx[] = {
         {"input block", nb * s.input_img},   {"offset block", nb * s.offset_img},
-        {"mask block", nb * s.mask_img},     {"columns", nb * s.columns_img},
+        {"mask block", nb * s.mask_img},     {"columns", nb * columns_per_img(&p, NHWC)},
         {"output block", nb * s.output_img}, {"weight", s.weight},
     };
     return dcn_check_int32(idx, 6, "32-bit indices", why);
@@ -243,22 +268,24 @@ template <int TF32> static int supports_nhwc(const kb_case *c, kb_error *why) {
         return KB_NOT_APPLICABLE;
     }
     if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
-    return supports<1>(c, why);
+    return supports<1, true>(c, why);
 }
 
-static size_t columns_bytes(const kb_dcn_params *p, int index32) {
-    return (size_t)(images_per_block(p, index32) * kb_dcn_sizes_of(p).columns_img) *
+static size_t columns_bytes(const kb_dcn_params *p, int index32, bool nhwc) {
+    return (size_t)(images_per_block(p, index32, nhwc) * columns_per_img(p, nhwc)) *
            kb_dtype_size(p->dtype);
 }
 
+/* The reordered weights of explicit_nhwc*: c_out rows of kd + pad. */
 static size_t weight_bytes(const kb_dcn_params *p) {
-    return (size_t)kb_dcn_sizes_of(p).weight * kb_dtype_size(p->dtype);
+    return (size_t)(kb_dcn_sizes_of(p).weight + p->c_out * bias_pad(p, true)) *
+           kb_dtype_size(p->dtype);
 }
 
 template <int INDEX32, bool NHWC = false> static size_t workspace_bytes(const kb_case *c) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
-    return columns_bytes(&p, INDEX32) + CUBLAS_WORKSPACE +
+    return columns_bytes(&p, INDEX32, NHWC) + CUBLAS_WORKSPACE +
            (NHWC ? dcn_nhwc_bytes(&p) + weight_bytes(&p) : 0);
 }
 
@@ -280,11 +307,11 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
     *state = st;
     st->compute = TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
-    st->block = images_per_block(&st->p, INDEX32);
-    if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32)) != cudaSuccess ||
+    st->block = images_per_block(&st->p, INDEX32, NHWC);
+    if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32, NHWC)) != cudaSuccess ||
         cudaMalloc(&st->cublas_ws, CUBLAS_WORKSPACE) != cudaSuccess) {
         cudaGetLastError();
-        kb_fail(e, "columns buffer: %zu bytes", columns_bytes(&st->p, INDEX32));
+        kb_fail(e, "columns buffer: %zu bytes", columns_bytes(&st->p, INDEX32, NHWC));
         return KB_OUT_OF_MEMORY;
     }
     if (NHWC && (cudaMalloc(&st->nhwc, dcn_nhwc_bytes(&st->p) ? dcn_nhwc_bytes(&st->p) : 16) !=
@@ -316,9 +343,12 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         return kb_fail(e, "cublasSetStream/cublasSetWorkspace failed");
     const float one = 1.f, zero = 0.f;
     const T *weight = p.w;
+    /* NHWC: columns rows of row elements, K of the GEMM kk (+ the bias column) */
+    const int64_t pad = bias_pad(kp, NHWC), row = d.taps * kp->c_in + pad, kk = kd + pad;
     if (NHWC) {
         if (dcn_to_nhwc<T>(kp, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
-        if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e) != KB_OK) return KB_ERR;
+        if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e, pad ? p.b : nullptr, kk) != KB_OK)
+            return KB_ERR;
         weight = (const T *)st->wr;
     }
     for (int64_t b0 = 0; b0 < kp->n; b0 += st->block) {
@@ -335,7 +365,7 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
             int64_t vecs = (int64_t)nb * P * (kp->c_in / (16 / (int)sizeof(T)));
             int g2 = (int)((vecs + 255) / 256 < 132 * 32 ? (vecs + 255) / 256 : 132 * 32);
             dcn_im2col_nhwc<T><<<g2, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
-                                                  (T *)st->cols, d, nb);
+                                                  (T *)st->cols, d, nb, (int)row);
         } else if (d.taps == 9)
             dcn_im2col<T, I, 9><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         else if (d.taps == 1)
@@ -344,7 +374,7 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
             dcn_im2col<T, I, 0><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         kb_nvtx_pop();
         if (kb_cuda_check(cudaGetLastError(), "dcn_im2col", e) != KB_OK) return KB_ERR;
-        if (kp->bias) { /* the GEMM accumulates onto it (beta = 1) */
+        if (kp->bias && !pad) { /* the GEMM accumulates onto it (beta = 1) */
             int64_t rows = (int64_t)nb * kp->c_out;
             dim3 fill((unsigned)((P + 1023) / 1024), (unsigned)(rows < 65535 ? rows : 65535));
             dcn_fill_bias<T><<<fill, 256, 0, s>>>(pb, d, rows);
@@ -357,10 +387,10 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
             const T *a = (const T *)st->cols + (int64_t)g * kd * (NHWC ? 1 : P);
             cublasStatus_t rc = cublasGemmStridedBatchedEx(
                 st->handle, NHWC ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)P, d.cout_g,
-                (int)kd, &one, a, ct, NHWC ? d.taps * d.c_in : (int)P, sz.columns_img,
-                weight + (int64_t)g * d.cout_g * kd, ct, (int)kd, 0, kp->bias ? &one : &zero,
-                pb.out + (int64_t)g * d.cout_g * P, ct, (int)P, sz.output_img, nb, st->compute,
-                CUBLAS_GEMM_DEFAULT);
+                (int)kk, &one, a, ct, NHWC ? (int)row : (int)P, columns_per_img(kp, NHWC),
+                weight + (int64_t)g * d.cout_g * kk, ct, (int)kk, 0,
+                kp->bias && !pad ? &one : &zero, pb.out + (int64_t)g * d.cout_g * P, ct, (int)P,
+                sz.output_img, nb, st->compute, CUBLAS_GEMM_DEFAULT);
             if (rc != CUBLAS_STATUS_SUCCESS) {
                 kb_nvtx_pop();
                 return kb_fail(e, "cublasGemmStridedBatchedEx: status %d", (int)rc);
