@@ -10,10 +10,10 @@ set title "deform_conv2d: roofline (cold mode) — NVIDIA H100 80GB HBM3"
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [5.74106:3276.02]
-set yrange [2635.56:649653]
-peak_bw = 2984
-peak_flops = 51394
+set xrange [5.72804:3276.02]
+set yrange [2652.68:655292]
+peak_bw = 2987
+peak_flops = 51329
 roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops
 set samples 400
 do for [fmt in "png svg"] {
@@ -23,7 +23,7 @@ do for [fmt in "png svg"] {
         set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "deform_conv2d.deform_conv2d.roofline.".fmt
-    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2984 GB/s\nSGEMM 51394 GFLOP/s", \
+    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2987 GB/s\nSGEMM 51329 GFLOP/s", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 0 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "explicit_gemm_i64", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 1 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "explicit_gemm_i32", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 2 using 1:2 with points lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "explicit_gemm_tf32", \
@@ -35,8 +35,10 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.roofline.dat" index 8 using 1:2 with points lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_gemm", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 9 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "nhwc_fused_tf32", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 10 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "nhwc_fused_f16", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 11 using 1:2 with points lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 12 using 1:2 with points lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 13 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
+        "deform_conv2d.deform_conv2d.roofline.dat" index 11 using 1:2 with points lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "nhwc_wgmma_tf32", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 12 using 1:2 with points lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 13 using 1:2 with points lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 14 using 1:2 with points lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 15 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
     unset output
 }

@@ -14,7 +14,7 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.0348703:11.1151]
+set yrange [0.0347425:11.07]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("c_in=256\nc_out=256 h=50\nw=84 dtype=f16\nvs explicit_gemm_i64" 0, "c_in=512\nc_out=512 h=25\nw=42 dtype=f16\nvs explicit_gemm_i64" 1, "c_in=128\nc_out=128\nh=100 w=168\ndtype=f16\nvs explicit_gemm_i64" 2, "c_in=256\nc_out=256 h=50\nw=84\nvs explicit_gemm_i64" 3, "c_in=512\nc_out=512 h=25\nw=42\nvs explicit_gemm_i64" 4, "c_in=128\nc_out=128\nh=100 w=168\nvs explicit_gemm_i64" 5, "n=8 c_in=256\nc_out=256 h=64\nw=64 dtype=f16\nvs explicit_gemm_i64" 6, "n=2 h=200\nw=336\ndtype=f16\nvs explicit_gemm_i64" 7, "n=8 c_in=256\nc_out=256 h=64\nw=64\nvs explicit_gemm_i64" 8, "n=2 h=200\nw=336\nvs explicit_gemm_i64" 9)
 set bmargin 8
@@ -37,8 +37,10 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.speedup.dat" using 10 lc rgb "#bab0ac" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 11 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_tf32", \
         "deform_conv2d.deform_conv2d.speedup.dat" using 12 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_f16", \
-        "deform_conv2d.deform_conv2d.speedup.dat" using 13 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:cudnn_conv2d", \
-        "deform_conv2d.deform_conv2d.speedup.dat" using 14 lc rgb "#666666" fs pattern 4 border lc rgb "#666666" title "peer:cudnn_conv2d_tf32", \
-        "deform_conv2d.deform_conv2d.speedup.dat" using 15 lc rgb "#b2182b" fs pattern 4 border lc rgb "#b2182b" title "peer:torchvision"
+        "deform_conv2d.deform_conv2d.speedup.dat" using 13 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 14 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_f16", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 15 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 16 lc rgb "#666666" fs pattern 4 border lc rgb "#666666" title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.speedup.dat" using 17 lc rgb "#b2182b" fs pattern 4 border lc rgb "#b2182b" title "peer:torchvision"
     unset output
 }

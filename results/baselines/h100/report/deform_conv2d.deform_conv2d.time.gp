@@ -31,8 +31,10 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.time.dat" index 8 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_gemm", \
         "deform_conv2d.deform_conv2d.time.dat" index 9 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "nhwc_fused_tf32", \
         "deform_conv2d.deform_conv2d.time.dat" index 10 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "nhwc_fused_f16", \
-        "deform_conv2d.deform_conv2d.time.dat" index 11 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
-        "deform_conv2d.deform_conv2d.time.dat" index 12 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
-        "deform_conv2d.deform_conv2d.time.dat" index 13 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
+        "deform_conv2d.deform_conv2d.time.dat" index 11 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "nhwc_wgmma_tf32", \
+        "deform_conv2d.deform_conv2d.time.dat" index 12 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
+        "deform_conv2d.deform_conv2d.time.dat" index 13 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.time.dat" index 14 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.time.dat" index 15 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
     unset output
 }
