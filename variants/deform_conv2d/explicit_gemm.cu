@@ -358,15 +358,16 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
         pb.off += b0 * sz.offset_img;
         if (kp->mask) pb.mask += b0 * sz.mask_img;
         pb.out += b0 * sz.output_img;
-        int64_t work = (int64_t)nb * ((kp->c_in + CH - 1) / CH) * P;
+        /* one thread per item (NHWC: a 16-byte channel vector of a pixel; NCHW:
+         * CH channels of a pixel), grid-stride past 32 blocks an SM */
+        int64_t work =
+            (int64_t)nb * P * (NHWC ? kp->c_in / (16 / (int)sizeof(T)) : (kp->c_in + CH - 1) / CH);
         int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
         kb_nvtx_push("im2col");
-        if (NHWC) {
-            int64_t vecs = (int64_t)nb * P * (kp->c_in / (16 / (int)sizeof(T)));
-            int g2 = (int)((vecs + 255) / 256 < 132 * 32 ? (vecs + 255) / 256 : 132 * 32);
-            dcn_im2col_nhwc<T><<<g2, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
-                                                  (T *)st->cols, d, nb, (int)row);
-        } else if (d.taps == 9)
+        if (NHWC)
+            dcn_im2col_nhwc<T><<<grid, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
+                                                    (T *)st->cols, d, nb, (int)row);
+        else if (d.taps == 9)
             dcn_im2col<T, I, 9><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);
         else if (d.taps == 1)
             dcn_im2col<T, I, 1><<<grid, 256, 0, s>>>(pb, (T *)st->cols, d, nb);

@@ -34,7 +34,7 @@
  * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
  * before tile t's MMAs; its blend and shared stores come after them.
  * Measurements, floors and the designs tried on the way: docs/perf-deform_conv2d.md,
- * "Fifth session".
+ * "Fifth session" (mma.sync) and "Sixth session" (wgmma).
  */
 #include "dcn_nhwc.cuh"
 #include "dcn_wgmma_ops.cuh"
@@ -382,7 +382,7 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
             for (int s = 0; s < ROWB / 32; s++)
-                wgmma_op<T, SH::WTN>::run(*(float(*)[NACC])acc, da + 2 * s, db + 2 * s);
+                wgmma_op<T, SH::WTN>::run(acc, da + 2 * s, db + 2 * s);
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         }
 #else
@@ -477,7 +477,6 @@ template <typename F> static auto with_shape(int sh, F f) {
         return f(wg_n64{});
     case kWG128:
         return f(wg_n128{});
-
     default:
         return f(wg_n256{});
     }
@@ -524,7 +523,7 @@ static int wgmma_limits(kb_error *why) {
                 minor);
         return KB_UNSUPPORTED;
     }
-    cudaGetLastError(); /* no device (CPU-only tests): decided at setup */
+    cudaGetLastError(); /* no device (the CPU-only tests): nothing runs, nothing to refuse */
     return KB_OK;
 #endif
 }
