@@ -73,19 +73,26 @@ template <> __device__ __forceinline__ __nv_bfloat16 dcn_from_f32<__nv_bfloat16>
     return __float2bfloat16_rn(v);
 }
 
+/* The sample point (y, x) of tap k at output pixel (oy, ox) with offsets
+ * (dy, dx), in float as torchvision's kernels compute it for f32 (the int
+ * part exact, then + the offset). */
+__device__ __forceinline__ float2 dcn_tap_point(const dcn_dims &d, int k, int oy, int ox, float dy,
+                                                float dx) {
+    int i = k / d.kw, j = k - i * d.kw;
+    return make_float2((float)(oy * d.sh - d.ph + i * d.dh) + dy,
+                       (float)(ox * d.sw - d.pw + j * d.dw) + dx);
+}
+
 /* The sampling rule every sampler shares: corner index and mask-scaled
  * bilinear weights of tap k at output pixel (oy, ox), from the tap's offsets
- * (dy, dx) and mask value m. Coordinates in float as torchvision's kernels
- * compute them for f32 (int part exact, then + the offset). */
+ * (dy, dx) and mask value m, at dcn_tap_point. */
 template <typename I>
 __device__ __forceinline__ void dcn_corner_weights(const dcn_dims &d, int k, int oy, int ox,
                                                    float dy, float dx, float m, I *base,
                                                    float4 *wt) {
-    int i = k / d.kw, j = k - i * d.kw;
-    float y = (float)(oy * d.sh - d.ph + i * d.dh) + dy;
-    float x = (float)(ox * d.sw - d.pw + j * d.dw) + dx;
+    float2 yx = dcn_tap_point(d, k, oy, ox, dy, dx);
     float c[4];
-    kb_dcn_corners(y, x, (I)d.h, (I)d.w, base, c);
+    kb_dcn_corners(yx.x, yx.y, (I)d.h, (I)d.w, base, c);
     *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
 }
 

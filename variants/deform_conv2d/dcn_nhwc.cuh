@@ -33,6 +33,12 @@ template <> __device__ __forceinline__ __nv_bfloat16 dcn_bits<__nv_bfloat16>(uns
     return __ushort_as_bfloat16(b);
 }
 
+/* 16 bytes global -> shared (address dst), bypassing L1; zeros when !valid. */
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                 "r"(valid ? 16 : 0));
+}
+
 /* VW channels of one 16-byte vector as floats. */
 template <typename T, int VW>
 __device__ __forceinline__ void dcn_unpack(const uint4 &r, float (&f)[VW]) {
@@ -173,11 +179,13 @@ static int dcn_to_nhwc(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_
 }
 
 /* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order,
- * rows of ld >= kd elements; TF32: f32 weights rounded to tf32 on the way
+ * rows of ld >= kd elements; in slices of sl channels (sl < cin_g: the
+ * windowed im2col's order [cl / sl][k][cl % sl]); TF32: f32 weights rounded to tf32 on the way
  * (mma.sync would truncate). bias (ld > kd): wr[co][kd] = bias[co] and the
  * rest of the row 0, the bias column of explicit_nhwc's padded GEMM. */
 template <typename T, bool TF32>
-__global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims d, int ld) {
+__global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims d, int ld,
+                                      int sl) {
     int total = d.c_out * ld;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
         int co = i / ld, r = i - co * ld;
@@ -192,20 +200,22 @@ __global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims
             asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b) : "f"(v));
             v = __uint_as_float(b);
         }
-        wr[co * ld + k * d.cin_g + cl] = v;
+        wr[co * ld + (cl / sl * d.taps + k) * sl + cl % sl] = v;
     }
 }
 
-/* Enqueue the reorder of the weights into wr (c_out rows of ld elements). */
+/* Enqueue the reorder of the weights into wr (c_out rows of ld elements);
+ * sl > 0: K in slices of sl channels, [slice][tap][channel of the slice]. */
 template <typename T, bool TF32 = false>
 static int dcn_to_taps_first(const kb_dcn_params *p, const T *w, T *wr, cudaStream_t s, kb_error *e,
-                             const T *bias = nullptr, int64_t ld = 0) {
+                             const T *bias = nullptr, int64_t ld = 0, int sl = 0) {
     dcn_dims d = dcn_dims_of(p);
     if (ld == 0) ld = d.kd;
+    if (sl == 0) sl = d.cin_g;
     int64_t wn = p->c_out * ld, blocks = (wn + 255) / 256;
     if (wn == 0) return KB_OK;
     dcn_weight_taps_first<T, TF32>
-        <<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(w, bias, wr, d, (int)ld);
+        <<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(w, bias, wr, d, (int)ld, sl);
     return kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e);
 }
 

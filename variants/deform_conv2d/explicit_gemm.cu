@@ -5,10 +5,13 @@
  *   explicit_gemm_tf32  the i32 variant with cuBLAS in tf32 (f32 data only)
  * and a channels-last im2col of our own (int32 indices):
  *   explicit_nhwc       the input transposed to NHWC first; a thread samples one
- *                       16-byte vector of channels (4 f32, 8 f16/bf16) of a pixel
- *                       at every tap, one load per corner, and writes columns
- *                       [image][pixel][group][tap][channel] with 16-byte stores;
- *                       the weights reordered to [c_out][tap][channel] to match
+ *                       16-byte vector of channels (4 f32, 8 f16/bf16) of a pixel,
+ *                       one load per corner, and writes it into the columns
+ *                       [image][pixel][group][...] with a 16-byte store; the
+ *                       block's input window staged in shared memory when it
+ *                       fits (dcn_im2col_nhwc_win: K in channel slices,
+ *                       [slice][tap][channel]), else [tap][channel] from global
+ *                       memory; the weights reordered to the same K order
  *   explicit_nhwc_tf32  the same, cuBLAS in tf32 (f32 data only)
  *
  * Differences from torchvision's deform_conv2d_forward_kernel:
@@ -138,6 +141,62 @@ __device__ __forceinline__ unsigned short dcn_ushort(float) { /* not called: f32
     return 0;
 }
 
+/* 4 consecutive elements at p (aligned to 4 elements) as floats. */
+template <typename T> __device__ __forceinline__ void dcn_load4(const T *p, float (&f)[4]) {
+    if constexpr (sizeof(T) == 4) {
+        float4 v = *(const float4 *)p;
+        f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w;
+    } else {
+        uint2 v = *(const uint2 *)p;
+        f[0] = dcn_f32(dcn_bits<T>((unsigned short)(v.x & 0xFFFFu)));
+        f[1] = dcn_f32(dcn_bits<T>((unsigned short)(v.x >> 16)));
+        f[2] = dcn_f32(dcn_bits<T>((unsigned short)(v.y & 0xFFFFu)));
+        f[3] = dcn_f32(dcn_bits<T>((unsigned short)(v.y >> 16)));
+    }
+}
+
+/* The blend of one 16-byte channel vector from its 4 corners r, packed back
+ * into the data type. SKIP: dcn_blend's sum, zero weights skip their corner
+ * (loaded at a clamped index, any value); else every corner is multiplied
+ * (corners outside the image hold zeros): the same sum while the input is
+ * finite, as torchvision's bilinear_interpolate multiplies its in-image corners. */
+template <typename T, bool SKIP = true>
+__device__ __forceinline__ uint4 nhwc_blend(const uint4 (&r)[4], float4 wt) {
+    constexpr int VW = 16 / (int)sizeof(T);
+    float c[4][VW], v[VW];
+#pragma unroll
+    for (int m = 0; m < 4; m++) dcn_unpack<T, VW>(r[m], c[m]);
+#pragma unroll
+    for (int e = 0; e < VW; e++) {
+        v[e] = 0.f;
+        if (!SKIP || wt.x != 0.f) v[e] += wt.x * c[0][e];
+        if (!SKIP || wt.y != 0.f) v[e] += wt.y * c[1][e];
+        if (!SKIP || wt.z != 0.f) v[e] += wt.z * c[2][e];
+        if (!SKIP || wt.w != 0.f) v[e] += wt.w * c[3][e];
+    }
+    if constexpr (sizeof(T) == 4) {
+        return make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]),
+                          __float_as_uint(v[3]));
+    } else {
+        uint32_t w[4];
+#pragma unroll
+        for (int m = 0; m < 4; m++)
+            w[m] = (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m])) |
+                   (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m + 1])) << 16;
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+/* The bias column's vector (1, 0, ...) at the end of a columns row. */
+template <typename T> __device__ __forceinline__ void nhwc_bias_one(T *at) {
+    uint32_t one;
+    if constexpr (sizeof(T) == 4)
+        one = __float_as_uint(1.f);
+    else
+        one = dcn_ushort(dcn_from_f32<T>(1.f));
+    *(uint4 *)at = make_uint4(one, 0, 0, 0);
+}
+
 /* Channels-last im2col: thread (image b of the block, pixel, vector cv of VW
  * channels), taps inside. in: the block's NHWC images; cols[b*P + pix][g][k][cl]
  * (the row of a pixel: taps * c_in elements). A warp reads whole 16-byte
@@ -158,14 +217,7 @@ __global__ void __launch_bounds__(256)
         int oy = pix / d.wo, ox = pix - oy * d.wo, og = ci / d.cin_og, g = ci / d.cin_g;
         const T *img = in + b * hw * d.c_in + ci;
         T *col = cols + q * row + g * d.kd + (ci - g * d.cin_g);
-        if (pad && ci == 0) {
-            uint32_t one;
-            if constexpr (sizeof(T) == 4)
-                one = __float_as_uint(1.f);
-            else
-                one = dcn_ushort(dcn_from_f32<T>(1.f));
-            *(uint4 *)(cols + q * row + d.kd) = make_uint4(one, 0, 0, 0);
-        }
+        if (pad && ci == 0) nhwc_bias_one(cols + q * row + d.kd);
 #pragma unroll 3
         for (int k = 0; k < d.taps; k++) {
             int base;
@@ -175,32 +227,141 @@ __global__ void __launch_bounds__(256)
                 return *(const uint4 *)(img + min(max(i, 0), hw - 1) * d.c_in);
             };
             uint4 r[4] = {at(base), at(base + 1), at(base + d.w), at(base + d.w + 1)};
-            float c[4][VW], v[VW];
-#pragma unroll
-            for (int m = 0; m < 4; m++) dcn_unpack<T, VW>(r[m], c[m]);
-#pragma unroll
-            for (int e = 0; e < VW; e++) {
-                v[e] = 0.f;
-                if (wt.x != 0.f) v[e] += wt.x * c[0][e];
-                if (wt.y != 0.f) v[e] += wt.y * c[1][e];
-                if (wt.z != 0.f) v[e] += wt.z * c[2][e];
-                if (wt.w != 0.f) v[e] += wt.w * c[3][e];
-            }
-            uint4 out;
-            if constexpr (sizeof(T) == 4) {
-                out = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]),
-                                 __float_as_uint(v[2]), __float_as_uint(v[3]));
-            } else {
-                uint32_t w[4];
-#pragma unroll
-                for (int m = 0; m < 4; m++)
-                    w[m] = (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m])) |
-                           (uint32_t)dcn_ushort(dcn_from_f32<T>(v[2 * m + 1])) << 16;
-                out = make_uint4(w[0], w[1], w[2], w[3]);
-            }
-            *(uint4 *)(col + k * d.cin_g) = out;
+            *(uint4 *)(col + k * d.cin_g) = nhwc_blend<T>(r, wt);
         }
         if (total - idx <= stride) break; /* idx + stride would pass INT32_MAX */
+    }
+}
+
+/* dcn_im2col_nhwc with the input staged in shared memory. A block takes a
+ * tile of th x tw output pixels of one image and a slice of vn channel
+ * vectors, and first copies the window of input pixels its taps reach with
+ * offsets up to WIN_R pixels (wh x ww pixels x vn vectors, cp.async, zeros
+ * outside the image). Corners inside the window are read from there; a sample
+ * further out reads its corners from global memory as dcn_im2col_nhwc does,
+ * so any offset is right and small ones are fast. Measured by ncu, the
+ * global-only kernel was L2-bound: an NHWC corner shares no sector with its
+ * neighbour pixel's, and L1 kept 62% of the 4 corner loads per sample. */
+constexpr int WIN_R = 5, WIN_NT = 512;
+constexpr size_t WIN_SMEM = (size_t)112 << 10; /* two blocks an SM */
+
+struct dcn_win {
+    int th, tw, vn, wh, ww, tiles_y, tiles_x, slices;
+    bool quad_loads; /* wo % 4 == 0: a quad's offsets and mask in one 4-element load */
+    size_t bytes;    /* of shared memory */
+};
+
+/* The tallest tile whose window fits WIN_SMEM and that still makes two
+ * blocks per SM of nb images (else the shortest that fits); false: none fits
+ * (the global-only kernel runs). */
+static bool dcn_win_of(const dcn_dims &d, int vw, int64_t nb, int sms, dcn_win *w) {
+    const int vns[] = {4, 2, 1}, ths[] = {8, 4, 2, 1};
+    for (int vn : vns) {
+        if ((d.cin_g / vw) % vn || (d.cin_og / vw) % vn) continue;
+        for (int th : ths) {
+            w->th = th, w->tw = d.wo < 64 ? d.wo : 64, w->vn = vn;
+            w->wh = (th - 1) * d.sh + (d.kh - 1) * d.dh + 2 * WIN_R + 2;
+            w->ww = (w->tw - 1) * d.sw + (d.kw - 1) * d.dw + 2 * WIN_R + 2;
+            w->bytes = (size_t)w->wh * w->ww * vn * 16;
+            if (w->bytes > WIN_SMEM || w->tw < 1 || d.taps * vn > WIN_NT) continue;
+            w->tiles_y = (d.ho + th - 1) / th, w->tiles_x = (d.wo + w->tw - 1) / w->tw;
+            w->slices = d.c_in / vw / vn;
+            w->quad_loads = d.wo % 4 == 0;
+            if (th > 1 && nb * w->slices * w->tiles_y * w->tiles_x < 2 * sms) continue;
+            return true;
+        }
+    }
+    return false;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(WIN_NT, 2)
+    dcn_im2col_nhwc_win(const T *__restrict__ in, dcn_ptrs<T> p, T *__restrict__ cols, dcn_dims d,
+                        int row, dcn_win w) {
+    constexpr int VW = 16 / (int)sizeof(T);
+    extern __shared__ uint4 win[];
+    int bid = blockIdx.x; /* slice fastest: the blocks of a tile share its offsets in L2 */
+    const int sl = bid % w.slices;
+    bid /= w.slices;
+    const int tx = bid % w.tiles_x;
+    bid /= w.tiles_x;
+    const int ty = bid % w.tiles_y, b = bid / w.tiles_y;
+    const int oy0 = ty * w.th, ox0 = tx * w.tw, iy0 = oy0 * d.sh - d.ph - WIN_R,
+              ix0 = ox0 * d.sw - d.pw - WIN_R, hw = d.h * d.w, c0 = sl * w.vn * VW;
+    const T *img = in + b * hw * d.c_in;
+    const uint32_t s0 = (uint32_t)__cvta_generic_to_shared(win);
+    for (int l = threadIdx.x; l < w.wh * w.ww * w.vn; l += WIN_NT) {
+        int v = l % w.vn, c = l / w.vn, gx = ix0 + c % w.ww, gy = iy0 + c / w.ww;
+        bool in_img = gy >= 0 && gy < d.h && gx >= 0 && gx < d.w;
+        cp_async16(s0 + l * 16, img + (in_img ? gy * d.w + gx : 0) * d.c_in + c0 + v * VW, in_img);
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+
+    /* Thread t < pass * per_pix samples (tap k, vector v) = t % per_pix of
+     * quads of 4 pixels of a tile row, t / per_pix, + pass, ...: in a warp
+     * the vector runs fastest, then the tap, so a warp writes ~512 contiguous
+     * bytes of a pixel's slice run (taps * vn vectors); k and v stay fixed per
+     * thread, and it reads a quad's 4 offsets and mask values at once. */
+    const int P = d.ho * d.wo, g = c0 / d.cin_g, og = c0 / d.cin_og, per_pix = d.taps * w.vn;
+    const int pass = WIN_NT / per_pix, t = threadIdx.x, quads = (w.tw + 3) / 4;
+    if (t >= pass * per_pix) return;
+    const int kv = t % per_pix, k = kv / w.vn, v = kv - k * w.vn, ci = c0 + v * VW;
+    const bool bias_col = row > d.taps * d.c_in && c0 == 0 && kv == 0; /* writes (1, 0, ...) */
+    T *const col0 = cols + g * d.kd + (c0 - g * d.cin_g) * d.taps + kv * VW;
+    const T *const off = p.off + ((b * d.og + og) * 2 * d.taps + 2 * k) * P;
+    const T *const mk = d.mask ? p.mask + ((b * d.og + og) * d.taps + k) * P : nullptr;
+    int ey = (t / per_pix) / quads, ex = (t / per_pix) % quads * 4; /* the quad, in the tile */
+    for (; ey < w.th; ex += 4 * pass) {
+        while (ex >= w.tw) ex -= 4 * quads, ey++; /* pass < quads mostly: once or never */
+        const int oy = oy0 + ey, ox = ox0 + ex;
+        if (ey >= w.th || oy >= d.ho) break;
+        const int pix = oy * d.wo + ox, n = min(4, min(w.tw - ex, d.wo - ox));
+        float dy[4], dx[4], m[4];
+        if (w.quad_loads && n == 4) { /* pix % 4 == 0 and P % 4 == 0: aligned */
+            dcn_load4(off + pix, dy), dcn_load4(off + P + pix, dx);
+            if (mk) dcn_load4(mk + pix, m);
+        } else {
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                if (u < n) dy[u] = dcn_f32(off[pix + u]), dx[u] = dcn_f32(off[P + pix + u]);
+            if (mk)
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    if (u < n) m[u] = dcn_f32(mk[pix + u]);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            if (u >= n) break;
+            const int q = b * P + pix + u;
+            if (bias_col) nhwc_bias_one(cols + q * row + d.kd);
+            float2 yx = dcn_tap_point(d, k, oy, ox + u, dy[u], dx[u]);
+            float c[4];
+            int base;
+            uint4 r[4] = {};
+            uint4 out;
+            bool inside = kb_dcn_corners(yx.x, yx.y, d.h, d.w, &base, c);
+            float4 wt = make_float4(c[0], c[1], c[2], c[3]);
+            if (mk) wt = make_float4(wt.x * m[u], wt.y * m[u], wt.z * m[u], wt.w * m[u]);
+            int wy = (int)floorf(yx.x) - iy0, wx = (int)floorf(yx.y) - ix0;
+            if (!inside ||
+                ((unsigned)wy < (unsigned)(w.wh - 1) && (unsigned)wx < (unsigned)(w.ww - 1))) {
+                if (inside) {
+                    const uint4 *s = win + (wy * w.ww + wx) * w.vn + v;
+                    r[0] = s[0], r[1] = s[w.vn], r[2] = s[w.ww * w.vn];
+                    r[3] = s[(w.ww + 1) * w.vn];
+                }
+                out = nhwc_blend<T, false>(r, wt); /* outside: zeros in r */
+            } else { /* beyond the window: clamped global loads (zero weights outside) */
+                auto at = [&](int j) {
+                    return *(const uint4 *)(img + min(max(j, 0), hw - 1) * d.c_in + ci);
+                };
+                r[0] = at(base), r[1] = at(base + 1), r[2] = at(base + d.w);
+                r[3] = at(base + d.w + 1);
+                out = nhwc_blend<T>(r, wt);
+            }
+            *(uint4 *)(col0 + q * row) = out;
+        }
     }
 }
 
@@ -210,6 +371,8 @@ struct explicit_state {
     int64_t block; /* images per columns block */
     void *cols, *cublas_ws;
     void *nhwc, *wr; /* explicit_nhwc*: the NHWC input, the reordered weights */
+    bool windowed;   /* explicit_nhwc*: dcn_im2col_nhwc_win samples, with win */
+    dcn_win win;
     cublasHandle_t handle;
 };
 
@@ -324,6 +487,19 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
     }
     if (cublasCreate(&st->handle) != CUBLAS_STATUS_SUCCESS)
         return kb_fail(e, "cublasCreate failed");
+    int dev, sms;
+    KB_CUDA_TRY(cudaGetDevice(&dev), e);
+    KB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), e);
+    st->windowed = NHWC && dcn_win_of(dcn_dims_of(&st->p), 16 / (int)kb_dtype_size(st->p.dtype),
+                                      st->block, sms, &st->win);
+    if (st->windowed) {
+        const void *k = st->p.dtype == KB_F32   ? (const void *)dcn_im2col_nhwc_win<float>
+                        : st->p.dtype == KB_F16 ? (const void *)dcn_im2col_nhwc_win<__half>
+                                                : (const void *)dcn_im2col_nhwc_win<__nv_bfloat16>;
+        KB_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)st->win.bytes),
+                    e);
+    }
     return KB_OK;
 }
 
@@ -347,7 +523,8 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
     const int64_t pad = bias_pad(kp, NHWC), row = d.taps * kp->c_in + pad, kk = kd + pad;
     if (NHWC) {
         if (dcn_to_nhwc<T>(kp, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
-        if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e, pad ? p.b : nullptr, kk) != KB_OK)
+        int sl = st->windowed ? st->win.vn * (16 / (int)sizeof(T)) : 0; /* K order */
+        if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e, pad ? p.b : nullptr, kk, sl) != KB_OK)
             return KB_ERR;
         weight = (const T *)st->wr;
     }
@@ -364,7 +541,12 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
             (int64_t)nb * P * (NHWC ? kp->c_in / (16 / (int)sizeof(T)) : (kp->c_in + CH - 1) / CH);
         int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
         kb_nvtx_push("im2col");
-        if (NHWC)
+        if (NHWC && st->windowed) {
+            const dcn_win &w = st->win;
+            int64_t blocks = (int64_t)nb * w.slices * w.tiles_y * w.tiles_x;
+            dcn_im2col_nhwc_win<T><<<(unsigned)blocks, WIN_NT, w.bytes, s>>>(
+                (const T *)st->nhwc + b0 * sz.input_img, pb, (T *)st->cols, d, (int)row, w);
+        } else if (NHWC)
             dcn_im2col_nhwc<T><<<grid, 256, 0, s>>>((const T *)st->nhwc + b0 * sz.input_img, pb,
                                                     (T *)st->cols, d, nb, (int)row);
         else if (d.taps == 9)

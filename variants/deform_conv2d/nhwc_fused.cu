@@ -135,11 +135,6 @@ __device__ __forceinline__ uint32_t swz(int r, int c) {
     return (uint32_t)(r * ROWB + ((c ^ (r & 7)) << 4));
 }
 
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                 "r"(valid ? 16 : 0));
-}
-
 /* Block shapes, mma.sync: WM x WN warps (NT threads), a warp owns 32 pixels
  * (MT = 2 row tiles of 16) x WTN output channels. BM = 32 WM pixels x 8
  * chunks over NT threads: VPT vectors a thread a tile. BN = WN WTN is picked
