@@ -147,6 +147,18 @@ KB_TEST(offset_distributions_and_masks_match_the_reference) {
     }
 }
 
+/* explicit_nhwc*'s windowed im2col: tiles of 64 pixels across a wide row (the
+ * last one short, w % 4 != 0 too), samples inside the +-5 pixel margin and
+ * beyond it (uniform +-7), stride and dilation that change the window. */
+KB_TEST(sampling_window_borders_match_the_reference) {
+    KB_REQUIRE_DEVICE();
+    KB_EXPECT(check_case("n=2 c_in=16 c_out=8 h=12 w=140 offsets=uniform offset_scale=7") >= 4);
+    KB_EXPECT(check_case("n=1 c_in=32 c_out=8 h=10 w=130 offsets=uniform offset_scale=7 "
+                         "dtype=f16") >= 3);
+    KB_EXPECT(check_case("n=2 c_in=16 c_out=8 h=17 w=71 stride_h=2 dil_w=3 pad_w=3 "
+                         "offsets=uniform offset_scale=6") >= 4);
+}
+
 KB_TEST(large_identity_cases_match_the_reference) {
     KB_REQUIRE_DEVICE();
     /* zero offsets, mask 1: a plain convolution; integer offsets: a shifted one */
