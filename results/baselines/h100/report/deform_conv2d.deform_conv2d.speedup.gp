@@ -14,7 +14,7 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.0347425:11.07]
+set yrange [0.0341836:10.1719]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("c_in=256\nc_out=256 h=50\nw=84 dtype=f16\nvs explicit_gemm_i64" 0, "c_in=512\nc_out=512 h=25\nw=42 dtype=f16\nvs explicit_gemm_i64" 1, "c_in=128\nc_out=128\nh=100 w=168\ndtype=f16\nvs explicit_gemm_i64" 2, "c_in=256\nc_out=256 h=50\nw=84\nvs explicit_gemm_i64" 3, "c_in=512\nc_out=512 h=25\nw=42\nvs explicit_gemm_i64" 4, "c_in=128\nc_out=128\nh=100 w=168\nvs explicit_gemm_i64" 5, "n=8 c_in=256\nc_out=256 h=64\nw=64 dtype=f16\nvs explicit_gemm_i64" 6, "n=2 h=200\nw=336\ndtype=f16\nvs explicit_gemm_i64" 7, "n=8 c_in=256\nc_out=256 h=64\nw=64\nvs explicit_gemm_i64" 8, "n=2 h=200\nw=336\nvs explicit_gemm_i64" 9)
 set bmargin 8
