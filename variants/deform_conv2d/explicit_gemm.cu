@@ -492,11 +492,12 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
     const char *mode = getenv("KB_DCN_IM2COL");
     if (mode && *mode && strcmp(mode, "window") && strcmp(mode, "global") && strcmp(mode, "auto"))
         return kb_fail(e, "KB_DCN_IM2COL=%s: expected window, global or auto", mode);
+    if constexpr (!NHWC) return KB_OK;
+    if (mode && !strcmp(mode, "global")) return KB_OK;
     int dev, sms;
     KB_CUDA_TRY(cudaGetDevice(&dev), e);
     KB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), e);
-    st->windowed = NHWC && !(mode && !strcmp(mode, "global")) &&
-                   dcn_win_of(dcn_dims_of(&st->p), 16 / (int)kb_dtype_size(st->p.dtype), st->block,
+    st->windowed = dcn_win_of(dcn_dims_of(&st->p), 16 / (int)kb_dtype_size(st->p.dtype), st->block,
                               sms, mode && !strcmp(mode, "window"), &st->win);
     if (st->windowed) {
         const void *k = st->p.dtype == KB_F32   ? (const void *)dcn_im2col_nhwc_win<float>
