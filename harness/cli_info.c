@@ -30,7 +30,7 @@ int kb_cmd_info(int argc, char **argv) {
             return kb_usage_error("info", "unexpected argument '%s'", argv[i]);
         }
     }
-    printf("kbench %s\n", kb_git_commit);
+    printf("kbench %s, built for CUDA architectures %s\n", kb_git_commit, kb_cuda_architectures);
     kb_device d;
     kb_error e;
     int rc = kb_device_open((int)ordinal, &d, &e);
@@ -45,5 +45,6 @@ int kb_cmd_info(int argc, char **argv) {
     if (kb_device_peaks(&d, remeasure, &e) != KB_OK)
         fprintf(stderr, "kbench info: could not measure the peaks: %s\n", e.msg);
     kb_device_describe(&d, stdout);
+    if (kb_gpu_have_code(&e) != KB_OK) printf("  %s\n", e.msg);
     return KB_EXIT_OK;
 }

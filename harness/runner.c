@@ -392,6 +392,8 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         if (r->on_skip) r->on_skip(r, p);
         return;
     }
+    /* A build without code for this device: every row says how to rebuild. */
+    if (s == KB_OK && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
     char limit[sizeof e.msg] = "";
     if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
         row.forced = 1;

@@ -19,7 +19,10 @@
 #   ncu       the README's Nsight Compute line (also KB_NCU=1)
 #   sanitize  scripts/sanitize.sh over OP (compute-sanitizer; ~6 min for all ops)
 # KB_VARIANTS (comma list) narrows check and run to those variants; KB_CTEST
-# (a ctest -R regex) narrows the test suite.
+# (a ctest -R regex) narrows the test suite. KB_ARCHS picks the CUDA
+# architectures: unset, this machine's GPU; "fat", every architecture kbench
+# supports (cmake/KbArchitectures.cmake); else a CMake list such as "80;90".
+# Name a separate KB_BUILD folder per choice (the choice is cached).
 # One device call is at most 10 minutes: split a full check over calls by stage.
 #
 # Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
@@ -48,7 +51,13 @@ pack() { tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv >"$work/nvidia-smi.csv" 2>&1
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+archs=()
+case "${KB_ARCHS:-}" in
+    "") ;;
+    fat) archs=(-DKB_FAT_BUILD=ON) ;;
+    *) archs=("-DCMAKE_CUDA_ARCHITECTURES=$KB_ARCHS") ;;
+esac
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "${archs[@]}" \
     >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log"; exit 1; }
 start=$(date +%s)
 if ! ninja -C "$BUILD" >"$work/build.log" 2>&1; then

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
 op=${1:-preprocess}
 [ $# -gt 0 ] && shift
-cmake --preset default >/dev/null
-cmake --build --preset default
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build
 mkdir -p results plots
 args=("$@")
 [ ${#args[@]} -eq 0 ] && args=(--sweep default)

@@ -158,12 +158,12 @@ static inline int dcn_implicit_limits(const kb_dcn_params *p, int bn, int bm_min
 }
 
 /* 128 output channels per block unless that leaves under two waves of blocks
- * on a 132-SM H100 (or the group has <= 64 channels): then 64. */
+ * on this device's SMs (or the group has <= 64 channels): then 64. */
 static inline int dcn_pick_bm(const kb_dcn_params *p, int bn) {
     int64_t cout_g = p->c_out / p->groups;
     int64_t ptiles = (p->n * p->ho * p->wo + bn - 1) / bn;
     int64_t blocks128 = p->groups * ((cout_g + 127) / 128) * ptiles;
-    return cout_g <= 64 || blocks128 < 2 * 132 ? 64 : 128;
+    return cout_g <= 64 || blocks128 < 2 * kb_gpu_sms(1) ? 64 : 128;
 }
 
 /* ---- the implicit-GEMM B tile: deformable columns sampled on the fly ----

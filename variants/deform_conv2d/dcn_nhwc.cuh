@@ -24,6 +24,7 @@
 #define KB_DCN_NHWC_CUH
 
 #include "dcn_common.cuh"
+#include "variants/common/arch.cuh"
 
 template <typename T> __device__ __forceinline__ T dcn_bits(unsigned short b);
 template <> __device__ __forceinline__ __half dcn_bits<__half>(unsigned short b) {
@@ -31,12 +32,6 @@ template <> __device__ __forceinline__ __half dcn_bits<__half>(unsigned short b)
 }
 template <> __device__ __forceinline__ __nv_bfloat16 dcn_bits<__nv_bfloat16>(unsigned short b) {
     return __ushort_as_bfloat16(b);
-}
-
-/* 16 bytes global -> shared (address dst), bypassing L1; zeros when !valid. */
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                 "r"(valid ? 16 : 0));
 }
 
 /* VW channels of one 16-byte vector as floats. */
@@ -195,11 +190,7 @@ __global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims
         }
         int cl = r / d.taps, k = r - cl * d.taps;
         T v = w[co * d.kd + r];
-        if constexpr (TF32) {
-            uint32_t b;
-            asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b) : "f"(v));
-            v = __uint_as_float(b);
-        }
+        if constexpr (TF32) v = __uint_as_float(kb_tf32_bits(v));
         wr[co * ld + (cl / sl * d.taps + k) * sl + cl % sl] = v;
     }
 }

@@ -294,9 +294,10 @@ __global__ void __launch_bounds__(WIN_NT, 2)
     for (int l = threadIdx.x; l < w.wh * w.ww * w.vn; l += WIN_NT) {
         int v = l % w.vn, c = l / w.vn, gx = ix0 + c % w.ww, gy = iy0 + c / w.ww;
         bool in_img = gy >= 0 && gy < d.h && gx >= 0 && gx < d.w;
-        cp_async16(s0 + l * 16, img + (in_img ? gy * d.w + gx : 0) * d.c_in + c0 + v * VW, in_img);
+        kb_cp_async16(s0 + l * 16, img + (in_img ? gy * d.w + gx : 0) * d.c_in + c0 + v * VW,
+                      in_img);
     }
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    kb_cp_async_wait_all();
     __syncthreads();
 
     /* Thread t < pass * per_pix samples (tap k, vector v) = t % per_pix of
@@ -373,6 +374,7 @@ struct explicit_state {
     void *cols, *cublas_ws;
     void *nhwc, *wr; /* explicit_nhwc*: the NHWC input, the reordered weights */
     bool windowed;   /* explicit_nhwc*: dcn_im2col_nhwc_win samples, with win */
+    int sms;         /* the device's, for the im2col grids */
     dcn_win win;
     cublasHandle_t handle;
 };
@@ -432,6 +434,10 @@ template <int TF32> static int supports_nhwc(const kb_case *c, kb_error *why) {
         return KB_NOT_APPLICABLE;
     }
     if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
+    const char *mode = getenv("KB_DCN_IM2COL");
+    if (mode && !strcmp(mode, "window") &&
+        kb_gpu_require(KB_CC_CP_ASYNC, "cp.async (the windowed im2col)", why) != KB_OK)
+        return KB_UNSUPPORTED;
     return supports<1, true>(c, why);
 }
 
@@ -472,6 +478,7 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
     st->compute = TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->block = images_per_block(&st->p, INDEX32, NHWC);
+    st->sms = kb_gpu_sms(1);
     if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32, NHWC)) != cudaSuccess ||
         cudaMalloc(&st->cublas_ws, CUBLAS_WORKSPACE) != cudaSuccess) {
         cudaGetLastError();
@@ -493,12 +500,11 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
     if (mode && *mode && strcmp(mode, "window") && strcmp(mode, "global") && strcmp(mode, "auto"))
         return kb_fail(e, "KB_DCN_IM2COL=%s: expected window, global or auto", mode);
     if constexpr (!NHWC) return KB_OK;
-    if (mode && !strcmp(mode, "global")) return KB_OK;
-    int dev, sms;
-    KB_CUDA_TRY(cudaGetDevice(&dev), e);
-    KB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), e);
+    /* the window stages with cp.async: global loads alone before 8.0 */
+    if ((mode && !strcmp(mode, "global")) || kb_gpu_require(KB_CC_CP_ASYNC, "cp.async", NULL))
+        return KB_OK;
     st->windowed = dcn_win_of(dcn_dims_of(&st->p), 16 / (int)kb_dtype_size(st->p.dtype), st->block,
-                              sms, mode && !strcmp(mode, "window"), &st->win);
+                              st->sms, mode && !strcmp(mode, "window"), &st->win);
     if (st->windowed) {
         const void *k = st->p.dtype == KB_F32   ? (const void *)dcn_im2col_nhwc_win<float>
                         : st->p.dtype == KB_F16 ? (const void *)dcn_im2col_nhwc_win<__half>
@@ -546,7 +552,8 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
          * CH channels of a pixel), grid-stride past 32 blocks an SM */
         int64_t work =
             (int64_t)nb * P * (NHWC ? kp->c_in / (16 / (int)sizeof(T)) : (kp->c_in + CH - 1) / CH);
-        int grid = (int)((work + 255) / 256 < 132 * 32 ? (work + 255) / 256 : 132 * 32);
+        const int64_t cap = (int64_t)st->sms * 32;
+        int grid = (int)((work + 255) / 256 < cap ? (work + 255) / 256 : cap);
         kb_nvtx_push("im2col");
         if (NHWC && st->windowed) {
             const dcn_win &w = st->win;

@@ -17,6 +17,7 @@
  * data type (tf32 / f16 / bf16) once, when it enters shared memory.
  */
 #include "dcn_common.cuh"
+#include "variants/common/arch.cuh"
 
 #include <stdlib.h>
 
@@ -29,11 +30,7 @@ template <> struct mma_traits<float> {
     using S = float;                         /* holding tf32 bit patterns */
     static constexpr int KSTEP = 8, BK = 16; /* 2 k-steps per tile */
     static constexpr kb_dtype DTYPE = KB_F32;
-    static __device__ __forceinline__ S to_s(float v) {
-        uint32_t r;
-        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-        return __uint_as_float(r);
-    }
+    static __device__ __forceinline__ S to_s(float v) { return __uint_as_float(kb_tf32_bits(v)); }
 };
 template <> struct mma_traits<__half> {
     using S = __half;
@@ -53,26 +50,38 @@ __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], const
 template <>
 __device__ __forceinline__ void mma<float>(float (&c)[4], const uint32_t (&a)[4],
                                            const uint32_t (&b)[2]) {
+#if KB_SM80
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
                  "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();
+#endif
 }
 template <>
 __device__ __forceinline__ void mma<__half>(float (&c)[4], const uint32_t (&a)[4],
                                             const uint32_t (&b)[2]) {
+#if KB_SM80
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
                  "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();
+#endif
 }
 template <>
 __device__ __forceinline__ void mma<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4],
                                                    const uint32_t (&b)[2]) {
+#if KB_SM80
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
                  "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();
+#endif
 }
 
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *p) {
@@ -224,6 +233,8 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
                 kb_dtype_name(mma_traits<T>::DTYPE));
         return KB_NOT_APPLICABLE;
     }
+    if (kb_gpu_require(KB_CC_MMA_SM80, "mma.sync with tf32/f16/bf16 operands", why) != KB_OK)
+        return KB_UNSUPPORTED;
     return dcn_implicit_limits(&p, BN, 64, smem_bytes<T, 128, sampler_t<T>>((int)(p.kh * p.kw)),
                                why);
 }

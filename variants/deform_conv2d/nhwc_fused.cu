@@ -56,11 +56,6 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
     __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
     return *(uint32_t *)&h;
 }
-__device__ __forceinline__ uint32_t tf32_bits(float v) {
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-    return r;
-}
 
 /* The bilinear blend of one 16-byte vector from its 4 corners, as the 16
  * bytes the A tile stores. f32 (tf32 variant) and bf16: in fp32, rounded once.
@@ -97,7 +92,8 @@ template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const ui
             for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
         }
         if constexpr (sizeof(T) == 4) {
-            return make_uint4(tf32_bits(v[0]), tf32_bits(v[1]), tf32_bits(v[2]), tf32_bits(v[3]));
+            return make_uint4(kb_tf32_bits(v[0]), kb_tf32_bits(v[1]), kb_tf32_bits(v[2]),
+                              kb_tf32_bits(v[3]));
         } else {
             return make_uint4(pack_bf16x2(v[0], v[1]), pack_bf16x2(v[2], v[3]),
                               pack_bf16x2(v[4], v[5]), pack_bf16x2(v[6], v[7]));
@@ -107,6 +103,9 @@ template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const ui
 
 template <typename T>
 __device__ __forceinline__ void mma(float *c, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+#if !KB_SM80
+    __trap();
+#else
     if constexpr (sizeof(T) == 4)
         asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -122,6 +121,7 @@ __device__ __forceinline__ void mma(float *c, const uint32_t (&a)[4], uint32_t b
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
@@ -202,10 +202,12 @@ template <typename SH> constexpr size_t smem_bytes(int taps) {
  * rows and the 128-byte swizzle: start address, leading offset unused (1),
  * 1024 bytes from one 8-row group to the next, layout 1 = 128B swizzle.
  * A K step of 32 bytes adds 2 to it (the start address is in 16 bytes). */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ uint64_t wg_desc(uint32_t addr) {
     return (uint64_t)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) |
            (1ull << 62);
 }
+#endif
 
 /* The (tap, pixel) table of offset group og for pixels q0 .. q0+BM-1: thread
  * tid takes pixel tid % BM and taps tid / BM, + NT / BM, ..., so a pixel's
@@ -323,11 +325,11 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
         for (int i = 0; i < BN / RS; i++) {
             const int co = n0 + prow + i * RS;
             const bool ok = co < d.cout_g && cl < d.cin_g;
-            cp_async16(s_b + (buf * BN + i * RS) * ROWB + slot,
-                       ok ? (const void *)(wg + (co * d.kd + k * d.cin_g + cl)) : (const void *)wr,
-                       ok);
+            kb_cp_async16(
+                s_b + (buf * BN + i * RS) * ROWB + slot,
+                ok ? (const void *)(wg + (co * d.kd + k * d.cin_g + cl)) : (const void *)wr, ok);
         }
-        asm volatile("cp.async.commit_group;");
+        kb_cp_async_commit();
     };
     int ic = 0, ik = 0; /* the next tile to issue */
     auto issue_next = [&](corners<VPT> &cr, int buf) {
@@ -381,7 +383,7 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         }
 #else
-        __trap(); /* supports() keeps the wgmma shapes to sm_90a builds */
+        __trap();                       /* supports() keeps the wgmma shapes to sm_90a builds */
 #endif
     };
     /* Retire the wgmma and make the next tile's shared stores (generic proxy)
@@ -404,7 +406,7 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
     corners<VPT> cr;
     issue_next(cr, 0);
     finish(cr, 0);
-    asm volatile("cp.async.wait_group 0;");
+    kb_cp_async_wait_group0();
     wg_wait();
     __syncthreads();
     for (int t = 0; t < ktiles; t++) {
@@ -415,7 +417,7 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
         else
             multiply(t % STAGES);
         if (more) finish(cr, (t + 1) % STAGES);
-        asm volatile("cp.async.wait_group 0;");
+        kb_cp_async_wait_group0();
         wg_wait();
         __syncthreads();
     }
@@ -478,18 +480,18 @@ template <typename F> static auto with_shape(int sh, F f) {
 }
 
 /* By c_out/groups; past 128 channels, 64-pixel blocks of 16 warps where they
- * make two waves on 132 SMs (one block an SM), else 32-pixel blocks. */
+ * make two waves on the device's SMs (one block an SM), else 32-pixel blocks. */
 static int pick_shape(const kb_dcn_params *p, bool wgmma) {
-    int64_t cout_g = p->c_out / p->groups, pixels = p->n * p->ho * p->wo;
+    int64_t cout_g = p->c_out / p->groups, pixels = p->n * p->ho * p->wo, sms = kb_gpu_sms(1);
     if (wgmma) {
-        /* 128 x 256 blocks (one an SM) where they fill a wave of 132 SMs;
+        /* 128 x 256 blocks (one an SM) where they fill a wave of the SMs;
          * else 64 x 128 tiles, 256 channels in two of them. */
         if (cout_g <= 64) return kWG64;
-        return cout_g > 128 && pixels >= 132 * 128 ? kWG256 : kWG128;
+        return cout_g > 128 && pixels >= sms * 128 ? kWG256 : kWG128;
     }
     if (cout_g <= 64) return kN64;
     if (cout_g <= 128) return kN128;
-    return pixels >= 2 * 132 * 64 ? kN256W : kN256;
+    return pixels >= 2 * sms * 64 ? kN256W : kN256;
 }
 
 struct fused_state {
@@ -506,19 +508,18 @@ static size_t weight_bytes(const kb_dcn_params *p) {
  * CMAKE_CUDA_ARCHITECTURES names 90) and a 9.0 device to run them. */
 static int wgmma_limits(kb_error *why) {
 #ifndef KB_HAVE_SM90A
-    kb_fail(why, "built without sm_90a code: CMAKE_CUDA_ARCHITECTURES must include 90");
+    kb_fail(why,
+            "needs wgmma: this kbench was built without sm_90a code (CUDA architectures %s; "
+            "a list with 90 builds it)",
+            kb_cuda_architectures);
     return KB_UNSUPPORTED;
 #else
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
-        (major != 9 || minor != 0)) {
-        kb_fail(why, "wgmma runs on compute capability 9.0 (sm_90a); this device is %d.%d", major,
-                minor);
+    const kb_gpu *g = kb_gpu_current(); /* none: the CPU-only tests, nothing runs */
+    if (g && g->cc != 90) {
+        kb_fail(why, "needs wgmma (compute capability 9.0 exactly, sm_90a); this %s is %d.%d",
+                g->name, g->cc / 10, g->cc % 10);
         return KB_UNSUPPORTED;
     }
-    cudaGetLastError(); /* no device (the CPU-only tests): nothing runs, nothing to refuse */
     return KB_OK;
 #endif
 }
@@ -531,7 +532,9 @@ template <typename T, bool WGMMA> int supports(const kb_case *c, kb_error *why) 
                 kb_dtype_name(fused_traits<T>::DTYPE));
         return KB_NOT_APPLICABLE;
     }
-    if (dcn_nhwc_limits(&p, why) != KB_OK || (WGMMA && wgmma_limits(why) != KB_OK))
+    if (dcn_nhwc_limits(&p, why) != KB_OK || (WGMMA && wgmma_limits(why) != KB_OK) ||
+        kb_gpu_require(KB_CC_MMA_SM80, "mma.sync with tf32/f16/bf16 operands and cp.async", why) !=
+            KB_OK)
         return KB_UNSUPPORTED;
     int taps = (int)(p.kh * p.kw);
     size_t smem =

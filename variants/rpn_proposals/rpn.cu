@@ -25,12 +25,9 @@
 
 #include "../nms/nms_device.cuh"
 #include "../topk/topk_device.cuh"
-
-#include <cooperative_groups.h>
+#include "variants/common/arch.cuh"
 
 #include <stdlib.h>
-
-namespace cg = cooperative_groups;
 
 namespace {
 
@@ -127,7 +124,6 @@ __global__ void __launch_bounds__(64)
  * the first max_per_img rows. */
 constexpr int kWalkThreads = 1024;
 constexpr int kWalkSmemPerBox = 2 * 16 + 2 * 4; /* box and score, all and kept */
-constexpr size_t kWalkSmemLimit = 190 * 1024;   /* + 34 KB static: under 227 KB */
 size_t walk_smem_bytes(int pre, bool with_mask) {
     const size_t words = ((size_t)pre + 63) / 64;
     return (size_t)pre * kWalkSmemPerBox + (with_mask ? 8 * words * (size_t)pre : 0);
@@ -149,7 +145,7 @@ __global__ void __launch_bounds__(kWalkThreads)
     walk_merge(Params p, const float *sel_v, const int *sel_i, const float *anchors,
                const float *deltas, const int *level_offsets, const unsigned long long *mask,
                float *proposals, int *count) {
-    cg::cluster_group cluster = cg::this_cluster();
+    auto cluster = kb_this_cluster();
     const int l = (int)cluster.block_rank(), tid = threadIdx.x, lane = tid & 31;
     const int take = min(p.pre, p.lv.size[l]), words = (p.pre + 63) / 64;
     extern __shared__ float4 walk_smem[];
@@ -247,6 +243,18 @@ __global__ void __launch_bounds__(kWalkThreads)
     cluster.sync(); /* no block leaves while another reads its kept scores */
 }
 
+/* The dynamic shared memory the walk may take on this device: the block's
+ * opt-in limit less the walk's static arrays (34 KB). 0 without a device. */
+size_t walk_smem_limit() {
+    const kb_gpu *g = kb_gpu_current();
+    cudaFuncAttributes a;
+    if (!g || cudaFuncGetAttributes(&a, walk_merge) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return g->smem_optin > a.sharedSizeBytes ? g->smem_optin - a.sharedSizeBytes : 0;
+}
+
 /* Rows of the output: kept boxes up to the first filtered-out one, then zeros. */
 __global__ void write_proposals(const int *keep, const int *keep_count, const float4 *raw,
                                 const float *score, int max_out, float *proposals, int *count) {
@@ -295,7 +303,7 @@ Params params_of(const kb_case *c, int64_t *len) {
     p.min_size = (float)kb_float(c, "min_bbox_size");
     p.img_w = (float)kb_int(c, "img_w");
     p.img_h = (float)kb_int(c, "img_h");
-    p.mask_in_smem = walk_smem_bytes(p.pre, true) <= kWalkSmemLimit;
+    p.mask_in_smem = walk_smem_bytes(p.pre, true) <= walk_smem_limit();
     return p;
 }
 
@@ -329,6 +337,24 @@ size_t workspace(Design d, const kb_case *c) {
 }
 
 int supports(const kb_case *c, kb_error *why) {
+    return KB_OK;
+}
+
+/* select_bitmask_gpu and fused: the top-k is radix_select's cluster kernel. */
+int select_supports(const kb_case *c, kb_error *why) {
+    return kb_gpu_require(KB_CC_CLUSTERS, "thread block clusters", why);
+}
+
+/* fused: also one cluster of a block per level, its boxes in shared memory. */
+int fused_supports(const kb_case *c, kb_error *why) {
+    if (select_supports(c, why) != KB_OK) return KB_UNSUPPORTED;
+    const size_t need = walk_smem_bytes((int)kb_int(c, "nms_pre"), false), have = walk_smem_limit();
+    if (kb_gpu_current() && need > have) {
+        kb_fail(why,
+                "nms_pre=%lld: the walk needs %zu bytes of shared memory, this device offers %zu",
+                (long long)kb_int(c, "nms_pre"), need, have);
+        return KB_UNSUPPORTED;
+    }
     return KB_OK;
 }
 
@@ -490,6 +516,6 @@ int fused_setup(const kb_case *c, const kb_tensors *, void **st, kb_error *e) {
 extern "C" const kb_variant_impl kb_rpn_proposals_sort_bitmask = {
     supports, sort_bitmask_ws, sort_bitmask_setup, run, teardown};
 extern "C" const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu = {
-    supports, select_ws, select_setup, run, teardown};
-extern "C" const kb_variant_impl kb_rpn_proposals_fused = {supports, fused_ws, fused_setup, run,
-                                                           teardown};
+    select_supports, select_ws, select_setup, run, teardown};
+extern "C" const kb_variant_impl kb_rpn_proposals_fused = {fused_supports, fused_ws, fused_setup,
+                                                           run, teardown};

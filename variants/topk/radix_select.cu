@@ -38,12 +38,9 @@
 #include "topk.h"
 
 #include "topk_device.cuh"
-
-#include <cooperative_groups.h>
+#include "variants/common/arch.cuh"
 
 #include <stdlib.h>
-
-namespace cg = cooperative_groups;
 
 namespace {
 
@@ -56,7 +53,7 @@ constexpr int kBins = 2048;         /* the widest digit: 11 bits */
 constexpr int kPassCount = 3;       /* 11 + 11 + 10 bits */
 constexpr int kLoadBatch = 8;       /* global loads in flight per thread in the first pass */
 static_assert(kBins == 2 * kThreads, "the digit pick gives each thread two bins");
-constexpr size_t kSmemLimit = 200 * 1024;
+constexpr size_t kSmemWanted = 200 * 1024; /* the cache's cap where the device has more */
 /* Candidate slots beyond k: a pass whose bucket, with every key above it, fits
  * k + kSlack slots takes it whole and ends the select (uniform scores: after
  * the second pass ~12 keys of 201,600 share the k-th key's 22 bits). */
@@ -93,7 +90,7 @@ __device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *
 __global__ void __launch_bounds__(kThreads, 1)
     radix_select_kernel(const float *values, const int *offsets, int k, int cache_cap, float *out_v,
                         int *out_i, int *out_n) {
-    cg::cluster_group cluster = cg::this_cluster();
+    auto cluster = kb_this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
     const int seg = blockIdx.y, tid = threadIdx.x;
     const unsigned lane = tid & 31;
@@ -303,6 +300,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 int supports(const kb_case *c, kb_error *why) {
+    if (kb_gpu_require(KB_CC_CLUSTERS, "thread block clusters", why) != KB_OK)
+        return KB_UNSUPPORTED;
     if (kb_int(c, "k") <= KB_TOPK_SELECT_MAX_K) return KB_OK;
     kb_fail(why, "k=%lld > %d: the survivors are ranked in shared memory",
             (long long)kb_int(c, "k"), KB_TOPK_SELECT_MAX_K);
@@ -353,14 +352,29 @@ void teardown(void *state) {
 struct Occupancy {
     int largest;               /* the largest size that runs */
     int active[kClusterSizes]; /* active[i]: clusters of 2^i blocks */
+    size_t smem;               /* dynamic shared memory a block takes: candidates + cache */
 };
 
+/* kSmemWanted, or what the device's opt-in limit leaves beside the kernel's
+ * static arrays where that is less (99 KB-class GPUs). */
+size_t smem_limit() {
+    const kb_gpu *g = kb_gpu_current();
+    cudaFuncAttributes a;
+    if (!g || cudaFuncGetAttributes(&a, radix_select_kernel) != cudaSuccess) {
+        cudaGetLastError();
+        return kSmemWanted;
+    }
+    const size_t have = g->smem_optin > a.sharedSizeBytes ? g->smem_optin - a.sharedSizeBytes : 0;
+    return have < kSmemWanted ? have : kSmemWanted;
+}
+
 const Occupancy &occupancy() {
-    static Occupancy occ = {0, {0}};
+    static Occupancy occ = {0, {0}, 0};
     if (occ.largest) return occ;
     occ.largest = 1;
+    occ.smem = smem_limit();
     if (cudaFuncSetAttribute(radix_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)kSmemLimit) != cudaSuccess ||
+                             (int)occ.smem) != cudaSuccess ||
         cudaFuncSetAttribute(radix_select_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
                              1) != cudaSuccess)
         cudaGetLastError(); /* then only the portable sizes (<= 8) can run */
@@ -368,7 +382,7 @@ const Occupancy &occupancy() {
         cudaLaunchConfig_t probe = {};
         probe.gridDim = dim3(1u << i);
         probe.blockDim = dim3(kThreads);
-        probe.dynamicSmemBytes = kSmemLimit;
+        probe.dynamicSmemBytes = occ.smem;
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;
         attr[0].val.clusterDim.x = 1u << i;
@@ -407,7 +421,7 @@ int cluster_blocks(int segments, int longest, int k) {
         const int half = size / 2;
         const size_t bytes =
             (size_t)(k + kSlack) * sizeof(u64) + 4 * (((size_t)longest + half - 1) / half);
-        if (bytes > kSmemLimit || waves(segments, occ, half) >= waves(segments, occ, size)) break;
+        if (bytes > occ.smem || waves(segments, occ, half) >= waves(segments, occ, size)) break;
         size = half;
     }
     return size;
@@ -422,7 +436,7 @@ cudaError_t kb_topk_select(const float *values, const int *offsets, int segments
     const int blocks = cluster_blocks(segments, longest, k);
     const size_t chunk = ((size_t)longest + blocks - 1) / blocks;
     const size_t cand_bytes = (size_t)(k + kSlack) * sizeof(u64);
-    const size_t cache_cap = cand_bytes + 4 * chunk <= kSmemLimit ? chunk : 0;
+    const size_t cache_cap = cand_bytes + 4 * chunk <= occupancy().smem ? chunk : 0;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)blocks, (unsigned)segments);
     cfg.blockDim = dim3(kThreads);

@@ -1,0 +1,99 @@
+/* arch.cuh — device code for features that only some targets have.
+ *
+ * One kbench binary holds code for several architectures
+ * (cmake/KbArchitectures.cmake). A kernel that uses a newer feature compiles,
+ * for an older target, to a trap; the variant's supports() refuses such a
+ * device first (kb_gpu_require with the KB_CC_ constant below), so the trap
+ * is never reached and the row says UNSUPPORTED with the feature's name. */
+#ifndef KB_ARCH_CUH
+#define KB_ARCH_CUH
+
+#include <cooperative_groups.h>
+#include <cstdint>
+
+/* Minimum compute capability (10 * major + minor) of each feature used. */
+enum {
+    KB_CC_CP_ASYNC = 80, /* cp.async global -> shared */
+    KB_CC_MMA_SM80 = 80, /* mma.sync with tf32 or bf16, and m16n8k16 f16 */
+    KB_CC_CLUSTERS = 90, /* thread block clusters, distributed shared memory */
+};
+
+/* KB_SM80 / KB_SM90: the target being compiled has the features of 8.0 / 9.0
+ * (always 1 in host code, which only declares). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define KB_SM80 0
+#else
+#define KB_SM80 1
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define KB_SM90 0
+#else
+#define KB_SM90 1
+#endif
+
+/* 16 bytes global -> shared (shared address dst), bypassing L1; zeros when
+ * !valid. Commit and wait as the PTX groups do. */
+__device__ __forceinline__ void kb_cp_async16(uint32_t dst, const void *src, bool valid) {
+#if KB_SM80
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                 "r"(valid ? 16 : 0));
+#else
+    __trap();
+#endif
+}
+__device__ __forceinline__ void kb_cp_async_commit() {
+#if KB_SM80
+    asm volatile("cp.async.commit_group;");
+#endif
+}
+__device__ __forceinline__ void kb_cp_async_wait_group0() {
+#if KB_SM80
+    asm volatile("cp.async.wait_group 0;");
+#endif
+}
+__device__ __forceinline__ void kb_cp_async_wait_all() {
+#if KB_SM80
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+/* f32 rounded to tf32 (to nearest, ties away), as the tf32 mma reads it. */
+__device__ __forceinline__ uint32_t kb_tf32_bits(float v) {
+    uint32_t r = 0;
+#if KB_SM80
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+#else
+    __trap();
+#endif
+    return r;
+}
+
+/* The calling block's thread block cluster (9.0+). Older targets get a
+ * stand-in with the calls the cluster kernels make, each a trap, so that
+ * those kernels compile for every target. */
+#if KB_SM90
+__device__ __forceinline__ cooperative_groups::cluster_group kb_this_cluster() {
+    return cooperative_groups::this_cluster();
+}
+#else
+struct kb_no_cluster {
+    __device__ unsigned num_blocks() const {
+        __trap();
+        return 1;
+    }
+    __device__ unsigned block_rank() const {
+        __trap();
+        return 0;
+    }
+    __device__ void sync() const { __trap(); }
+    template <typename T> __device__ T *map_shared_rank(T *p, unsigned) const {
+        __trap();
+        return p;
+    }
+};
+__device__ __forceinline__ kb_no_cluster kb_this_cluster() {
+    return {};
+}
+#endif
+
+#endif
