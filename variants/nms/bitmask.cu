@@ -611,7 +611,9 @@ cudaError_t nms_sorted_masks(walk_kind walk, const float4 *boxes, const int *cla
     if (!prune) l.far = far_lists{};
     /* Pruning pays for its xsort launch only beyond ~64 column blocks. */
     if (!prune || words_of(n) < 64) l.xs = xsorted{};
-    bool small = prune && words_of(n) <= kSmallWalkWords;
+    const kb_gpu *g = kb_gpu_current(); /* the small walk's rows fill 99 KB-class GPUs */
+    bool small =
+        prune && words_of(n) <= kSmallWalkWords && (!g || small_walk_smem(n) <= g->smem_optin);
     if (small) l.far = far_lists{}; /* the small walk reads rows whole */
     kb_nvtx_push("mask");
     cudaError_t rc = build_masks(boxes, classes, n, iou, l.mask, l.diag_col, l.xs, l.far, s);

@@ -208,7 +208,7 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {
-    accepts_every_case, fast_workspace, fast_setup, run, free_state};
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {
-    accepts_every_case, bitmask_workspace, bitmask_setup, run, free_state};
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {stage_fits, fast_workspace,
+                                                                  fast_setup, run, free_state};
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {stage_fits, bitmask_workspace,
+                                                                  bitmask_setup, run, free_state};

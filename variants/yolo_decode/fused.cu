@@ -62,5 +62,5 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_fused_batch = {accepts_every_case, workspace, setup,
-                                                               run, free_state};
+extern "C" const kb_variant_impl kb_yolo_decode_fused_batch = {stage_fits, workspace, setup, run,
+                                                               free_state};

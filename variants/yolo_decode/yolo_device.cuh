@@ -366,10 +366,17 @@ struct host_state {
     void *base;
 };
 
-inline int accepts_every_case(const kb_case *c, kb_error *why) {
-    (void)c;
-    (void)why;
-    return KB_OK;
+/* Every variant's block stage holds max_det candidates in shared memory:
+ * max_det = 4096 takes 136 KB, more than a 99 KB-class GPU (L4, RTX 4090)
+ * gives a block. The stage kernels' static arrays take under 2 KB. */
+inline int stage_fits(const kb_case *c, kb_error *why) {
+    const kb_gpu *g = kb_gpu_current();
+    const int max_det = (int)kb_int(c, "max_det");
+    const size_t need = stage_smem_bytes(max_det) + 2048;
+    if (!g || need <= g->smem_optin) return KB_OK;
+    kb_fail(why, "max_det=%d: the block stage needs %zu bytes of shared memory, this %s offers %zu",
+            max_det, need, g->name, g->smem_optin);
+    return KB_UNSUPPORTED;
 }
 
 /* Every variant's setup: a zeroed host state S, its parameters, one device
