@@ -34,7 +34,7 @@ RACE_CASES=${KB_SAN_RACE_CASES:-2}
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$san" ] || { echo "sanitize.sh: compute-sanitizer not found"; exit 2; }
 if [ ! -x "$BUILD/kbench" ]; then
-    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         >/dev/null && ninja -C "$BUILD" kbench >/dev/null || { echo "sanitize.sh: build failed"; exit 2; }
 fi
 work=$(mktemp -d)
