@@ -178,6 +178,17 @@ expect_file "$tmp/report/report.md" "^\| n=16 \| bilinear_vec \| 72.40 us ± 0.3
 expect_file "$tmp/report/summary.md" "^\| n=16 \| bilinear_vec \| 72.40 us \| 2.37× bilinear_naive \| 6.49× peer:opencv_cuda \| 0 B \|"
 expect_file "$tmp/report/summary.md" "^\| n=100000 \| blockwalk \| 2.890 ms \| - \| 7.44× peer:torchvision"
 [[ $code -eq 0 ]] && expect_file "$tmp/report/summary.md" "!\[nms speedup\]\(nms.nms.speedup.svg\)"
+# files from two GPUs and two commits: the report names every one of them
+sed -e 's/GPU-6f1c2a9e-4b7d/GPU-0a0a0a0a-1111/' -e 's/^# kbench 3623961 /# kbench 7e57c0d /' \
+    $d/nms.csv >"$tmp/nms-other-gpu.csv"
+expect $code "report.md" -- report $d/nms.csv "$tmp/nms-other-gpu.csv" -o "$tmp/report-2gpu"
+for f in report.md summary.md; do
+    for id in GPU-6f1c2a9e-4b7d-1c55-9a0e-3d2f8b61c0aa GPU-0a0a0a0a-1111-1c55-9a0e-3d2f8b61c0aa \
+        3623961 7e57c0d; do
+        expect_file "$tmp/report-2gpu/$f" "^Made by .*$id"
+    done
+done
+expect_file "$tmp/report-2gpu/report.md" "more than one device or build"
 
 # ---- verify: another program's outputs judged by the op's compare (peers/) ----
 v=$d/verify_nms # n=5 boxes; no reference.*.npy, so verify computes it on the CPU
