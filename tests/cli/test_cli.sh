@@ -202,6 +202,12 @@ expect 2 "/no/such/case.txt: cannot open" -- verify nms /no/such peer_good
 expect 2 "unknown op 'nope'" -- verify nope $v peer_good
 expect 2 "expected OP CASEDIR NAME" -- verify nms $v
 expect 2 "--precision f8: expected f32, tf32, f16 or bf16" -- verify nms $v peer_good --precision f8
+# nothing is poisoned in verify: a NaN the program wrote is a NaN, whatever its bits
+# (peer_nan holds 0x7FC00000, 0xFFC00000 and the poison's own 0xFFFFFFFF)
+v=$d/verify_preprocess
+expect 0 '"status":"PASS".*"nan":0,"unwritten":0' -- verify preprocess $v peer_good
+expect 1 '"status":"FAIL".*"nan":3,"unwritten":0,"note":"out: 3 of 12 element\(s\) are NaN"' -- \
+    verify preprocess $v peer_nan
 
 # ---- peers/peerlib.py writes kbench's CSV schema (standard library only) ----
 if command -v python3 >/dev/null; then
