@@ -1,11 +1,12 @@
 /* cli_compare.c — `kbench compare OLD.csv NEW.csv`: did a change make any
  * case faster or slower, judged with both runs' noise rather than the
- * medians alone, and did any row stop passing? Exit 5 gates CI on a GPU
- * runner. The rule is kb_judge_timing (csv_read.c, so that tests reach it);
- * the help text states it exactly. */
+ * medians alone, and does any row fail or carry no valid time? Exit 5
+ * gates CI on a GPU runner. The rule is kb_compare_rows (compare_runs.c, so
+ * that tests reach it); the help text states it exactly. Rows are matched by
+ * their params' values (kb_params_key), not their text.
+ */
 #include "cli.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,55 +15,50 @@ static void compare_help(void) {
     puts("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
          "                      [--format table|md] [--all]\n\n"
          "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
-         "Timing, for rows PASS or UNCHECKED in both files, from the medians and the noise\n"
-         "(relative std-dev of the samples, the noise_pct column; 0 where a file has none):\n"
+         "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
+         "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
+         "Verdicts, listed in this order (those marked * make the exit code 5):\n"
+         "  BROKEN *        FAIL, ERROR, CRASH or TIMEOUT in NEW; PASS, UNCHECKED or\n"
+         "                  UNSUPPORTED in OLD, or no row there\n"
+         "  STILL FAILING * FAIL, ERROR, CRASH or TIMEOUT in both files\n"
+         "  INVALID *       a PASS or UNCHECKED row, in either file, whose median_us is\n"
+         "                  not a positive finite time (0, negative, nan, inf, empty)\n"
+         "  SLOWER *, FASTER, UNSURE, SAME   timing, for rows PASS or UNCHECKED in both\n"
+         "  FIXED           FAIL/ERROR/CRASH/TIMEOUT in OLD, PASS or UNCHECKED in NEW\n"
+         "  STATUS          any other change of status (e.g. PASS -> UNSUPPORTED)\n"
+         "  ADDED, REMOVED  a row in only NEW or only OLD (that is not one of the above)\n"
+         "Timing, from the medians and the noise (relative std-dev of the samples, the\n"
+         "noise_pct column; 0 where a file has none):\n"
          "  delta = new/old - 1     band = 2 * sqrt(noise_old^2 + noise_new^2)\n"
          "  UNSURE   either noise > --max-noise: too noisy to tell a change of that size\n"
          "  SAME     else |delta| <= threshold, or |delta| <= band (inside the noise)\n"
          "  FASTER   else delta < 0\n"
          "  SLOWER   else (delta > 0: beyond both the threshold and the noise)\n"
-         "Status: a row PASS (or UNCHECKED) in OLD that is FAIL, ERROR, CRASH or TIMEOUT in\n"
-         "NEW is reported first and loudly; other status changes are listed. Rows in only\n"
-         "one file are ADDED or REMOVED.\n\n"
+         "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
+         "its status changed. Both files need a median_us column.\n\n"
          "  --threshold PCT   changes smaller than PCT % are SAME (default 5)\n"
          "  --max-noise PCT   rows noisier than PCT % are UNSURE (default: the threshold)\n"
          "  --format F        table (default) or md (Markdown, for a pull request)\n"
          "  --all             also list the SAME rows (default: only counted)\n"
          "  -h, --help\n"
-         "exit codes: 0 nothing slower, nothing broken; 5 a row SLOWER, or a row that\n"
-         "            passed now FAILs/ERRORs/CRASHes/TIMEOUTs; 2 bad usage or a file that\n"
-         "            cannot be read as a kbench CSV\n"
+         "exit codes: 0 no row BROKEN, STILL FAILING, INVALID or SLOWER; 5 at least one;\n"
+         "            2 bad usage, or a file that cannot be read as a kbench CSV or has no\n"
+         "            median_us column\n"
          "example:\n"
          "  kbench compare results/baselines/h100/nms.csv results/nms.csv --format md");
 }
 
 /* ---- matching and listing ---- */
 
-/* Listing order: what gates first, what is the same last. */
-typedef enum category {
-    CAT_BROKEN,
-    CAT_SLOWER,
-    CAT_FASTER,
-    CAT_UNSURE,
-    CAT_STATUS,
-    CAT_ADDED,
-    CAT_REMOVED,
-    CAT_SAME,
-    NCATEGORIES
-} category;
-
-static const char *const category_names[NCATEGORIES] = {"BROKEN", "SLOWER", "FASTER",  "UNSURE",
-                                                        "STATUS", "ADDED",  "REMOVED", "SAME"};
-
 typedef struct pairing {
     const kb_result *before, *after;
     kb_judgement j;
-    category cat;
+    kb_change change;
 } pairing;
 
 static int same_key(const kb_result *a, const kb_result *b) {
     return strcmp(a->op, b->op) == 0 && strcmp(a->variant, b->variant) == 0 &&
-           strcmp(a->params, b->params) == 0 && strcmp(a->mode, b->mode) == 0;
+           strcmp(a->key, b->key) == 0 && strcmp(a->mode, b->mode) == 0;
 }
 
 /* The last row of file with r's key (a re-run appended later wins), warning
@@ -89,19 +85,6 @@ static void warn_duplicates(const kb_results *res) {
     }
 }
 
-static category categorise(const kb_result *before, const kb_result *after, kb_judgement *j,
-                           double threshold, double max_noise) {
-    if (!before) return CAT_ADDED;
-    if (!after) return CAT_REMOVED;
-    *j = kb_judge_timing(before, after, threshold, max_noise);
-    if (kb_status_regressed(before->status, after->status)) return CAT_BROKEN;
-    if (j->verdict == KB_VERDICT_SLOWER) return CAT_SLOWER;
-    if (j->verdict == KB_VERDICT_FASTER) return CAT_FASTER;
-    if (j->verdict == KB_VERDICT_UNSURE) return CAT_UNSURE;
-    if (before->status != after->status) return CAT_STATUS;
-    return CAT_SAME;
-}
-
 static void fmt_noise(const kb_result *r, char *buf, size_t n) {
     if (r && kb_result_timed(r) && r->noise_pct >= 0)
         snprintf(buf, n, "%.1f%%", r->noise_pct);
@@ -109,10 +92,18 @@ static void fmt_noise(const kb_result *r, char *buf, size_t n) {
         snprintf(buf, n, "-");
 }
 
+/* A row's time; an invalid one as it was read, so that the listing shows it. */
+static void fmt_time(const kb_result *r, char *buf, size_t n) {
+    if (r && !kb_result_time_valid(r))
+        snprintf(buf, n, "%g us", r->median_us);
+    else
+        kb_format_us(r && kb_result_timed(r) ? r->median_us : 0, buf, n);
+}
+
 enum { NCOLS = 8 };
 
 static void print_line(FILE *f, int md, char cells[NCOLS][1200]) {
-    static const int widths[NCOLS] = {8, 14, 22, 34, 10, 10, 8, 0};
+    static const int widths[NCOLS] = {13, 14, 22, 34, 10, 10, 8, 0};
     for (int i = 0; i < NCOLS; i++) {
         if (md) {
             for (char *c = cells[i]; *c; c++)
@@ -127,17 +118,13 @@ static void print_line(FILE *f, int md, char cells[NCOLS][1200]) {
 
 static void print_pairing(FILE *f, int md, const pairing *p) {
     const kb_result *any = p->after ? p->after : p->before;
-    char cells[NCOLS][1200], told[32], tnew[32], nold[16], nnew[16];
-    snprintf(cells[0], sizeof cells[0], "%s", category_names[p->cat]);
+    char cells[NCOLS][1200], nold[16], nnew[16];
+    snprintf(cells[0], sizeof cells[0], "%s", kb_change_name(p->change));
     snprintf(cells[1], sizeof cells[1], "%s", any->op);
     snprintf(cells[2], sizeof cells[2], "%s", any->variant);
     kb_params_short(kb_find_op(any->op), any->params, cells[3], sizeof cells[3]);
-    kb_format_us(p->before && kb_result_timed(p->before) ? p->before->median_us : 0, told,
-                 sizeof told);
-    kb_format_us(p->after && kb_result_timed(p->after) ? p->after->median_us : 0, tnew,
-                 sizeof tnew);
-    snprintf(cells[4], sizeof cells[4], "%s", told);
-    snprintf(cells[5], sizeof cells[5], "%s", tnew);
+    fmt_time(p->before, cells[4], sizeof cells[4]);
+    fmt_time(p->after, cells[5], sizeof cells[5]);
     if (p->j.verdict != KB_VERDICT_UNTIMED)
         snprintf(cells[6], sizeof cells[6], "%+.1f%%", p->j.delta * 100);
     else
@@ -149,12 +136,43 @@ static void print_pairing(FILE *f, int md, const pairing *p) {
         used +=
             (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s -> %s",
                              kb_status_name(p->before->status), kb_status_name(p->after->status));
-    else if (!p->after || !p->before)
+    else if (p->before && p->after)
         used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s",
                                  kb_status_name(any->status));
+    else
+        used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s only in %s",
+                                 kb_status_name(any->status), p->after ? "NEW" : "OLD");
+    for (int side = 0; side < 2; side++) {
+        const kb_result *r = side ? p->after : p->before;
+        if (r && !kb_result_time_valid(r))
+            used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used,
+                                     "; %s median_us %g is not a time", side ? "NEW" : "OLD",
+                                     r->median_us);
+    }
     if (p->after && p->after->reason[0] && !kb_result_timed(p->after))
         snprintf(cells[7] + used, sizeof cells[7] - used, ": %s", p->after->reason);
     print_line(f, md, cells);
+}
+
+/* The changes that gate, each said loudly above the table. */
+static void print_alarms(FILE *f, int md, const int *counts) {
+    static const struct {
+        kb_change change;
+        const char *what;
+    } alarms[] = {
+        {KB_CHANGE_BROKEN, "fail (FAIL/ERROR/CRASH/TIMEOUT) in NEW and did not in OLD"},
+        {KB_CHANGE_STILL_FAILING, "fail in both files"},
+        {KB_CHANGE_INVALID, "PASS or UNCHECKED without a positive finite median_us"},
+    };
+    int any = 0;
+    for (size_t i = 0; i < sizeof alarms / sizeof alarms[0]; i++) {
+        int n = counts[alarms[i].change];
+        if (!n) continue;
+        fprintf(f, "%s%d row(s) %s: %s%s\n", md ? "**" : "!! ", n, kb_change_name(alarms[i].change),
+                alarms[i].what, md ? "**  " : " !!");
+        any = 1;
+    }
+    if (any) fputc('\n', f);
 }
 
 static void print_report(FILE *f, int md, const pairing *ps, int n, const int *counts,
@@ -166,30 +184,28 @@ static void print_report(FILE *f, int md, const pairing *ps, int n, const int *c
     else
         fprintf(f, "kbench compare: %s -> %s (threshold %.1f%%, max noise %.1f%%)\n", old_path,
                 new_path, threshold * 100, max_noise * 100);
-    if (counts[CAT_BROKEN])
-        fprintf(f, "%s%d row(s) went from PASS to FAIL/ERROR/CRASH/TIMEOUT%s\n\n",
-                md ? "**" : "!! ", counts[CAT_BROKEN], md ? "**" : " !!");
-    for (int c = 0, first = 1; c < NCATEGORIES; c++) {
+    print_alarms(f, md, counts);
+    for (int c = 0, first = 1; c < KB_NCHANGES; c++) {
         if (!counts[c]) continue;
-        fprintf(f, "%s%d %s", first ? "" : ", ", counts[c], category_names[c]);
+        fprintf(f, "%s%d %s", first ? "" : ", ", counts[c], kb_change_name((kb_change)c));
         first = 0;
     }
     fputs("\n\n", f);
     int shown = 0;
-    for (int i = 0; i < n; i++) shown += all || ps[i].cat != CAT_SAME;
+    for (int i = 0; i < n; i++) shown += all || ps[i].change != KB_CHANGE_SAME;
     if (shown) {
         char head[NCOLS][1200] = {"verdict", "op",  "variant", "case",
                                   "old",     "new", "change",  "noise old/new; status"};
         print_line(f, md, head);
         if (md) fputs("|---|---|---|---|---:|---:|---:|---|\n", f);
-        for (int c = 0; c < NCATEGORIES; c++)
+        for (int c = 0; c < KB_NCHANGES; c++)
             for (int i = 0; i < n; i++)
-                if (ps[i].cat == (category)c && (all || c != CAT_SAME))
+                if (ps[i].change == (kb_change)c && (all || c != KB_CHANGE_SAME))
                     print_pairing(f, md, &ps[i]);
     }
-    if (!all && counts[CAT_SAME])
+    if (!all && counts[KB_CHANGE_SAME])
         fprintf(f, "%s%d SAME row(s) not listed (--all lists them)\n", md ? "\n" : "",
-                counts[CAT_SAME]);
+                counts[KB_CHANGE_SAME]);
 }
 
 int kb_cmd_compare(int argc, char **argv) {
@@ -235,6 +251,15 @@ int kb_cmd_compare(int argc, char **argv) {
             fprintf(stderr, "kbench compare: error: %s\n", e.msg);
             return KB_EXIT_USAGE;
         }
+    for (int f = 0; f < 2; f++)
+        if (!kb_result_file_has_column(&res.files[f], "median_us")) {
+            fprintf(stderr,
+                    "kbench compare: error: %s: no 'median_us' column: compare judges the "
+                    "times of rows, and this file has none\n",
+                    paths[f]);
+            kb_results_free(&res);
+            return KB_EXIT_USAGE;
+        }
     warn_duplicates(&res);
 
     pairing *ps = calloc((size_t)res.count + 1, sizeof *ps);
@@ -243,12 +268,11 @@ int kb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "kbench compare: out of host memory\n");
         return KB_EXIT_RUNTIME;
     }
-    int n = 0, counts[NCATEGORIES] = {0};
+    int n = 0, counts[KB_NCHANGES] = {0}, gates = 0;
     for (int i = 0; i < res.count; i++) {
         const kb_result *r = &res.rows[i];
         if (find_key(&res, r->file, r) != r) continue; /* an earlier duplicate */
         pairing *p = &ps[n];
-        p->j = (kb_judgement){KB_VERDICT_UNTIMED, NAN, NAN};
         if (r->file == 0) {
             p->before = r;
             p->after = find_key(&res, 1, r);
@@ -256,12 +280,13 @@ int kb_cmd_compare(int argc, char **argv) {
             if (find_key(&res, 0, r)) continue; /* paired from the OLD side */
             p->after = r;
         }
-        p->cat = categorise(p->before, p->after, &p->j, threshold, max_noise);
-        counts[p->cat]++;
+        p->change = kb_compare_rows(p->before, p->after, threshold, max_noise, &p->j);
+        counts[p->change]++;
+        gates += kb_change_gates(p->change);
         n++;
     }
     print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all);
     free(ps);
     kb_results_free(&res);
-    return counts[CAT_BROKEN] || counts[CAT_SLOWER] ? KB_EXIT_SLOWER : KB_EXIT_OK;
+    return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;
 }

@@ -525,14 +525,14 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
     snprintf(path, sizeof path, "%s/summary.md", dir);
     FILE *f = fopen(path, "w");
     if (!f) return kb_fail(e, "%s: cannot write", path);
-    const char *gpu = res->nfiles && res->files[0].gpu[0] ? res->files[0].gpu : "(not recorded)";
-    int gpu_len = (int)strcspn(gpu, "|");
-    while (gpu_len > 0 && gpu[gpu_len - 1] == ' ') gpu_len--;
+    char devices[2048], commits[512];
+    kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
     fprintf(f,
-            "Made by `kbench report` from %d file(s); device: %.*s. Medians, cold L2; "
-            "speedups are time ratios on the same case (above 1× the variant to ship is "
-            "faster); peers count only where they PASSed the same check.\n",
-            res->nfiles, gpu_len, gpu);
+            "Made by `kbench report` from %d file(s); device(s): %s; kbench commit(s): %s. "
+            "Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
+            "to ship is faster); peers count only where they PASSed the same check.\n",
+            res->nfiles, devices[0] ? devices : "(not recorded)",
+            commits[0] ? commits : "(not recorded)");
     for (int i = 0; i < nviews; i++)
         summary_view(f, o, &views[i], plots->items + first_plot[i],
                      first_plot[i + 1] - first_plot[i]);
@@ -563,10 +563,20 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
           d.html);
     fputs("# kbench report\n", d.md);
     fputs("<h1>kbench report</h1>\n", d.html);
+    char devices[2048], commits[512];
+    kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
+    /* Every device and build the rows came from: a report that mixes two GPUs
+     * or two commits must say so before any table compares their rows. */
+    int mixed = strstr(devices, "; ") || strstr(commits, "; ");
     doc_para(&d,
-             "Made by kbench %s from %d file(s) and %d rows. Times are medians of the "
-             "samples; noise is their relative standard deviation.",
-             kb_git_commit, res->nfiles, res->count);
+             "Made by kbench %s from %d file(s) and %d rows, measured on device(s): %s; by "
+             "kbench commit(s): %s.%s Times are medians of the samples; noise is their "
+             "relative standard deviation.",
+             kb_git_commit, res->nfiles, res->count, devices[0] ? devices : "(not recorded)",
+             commits[0] ? commits : "(not recorded)",
+             mixed ? " The rows come from more than one device or build, and the tables below "
+                     "set them side by side: a case's rows may not be from the same run."
+                   : "");
     write_runs(&d, res);
     for (int i = 0; i < nviews; i++)
         write_view(&d, o, &views[i], plots->items + first_plot[i],

@@ -29,7 +29,11 @@ static void verify_help(void) {
          "is one case<k> folder of `kbench run|check --dump DIR`; its case.txt holds the\n"
          "params. This is how peers/ checks torchvision / PyTorch / OpenCV on equal work.\n"
          "Prints one JSON line: status (PASS or FAIL), rel_l2, max_abs, max_rel, tolerance,\n"
-         "mismatches, unwritten, note, and the case's params, bytes and flops (cost model).\n\n"
+         "mismatches, nan, unwritten, note, and the case's params, bytes and flops (cost\n"
+         "model). Nothing is poisoned here, so a NaN in a dense output (deform_conv2d,\n"
+         "preprocess) is one the program wrote: counted in nan and named in the note\n"
+         "(\"out: 3 of 96 element(s) are NaN\"). Ops with a comparison of their own (nms,\n"
+         "topk, rpn_proposals, yolo_decode) count the poison's value (NaN, -1) in unwritten.\n\n"
          "  --precision P   the precision class of the thresholds (default: the case's\n"
          "                  dtype axis, else f32; tf32 for a tf32 computation)\n"
          "  -h, --help\n"
@@ -151,7 +155,8 @@ static int judge(const kb_op *op, const char *dir, const char *name, const char 
     memset(&acc, 0, sizeof acc);
     if (rc == KB_OK) {
         acc.pass = 1;
-        kb_check_flags = 0; /* a peer claims the op's own semantics */
+        acc.not_poisoned = 1; /* another program wrote every byte: its NaNs are its own */
+        kb_check_flags = 0;   /* a peer claims the op's own semantics */
         op->compare(&c, prec, &in, &ref, &got, &acc);
         char params[2048];
         kb_case_format(&c, params, sizeof params);
@@ -162,6 +167,7 @@ static int judge(const kb_op *op, const char *dir, const char *name, const char 
         json_number("max_rel", acc.max_rel);
         json_number("tolerance", acc.tolerance);
         json_number("mismatches", (double)acc.mismatches);
+        json_number("nan", (double)acc.nans);
         json_number("unwritten", (double)acc.unwritten);
         json_string("note", acc.note);
         json_string("params", params);

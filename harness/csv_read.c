@@ -8,13 +8,12 @@
  * a comma, quote or newline). '#' lines are the run's metadata. A run that
  * was killed mid-row leaves a last line without its newline and with fewer
  * fields: it is reported and skipped, since every row before it is whole.
- * The rule by which `kbench compare` judges two rows is here too, where the
- * tests reach it without the CLI.
  */
 #include "harness.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +65,7 @@ static const column columns[] = {
     TEXT(note, 0),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
+_Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");
 
 /* ---- RFC 4180 records ---- */
 
@@ -170,8 +170,30 @@ static void append_line(char *dst, size_t size, const char *line, size_t len) {
     if (used < size) copy_text(dst + used, size - used, line, len);
 }
 
+/* Add item to the newline-separated list unless it is there already. */
+static void add_distinct(char *list, size_t size, const char *item, size_t len) {
+    while (len && item[len - 1] == ' ') len--;
+    if (!len) return;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n == len && strncmp(p, item, len) == 0) return;
+        p += n;
+        if (*p) p++;
+    }
+    append_line(list, size, item, len);
+}
+
+/* The device of a "gpu: " line: "NAME (UUID)", the text before " cc ". */
+static void add_device(kb_result_file *f, const char *gpu) {
+    const char *cc = strstr(gpu, ") cc ");
+    size_t len = cc ? (size_t)(cc - gpu) + 1 : strcspn(gpu, "|");
+    add_distinct(f->devices, sizeof f->devices, gpu, len);
+}
+
 /* One '#' line of kb_meta_print_lines: "kbench COMMIT | TIME | host HOST",
- * "command: ...", "gpu: ... | peaks: copy N GB/s, sgemm N GFLOP/s", or other. */
+ * "command: ...", "gpu: ... | peaks: copy N GB/s, sgemm N GFLOP/s", or other.
+ * The same lines prefixed "resumed: " say who appended the rows after them
+ * (--resume): kept in other, and their device and commit listed. */
 static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
     char buf[2048];
     copy_text(buf, sizeof buf, line, len);
@@ -184,7 +206,14 @@ static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
         if (got >= 1) f->peak_copy_gbps = copy;
         if (got == 2) f->peak_sgemm_gflops = sgemm;
     }
-    if (strncmp(s, "command: ", 9) == 0) {
+    int resumed = strncmp(s, "resumed: ", 9) == 0;
+    const char *body = resumed ? s + 9 : s;
+    if (strncmp(body, "gpu: ", 5) == 0) add_device(f, body + 5);
+    if (strncmp(body, "kbench ", 7) == 0 && strstr(body, " | "))
+        add_distinct(f->commits, sizeof f->commits, body + 7, strcspn(body + 7, "|"));
+    if (resumed) {
+        append_line(f->other, sizeof f->other, s, strlen(s));
+    } else if (strncmp(s, "command: ", 9) == 0) {
         snprintf(f->command, sizeof f->command, "%s", s + 9);
     } else if (strncmp(s, "gpu: ", 5) == 0) {
         snprintf(f->gpu, sizeof f->gpu, "%s", s + 5);
@@ -262,24 +291,39 @@ static int push_row(kb_results *res, const kb_result *row, kb_error *e) {
     return KB_OK;
 }
 
-/* header[i] = index into columns of the file's column i, or -1 (ignored). */
-static int read_header(const csv_reader *r, int *header, int line, kb_error *e) {
+/* header[i] = index into columns of the file's column i, or -1 (ignored);
+ * *has gets a bit per known column present. */
+static int read_header(const csv_reader *r, int *header, unsigned long long *has, int line,
+                       kb_error *e) {
     int seen[NCOLUMNS] = {0};
     for (int i = 0; i < r->nfields; i++) {
         header[i] = -1;
-        for (int c = 0; c < NCOLUMNS; c++)
-            if (strcmp(field(r, i), columns[c].name) == 0) {
-                header[i] = c;
-                seen[c] = 1;
-            }
+        for (int c = 0; c < NCOLUMNS; c++) {
+            if (strcmp(field(r, i), columns[c].name) != 0) continue;
+            /* Which of two columns is meant cannot be known: refuse, never guess. */
+            if (seen[c])
+                return kb_fail(e, "%s:%d: the header has the column '%s' twice (columns %d and %d)",
+                               r->path, line, columns[c].name, seen[c], i + 1);
+            header[i] = c;
+            seen[c] = i + 1;
+        }
     }
-    for (int c = 0; c < NCOLUMNS; c++)
+    *has = 0;
+    for (int c = 0; c < NCOLUMNS; c++) {
+        if (seen[c]) *has |= 1ull << c;
         if (columns[c].required && !seen[c])
             return kb_fail(e,
                            "%s:%d: the header has no '%s' column (op, variant, params and "
                            "status are required): is this a kbench CSV?",
                            r->path, line, columns[c].name);
+    }
     return KB_OK;
+}
+
+int kb_result_file_has_column(const kb_result_file *f, const char *name) {
+    for (int c = 0; c < NCOLUMNS; c++)
+        if (strcmp(columns[c].name, name) == 0) return (int)((f->has_columns >> c) & 1);
+    return 0;
 }
 
 static int slurp(const char *path, char **data, size_t *size, kb_error *e) {
@@ -337,11 +381,14 @@ static int read_rows(csv_reader *r, kb_results *res, int file, FILE *warn, kb_er
         }
         /* A header: the first record, or one repeated where files were joined. */
         if (!header || strcmp(field(r, 0), "op") == 0) {
+            unsigned long long has = 0;
+            meta->has_columns = header ? meta->has_columns : ~0ull;
             free(header);
             ncols = r->nfields;
             header = malloc((size_t)ncols * sizeof *header);
             if (!header) rc = kb_fail(e, "%s: out of host memory", r->path);
-            if (rc == KB_OK) rc = read_header(r, header, line, e);
+            if (rc == KB_OK) rc = read_header(r, header, &has, line, e);
+            meta->has_columns &= has;
             continue;
         }
         if (r->nfields != ncols) {
@@ -365,6 +412,7 @@ static int read_rows(csv_reader *r, kb_results *res, int file, FILE *warn, kb_er
             if (header[i] >= 0)
                 rc = set_field(&columns[header[i]], &row, field(r, i), r->path, line, e);
         if (rc == KB_OK && !row.mode[0]) snprintf(row.mode, sizeof row.mode, "cold");
+        if (rc == KB_OK) kb_params_key(kb_find_op(row.op), row.params, row.key, sizeof row.key);
         if (rc == KB_OK) rc = push_row(res, &row, e);
     }
     if (rc == KB_OK && !header) rc = kb_fail(e, "%s: no header row (an empty file?)", r->path);
@@ -384,6 +432,8 @@ int kb_results_read(kb_results *res, const char *path, FILE *warn, kb_error *e) 
     size_t size = 0;
     if (slurp(path, &data, &size, e) != KB_OK) return KB_ERR;
     csv_reader r = {.path = path, .p = data, .end = data + size, .line = 1};
+    /* A spreadsheet's "CSV UTF-8" opens with a byte-order mark: not part of 'op'. */
+    if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) r.p += 3;
     int before = res->count;
     int rc = read_rows(&r, res, res->nfiles, warn, e);
     free(r.text);
@@ -397,6 +447,31 @@ int kb_results_read(kb_results *res, const char *path, FILE *warn, kb_error *e) 
     return KB_OK;
 }
 
+static void join_lists(const kb_results *res, size_t offset, const char *sep, char *out, size_t n) {
+    char all[4096] = "";
+    for (int f = 0; f < res->nfiles; f++)
+        for (const char *p = (const char *)&res->files[f] + offset; *p;) {
+            size_t len = strcspn(p, "\n");
+            add_distinct(all, sizeof all, p, len);
+            p += len;
+            if (*p) p++;
+        }
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *p = all; *p && used < n;) {
+        size_t len = strcspn(p, "\n");
+        used += (size_t)snprintf(out + used, n - used, "%s%.*s", used ? sep : "", (int)len, p);
+        p += len;
+        if (*p) p++;
+    }
+}
+
+void kb_results_runs(const kb_results *res, const char *sep, char *devices, size_t dn,
+                     char *commits, size_t cn) {
+    join_lists(res, offsetof(kb_result_file, devices), sep, devices, dn);
+    join_lists(res, offsetof(kb_result_file, commits), sep, commits, cn);
+}
+
 void kb_results_free(kb_results *res) {
     free(res->files);
     free(res->rows);
@@ -408,7 +483,7 @@ int kb_result_is_peer(const char *variant) {
 }
 
 int kb_result_timed(const kb_result *r) { /* a --force row is outside its variant's range */
-    return (r->status == KB_ROW_PASS || r->status == KB_ROW_UNCHECKED) && r->median_us > 0 &&
+    return kb_status_passing(r->status) && isfinite(r->median_us) && r->median_us > 0 &&
            strncmp(r->reason, KB_FORCED_PREFIX, strlen(KB_FORCED_PREFIX)) != 0;
 }
 
@@ -423,41 +498,40 @@ void kb_format_us(double us, char *buf, size_t n) {
         snprintf(buf, n, "%.3f s", us / 1e6);
 }
 
-/* ---- the rule of `kbench compare` (its --help states it) ---- */
+/* ---- a case's params: the short form, and the key rows are matched by ---- */
 
-static double noise_of(const kb_result *r) {
-    return r->noise_pct >= 0 ? r->noise_pct / 100 : 0; /* NAN (no column) reads as 0 */
+typedef struct param_token {
+    const char *axis, *value;
+    size_t axis_len, value_len;
+} param_token;
+
+/* The next "axis=value" token of params at *p; 0 at the end or when the
+ * rest holds no '='. A token runs to the next " name=", so that a path with
+ * spaces stays whole. */
+static int next_token(const char **p, param_token *t) {
+    const char *s = *p;
+    while (*s == ' ') s++;
+    const char *eq = strchr(s, '='), *end = s;
+    if (!*s || !eq) return 0;
+    for (const char *q = eq + 1;; q++) {
+        if (!*q) {
+            end = q;
+            break;
+        }
+        if (*q == ' ') {
+            const char *w = q + 1;
+            while (*w && *w != ' ' && *w != '=') w++;
+            if (*w == '=') {
+                end = q;
+                break;
+            }
+        }
+    }
+    *t = (param_token){s, eq + 1, (size_t)(eq - s), (size_t)(end - eq - 1)};
+    while (t->value_len && t->value[t->value_len - 1] == ' ') t->value_len--;
+    *p = end;
+    return 1;
 }
-
-kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, double threshold,
-                             double max_noise) {
-    kb_judgement j = {KB_VERDICT_UNTIMED, NAN, NAN};
-    if (!kb_result_timed(before) || !kb_result_timed(after)) return j;
-    double n0 = noise_of(before), n1 = noise_of(after);
-    j.delta = after->median_us / before->median_us - 1;
-    j.band = 2 * sqrt(n0 * n0 + n1 * n1);
-    if (n0 > max_noise || n1 > max_noise)
-        j.verdict = KB_VERDICT_UNSURE;
-    else if (fabs(j.delta) <= threshold || fabs(j.delta) <= j.band)
-        j.verdict = KB_VERDICT_SAME;
-    else
-        j.verdict = j.delta < 0 ? KB_VERDICT_FASTER : KB_VERDICT_SLOWER;
-    return j;
-}
-
-const char *kb_verdict_name(kb_verdict v) {
-    static const char *const names[] = {"SAME", "FASTER", "SLOWER", "UNSURE", "UNTIMED"};
-    return names[v];
-}
-
-int kb_status_regressed(kb_status before, kb_status after) {
-    int passed = before == KB_ROW_PASS || before == KB_ROW_UNCHECKED;
-    int broken = after == KB_ROW_FAIL || after == KB_ROW_ERROR || after == KB_ROW_CRASH ||
-                 after == KB_ROW_TIMEOUT;
-    return passed && broken;
-}
-
-/* ---- the short form of a case ---- */
 
 void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n) {
     if (!op) {
@@ -470,37 +544,90 @@ void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n) {
     size_t used = 0;
     buf[0] = '\0';
     const char *p = params;
-    while (*p && used < n) {
-        while (*p == ' ') p++;
-        /* A token runs to the next " name=" (so a path with spaces stays whole). */
-        const char *eq = strchr(p, '='), *end = p;
-        if (!eq) break;
-        for (const char *q = eq + 1;; q++) {
-            if (!*q) {
-                end = q;
-                break;
-            }
-            if (*q == ' ') {
-                const char *w = q + 1;
-                while (*w && *w != ' ' && *w != '=') w++;
-                if (*w == '=') {
-                    end = q;
-                    break;
-                }
-            }
-        }
+    param_token t;
+    while (used < n && next_token(&p, &t)) {
         char axis[KB_NAME], value[KB_STR];
-        copy_text(axis, sizeof axis, p, (size_t)(eq - p));
-        copy_text(value, sizeof value, eq + 1, (size_t)(end - eq - 1));
+        copy_text(axis, sizeof axis, t.axis, t.axis_len);
+        copy_text(value, sizeof value, t.value, t.value_len);
         int i = kb_axis_index(op, axis);
         kb_error e;
         int is_default = i >= 0 && kb_case_set(&c, axis, value, &e) == KB_OK &&
                          strcmp(c.v[i].s, def.v[i].s) == 0;
         if (!is_default)
             used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", used ? " " : "", axis, value);
-        p = end;
     }
     if (!buf[0]) snprintf(buf, n, "(defaults)");
+}
+
+/* A number as one text per value: an integer in full, else the shortest
+ * "%.Ng" that reads back to the same double, so that 0.50, 0.5 and 5e-1 are
+ * all "0.5" and 16.0 is "16" (and -0 is 0). */
+static int canonical_number(const char *text, char *out, size_t n) {
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v)) return KB_ERR;
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* 1000, not %g's 1e+03 */
+        snprintf(out, n, "%.0f", v == 0 ? 0.0 : v);
+        return KB_OK;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, n, "%.*g", digits, v);
+        if (strtod(out, NULL) == v) break;
+    }
+    return KB_OK;
+}
+
+typedef struct key_token {
+    param_token t;
+    int order;       /* the axis's index in the op; unknown axes after every known one */
+    int seen;        /* position in params: ties (unknown axes, a repeated axis) keep it */
+    char number[40]; /* the canonical value of an INT or FLOAT axis; "" for text */
+} key_token;
+
+static int cmp_key_token(const void *a, const void *b) {
+    const key_token *x = a, *y = b;
+    if (x->order != y->order) return x->order < y->order ? -1 : 1;
+    return x->seen - y->seen;
+}
+
+void kb_params_key(const kb_op *op, const char *params, char *buf, size_t n) {
+    enum { MAX_TOKENS = 64 };
+    key_token tokens[MAX_TOKENS];
+    int count = 0;
+    const char *p = params;
+    param_token t;
+    while (op && count < MAX_TOKENS && next_token(&p, &t)) {
+        key_token *k = &tokens[count];
+        char axis[KB_NAME], value[KB_STR];
+        copy_text(axis, sizeof axis, t.axis, t.axis_len);
+        copy_text(value, sizeof value, t.value, t.value_len);
+        int i = t.axis_len < sizeof axis ? kb_axis_index(op, axis) : -1;
+        int numeric = i >= 0 && t.value_len < sizeof value &&
+                      (op->axes[i].kind == KB_AXIS_INT || op->axes[i].kind == KB_AXIS_FLOAT);
+        k->t = t;
+        k->order = i >= 0 ? i : INT32_MAX;
+        k->seen = count++;
+        if (!numeric || canonical_number(value, k->number, sizeof k->number) != KB_OK)
+            k->number[0] = '\0';
+    }
+    while (*p == ' ') p++;
+    if (!op || *p) { /* an unknown op, or params this rule cannot read whole: as written */
+        snprintf(buf, n, "%s", params);
+        return;
+    }
+    qsort(tokens, (size_t)count, sizeof *tokens, cmp_key_token);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used < n; i++) {
+        const key_token *k = &tokens[i];
+        if (k->number[0])
+            used += (size_t)snprintf(buf + used, n - used, "%s%.*s=%s", i ? " " : "",
+                                     (int)k->t.axis_len, k->t.axis, k->number);
+        else
+            used +=
+                (size_t)snprintf(buf + used, n - used, "%s%.*s=%.*s", i ? " " : "",
+                                 (int)k->t.axis_len, k->t.axis, (int)k->t.value_len, k->t.value);
+    }
 }
 
 /* ---- views: one op in one mode as a grid ---- */
@@ -529,7 +656,7 @@ static int registry_rank(const char *op, const char *variant) {
 }
 
 typedef struct case_key {
-    const char *params;
+    const kb_result *row; /* the case's first row: its params name the case */
     double bytes;
     int first;
 } case_key;
@@ -569,8 +696,8 @@ static int fill_view(const kb_results *res, kb_op_view *v) {
                                                                                : 2,
                                                rank};
         }
-        while (c < v->ncases && strcmp(cases[c].params, r->params) != 0) c++;
-        if (c == v->ncases) cases[v->ncases++] = (case_key){r->params, NAN, c};
+        while (c < v->ncases && strcmp(cases[c].row->key, r->key) != 0) c++;
+        if (c == v->ncases) cases[v->ncases++] = (case_key){r, NAN, c};
         if (!(cases[c].bytes > 0) && r->bytes > 0) cases[c].bytes = r->bytes;
     }
     qsort(names, (size_t)v->nvariants, sizeof *names, cmp_name_key);
@@ -586,20 +713,19 @@ static int fill_view(const kb_results *res, kb_op_view *v) {
         v->variant_rank[k] = names[k].group == 0 ? names[k].order : -1;
     }
     for (int c = 0; ok && c < v->ncases; c++) {
-        v->cases[c] = cases[c].params;
+        v->cases[c] = cases[c].row->params;
         v->bytes[c] = cases[c].bytes;
     }
-    free(names);
-    free(cases);
-    if (!ok) return KB_ERR;
-    for (int i = 0; i < res->count; i++) {
+    for (int i = 0; ok && i < res->count; i++) {
         const kb_result *r = &res->rows[i];
         if (!in_view(v, r)) continue;
         int c = 0, k = kb_view_variant(v, r->variant);
-        while (strcmp(v->cases[c], r->params) != 0) c++;
+        while (strcmp(cases[c].row->key, r->key) != 0) c++;
         v->cells[c * v->nvariants + k] = r;
     }
-    return KB_OK;
+    free(names);
+    free(cases);
+    return ok ? KB_OK : KB_ERR;
 }
 
 int kb_views_build(const kb_results *res, kb_op_view **views, int *nviews, kb_error *e) {

@@ -15,7 +15,7 @@ enum {
     KB_EXIT_USAGE = 2,     /* bad command line, unknown op/axis/value, unreadable file */
     KB_EXIT_NO_DEVICE = 3, /* run/check with no CUDA device or driver */
     KB_EXIT_RUNTIME = 4,   /* could not write output, out of host memory, ... */
-    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER beyond the threshold, or PASS -> failing */
+    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING or INVALID */
 };
 
 /* ---- sweep specs (sweep_spec.c) ----------------------------------------- */
@@ -303,7 +303,8 @@ extern const char *const kb_git_commit;
 typedef struct kb_result {
     char op[64], variant[64]; /* variant "peer:<name>" for rows that peers/ wrote */
     char params[1024];
-    char mode[16]; /* "cold" when the file has no mode column */
+    char key[1024]; /* params by value (kb_params_key): what rows are matched by */
+    char mode[16];  /* "cold" when the file has no mode column */
     kb_status status;
     char reason[1200];
     double samples;
@@ -324,6 +325,11 @@ typedef struct kb_result_file {
     char gpu[1024];                           /* device, driver, clocks and peaks, one line */
     double peak_copy_gbps, peak_sgemm_gflops; /* from "peaks: copy N GB/s, sgemm N GFLOP/s"; 0 */
     char other[2048];                         /* any other '#' lines, joined by newlines */
+    /* Every device ("name (UUID)") and every kbench commit the file's '#' lines
+     * name, each once, newline-separated: a file joined from several runs or
+     * continued by --resume on another GPU or build holds more than one. */
+    char devices[2048], commits[512];
+    unsigned long long has_columns; /* bit i: every header of the file has known column i */
 } kb_result_file;
 
 typedef struct kb_results {
@@ -341,6 +347,18 @@ typedef struct kb_results {
  * "FILE:LINE: ..." in e. */
 int kb_results_read(kb_results *res, const char *path, FILE *warn, kb_error *e);
 void kb_results_free(kb_results *res);
+/* Every device and every kbench commit that res's files name, each once,
+ * joined by sep ("" when no file records one). */
+void kb_results_runs(const kb_results *res, const char *sep, char *devices, size_t dn,
+                     char *commits, size_t cn);
+/* 1 when every header row of f has the column `name` (one kbench reads). */
+int kb_result_file_has_column(const kb_result_file *f, const char *name);
+/* params as the key rows are matched by: each axis=value token with the
+ * op's axis kind applied (INT and FLOAT by numeric value, in the shortest
+ * text that reads back to the same double: "iou=0.50" and "iou=0.5" are
+ * one case), tokens in the op's axis order. ENUM and STRING values, axes
+ * the op does not have, and ops this build does not know stay as text. */
+void kb_params_key(const kb_op *op, const char *params, char *buf, size_t n);
 int kb_result_is_peer(const char *variant);
 /* PASS or UNCHECKED with a median time, not --force'd: what plots and speedups use. */
 int kb_result_timed(const kb_result *r);
@@ -412,7 +430,7 @@ int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e);
 /* mkdir -p: dir and its missing parents. */
 int kb_make_dirs(const char *dir, kb_error *e);
 
-/* ---- comparing two runs (the rule in csv_read.c, the command in cli_compare.c) ---- */
+/* ---- comparing two runs (the rule in compare_runs.c, the command in cli_compare.c) ---- */
 
 typedef enum kb_verdict {
     KB_VERDICT_SAME,
@@ -428,12 +446,44 @@ typedef struct kb_judgement {
     double band;  /* 2 * sqrt(noise_old^2 + noise_new^2), as a fraction */
 } kb_judgement;
 
-/* The rule of `kbench compare --help`; threshold and max_noise are fractions. */
+/* The timing rule of `kbench compare --help`; threshold and max_noise are
+ * fractions. Both rows must have valid times (kb_result_time_valid). */
 kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, double threshold,
                              double max_noise);
 const char *kb_verdict_name(kb_verdict v);
-/* 1 when a row went from PASS (or UNCHECKED) to FAIL, ERROR, CRASH or TIMEOUT. */
-int kb_status_regressed(kb_status before, kb_status after);
+
+/* PASS or UNCHECKED: the row claims a result, and its median is its time. */
+int kb_status_passing(kb_status s);
+/* FAIL, ERROR, CRASH or TIMEOUT (UNSUPPORTED is a refusal, not a failure). */
+int kb_status_failing(kb_status s);
+/* 0 when the row claims a result (PASS/UNCHECKED) but its median_us is not a
+ * positive finite time (0, negative, NaN, inf, or no median_us column). */
+int kb_result_time_valid(const kb_result *r);
+
+/* What `kbench compare` says of one matched pair, in listing order: what
+ * gates (exit 5) first, what is the same last. */
+typedef enum kb_change {
+    KB_CHANGE_BROKEN,        /* fails in NEW; passed, was unsupported or absent in OLD */
+    KB_CHANGE_STILL_FAILING, /* fails in both */
+    KB_CHANGE_INVALID,       /* a passing row in either file with no valid median */
+    KB_CHANGE_SLOWER,
+    KB_CHANGE_FASTER,
+    KB_CHANGE_UNSURE,
+    KB_CHANGE_FIXED,  /* failed in OLD, passes in NEW */
+    KB_CHANGE_STATUS, /* any other change of status (PASS <-> UNSUPPORTED, FAIL -> UNSUPPORTED) */
+    KB_CHANGE_ADDED,
+    KB_CHANGE_REMOVED,
+    KB_CHANGE_SAME,
+    KB_NCHANGES
+} kb_change;
+
+/* Judge a pair; before or after is NULL for a row in only one file. j (may
+ * be NULL) receives the timing judgement (KB_VERDICT_UNTIMED when none). */
+kb_change kb_compare_rows(const kb_result *before, const kb_result *after, double threshold,
+                          double max_noise, kb_judgement *j);
+const char *kb_change_name(kb_change c);
+/* 1 for the changes that make `kbench compare` exit 5. */
+int kb_change_gates(kb_change c);
 /* ==== end of: results read back ============================================ */
 
 #endif

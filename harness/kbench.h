@@ -158,8 +158,11 @@ typedef struct kb_accuracy {
     double rel_l2, max_abs, max_rel;
     double tolerance;  /* the rel-L2 bound that applied */
     int64_t unwritten; /* elements still holding the poison after the run */
+    int64_t nans;      /* elements NaN where the reference is a number, not the poison */
     int64_t mismatches;
-    char note[256]; /* op-specific finding, e.g. "fast NMS drops 3 boxes greedy keeps" */
+    char note[256];   /* op-specific finding, e.g. "fast NMS drops 3 boxes greedy keeps" */
+    int not_poisoned; /* in: the outputs were never poisoned (kbench verify judging another
+                         program's): every NaN is one it wrote, none means "unwritten" */
 } kb_accuracy;
 
 typedef struct kb_sweep {
@@ -286,8 +289,9 @@ double kb_rng_normal(uint64_t *state);                       /* N(0, 1) */
 int64_t kb_rng_int(uint64_t *state, int64_t lo, int64_t hi); /* [lo, hi] */
 
 /* Dense comparison of one output tensor against its reference (any dtypes;
- * converted to double), accumulating into acc. Counts poison (NaN) as
- * unwritten. Clears acc->pass (which the harness sets to 1 before
+ * converted to double), accumulating into acc. Counts the poison's bytes
+ * (all 0xFF) as unwritten and any other NaN as a NaN (every NaN, when
+ * acc->not_poisoned). Clears acc->pass (which the harness sets to 1 before
  * op->compare) when the class's thresholds are exceeded. */
 void kb_compare_dense(const kb_tensor *ref, const kb_tensor *got, kb_precision prec,
                       kb_accuracy *acc);

@@ -104,12 +104,49 @@ expect 2 "needs two files" -- compare $d/nms.csv
 expect 2 "no_such.csv: cannot open" -- compare $d/nms.csv $d/no_such.csv
 expect 2 "--format html: expected table or md" -- compare $d/nms.csv $d/nms.csv --format html
 expect 2 "--threshold abc" -- compare $d/nms.csv $d/nms.csv --threshold abc
-expect 0 "25 SAME" -- compare $d/nms.csv $d/nms.csv
-expect 0 "1 FASTER, 1 ADDED, 1 REMOVED" -- compare $d/nms.csv $d/nms_rerun.csv
+# nms.csv holds one FAIL row (blockwalk, n=25200 classes=80): FAIL in both files is
+# STILL FAILING and gates like BROKEN; nms-ok.csv is nms.csv without it.
+grep -v ',FAIL,' $d/nms.csv >"$tmp/nms-ok.csv"
+expect 5 "1 row\(s\) STILL FAILING.*1 STILL FAILING, 24 SAME.*STILL FAILING +nms +blockwalk +n=25200 classes=80" -- \
+    compare $d/nms.csv $d/nms.csv
+expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-ok.csv"
+expect 5 "1 STILL FAILING, 1 FASTER, 1 ADDED, 1 REMOVED" -- compare $d/nms.csv $d/nms_rerun.csv
+expect 0 "1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
+    compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_rerun.csv)
 expect 5 "SLOWER +nms +bitmask_gpu +n=25200 .*\+18\.0%" -- compare $d/nms.csv $d/nms_slower.csv
-expect 0 "threshold 20.0%.*25 SAME" -- compare $d/nms.csv $d/nms_slower.csv --threshold 20
-expect 5 "went from PASS to FAIL.*BROKEN +nms +bitmask_gpu" -- compare $d/nms.csv $d/nms_broken.csv
+expect 0 "threshold 20.0%.*24 SAME" -- \
+    compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_slower.csv) --threshold 20
+expect 5 "1 row\(s\) BROKEN.*BROKEN +nms +bitmask_gpu" -- compare $d/nms.csv $d/nms_broken.csv
 expect 5 "\| SLOWER \| nms \| bitmask_gpu \|" -- compare $d/nms.csv $d/nms_slower.csv --format md
+expect 5 "\*\*1 row\(s\) STILL FAILING.*\| STILL FAILING \| nms \| blockwalk \|" -- \
+    compare $d/nms.csv $d/nms.csv --format md
+# FAIL -> PASS is FIXED and does not gate
+expect 0 "1 FIXED, 24 SAME.*FIXED +nms +blockwalk .*FAIL -> PASS" -- \
+    compare $d/nms.csv <(sed '/,FAIL,/s/,FAIL,[^,]*,/,PASS,,/' $d/nms.csv)
+# a passing row whose median is 0, negative, nan or inf is INVALID, in either file
+for m in 0 -5 nan inf; do
+    sed "/^nms,bitmask_gpu,n=1000 /s/,PASS,,40,24.3000,/,PASS,,40,$m,/" "$tmp/nms-ok.csv" >"$tmp/nms-m.csv"
+    expect 5 "1 row\(s\) INVALID.*1 INVALID, 23 SAME.*INVALID +nms +bitmask_gpu +\(defaults\) .*NEW median_us $m is not a time" -- \
+        compare "$tmp/nms-ok.csv" "$tmp/nms-m.csv"
+    expect 5 "1 INVALID, 23 SAME.*OLD median_us $m is not a time" -- \
+        compare "$tmp/nms-m.csv" "$tmp/nms-ok.csv"
+done
+expect 5 "\| INVALID \| nms \| bitmask_gpu \|" -- compare "$tmp/nms-ok.csv" "$tmp/nms-m.csv" --format md
+# either file without a median_us column: an error naming the file and the column
+cut -d, -f1-7,9- "$tmp/nms-ok.csv" >"$tmp/nms-nomedian.csv"
+expect 2 "nms-nomedian.csv: no 'median_us' column" -- compare "$tmp/nms-ok.csv" "$tmp/nms-nomedian.csv"
+expect 2 "nms-nomedian.csv: no 'median_us' column" -- compare "$tmp/nms-nomedian.csv" "$tmp/nms-ok.csv"
+# params match by value: iou=0.50 is iou=0.5, n=1000.0 is n=1000
+sed 's/n=1000 iou=0.5 /n=1000.0 iou=0.50 /' "$tmp/nms-ok.csv" >"$tmp/nms-text.csv"
+expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-text.csv"
+# a column twice is an error naming it and the file; a UTF-8 byte-order mark is skipped
+sed 's/,min_us,/,median_us,/' "$tmp/nms-ok.csv" >"$tmp/nms-dup.csv"
+expect 2 "nms-dup.csv:4: the header has the column 'median_us' twice" -- \
+    compare "$tmp/nms-ok.csv" "$tmp/nms-dup.csv"
+printf '\xEF\xBB\xBF' | cat - "$tmp/nms-ok.csv" >"$tmp/nms-bom.csv"
+expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-bom.csv"
+expect 0 "STILL FAILING.*INVALID.*exit codes: 0 no row BROKEN, STILL FAILING, INVALID or SLOWER; 5" -- \
+    compare --help
 expect 2 "which results" -- plot
 expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
 expect 2 "partial_last_line.csv:7: last line cut short.*--baseline nope: no row" -- \
@@ -141,6 +178,17 @@ expect_file "$tmp/report/report.md" "^\| n=16 \| bilinear_vec \| 72.40 us ± 0.3
 expect_file "$tmp/report/summary.md" "^\| n=16 \| bilinear_vec \| 72.40 us \| 2.37× bilinear_naive \| 6.49× peer:opencv_cuda \| 0 B \|"
 expect_file "$tmp/report/summary.md" "^\| n=100000 \| blockwalk \| 2.890 ms \| - \| 7.44× peer:torchvision"
 [[ $code -eq 0 ]] && expect_file "$tmp/report/summary.md" "!\[nms speedup\]\(nms.nms.speedup.svg\)"
+# files from two GPUs and two commits: the report names every one of them
+sed -e 's/GPU-6f1c2a9e-4b7d/GPU-0a0a0a0a-1111/' -e 's/^# kbench 3623961 /# kbench 7e57c0d /' \
+    $d/nms.csv >"$tmp/nms-other-gpu.csv"
+expect $code "report.md" -- report $d/nms.csv "$tmp/nms-other-gpu.csv" -o "$tmp/report-2gpu"
+for f in report.md summary.md; do
+    for id in GPU-6f1c2a9e-4b7d-1c55-9a0e-3d2f8b61c0aa GPU-0a0a0a0a-1111-1c55-9a0e-3d2f8b61c0aa \
+        3623961 7e57c0d; do
+        expect_file "$tmp/report-2gpu/$f" "^Made by .*$id"
+    done
+done
+expect_file "$tmp/report-2gpu/report.md" "more than one device or build"
 
 # ---- verify: another program's outputs judged by the op's compare (peers/) ----
 v=$d/verify_nms # n=5 boxes; no reference.*.npy, so verify computes it on the CPU
@@ -154,6 +202,12 @@ expect 2 "/no/such/case.txt: cannot open" -- verify nms /no/such peer_good
 expect 2 "unknown op 'nope'" -- verify nope $v peer_good
 expect 2 "expected OP CASEDIR NAME" -- verify nms $v
 expect 2 "--precision f8: expected f32, tf32, f16 or bf16" -- verify nms $v peer_good --precision f8
+# nothing is poisoned in verify: a NaN the program wrote is a NaN, whatever its bits
+# (peer_nan holds 0x7FC00000, 0xFFC00000 and the poison's own 0xFFFFFFFF)
+v=$d/verify_preprocess
+expect 0 '"status":"PASS".*"nan":0,"unwritten":0' -- verify preprocess $v peer_good
+expect 1 '"status":"FAIL".*"nan":3,"unwritten":0,"note":"out: 3 of 12 element\(s\) are NaN"' -- \
+    verify preprocess $v peer_nan
 
 # ---- peers/peerlib.py writes kbench's CSV schema (standard library only) ----
 if command -v python3 >/dev/null; then
@@ -182,7 +236,8 @@ out.row(dict(base, variant="peer:opencv_cpu", status="UNSUPPORTED", stats=None,
              reason="dtype=bf16: kbench cannot dump it, as .npy"))
 out.close()
 PY
-    expect 0 "3 SAME" -- compare "$tmp/nms-peers.csv" "$tmp/nms-peers.csv"
+    expect 5 "1 STILL FAILING, 2 SAME.*STILL FAILING +nms +peer:torch_topk" -- \
+        compare "$tmp/nms-peers.csv" "$tmp/nms-peers.csv"
     cp "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv"
     sed -i 's/,500.0000,490.0000/,800.0000,490.0000/' "$tmp/nms-peers-2.csv"
     expect 5 "SLOWER +nms +peer:torchvision_nms .*\+60\.0%" -- \

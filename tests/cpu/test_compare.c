@@ -1,7 +1,8 @@
-/* test_compare.c — the rule of `kbench compare` (harness/cli_compare.c) on
+/* test_compare.c — the rule of `kbench compare` (harness/compare_runs.c) on
  * synthetic rows: a change counts only when it is beyond both the threshold
  * and the two runs' combined noise; runs noisier than the bound are UNSURE;
- * a row that stops passing is a regression whatever its time. */
+ * a row that fails in NEW gates whatever its time (BROKEN, STILL FAILING);
+ * a passing row with no valid median cannot be judged (INVALID). */
 #include "kbtest.h"
 
 #include "harness.h"
@@ -73,17 +74,89 @@ KB_TEST(rows_without_a_time_are_untimed) {
     KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_UNTIMED);
 }
 
-KB_TEST(pass_to_fail_error_crash_or_timeout_is_a_regression) {
-    KB_EXPECT(kb_status_regressed(KB_ROW_PASS, KB_ROW_FAIL));
-    KB_EXPECT(kb_status_regressed(KB_ROW_PASS, KB_ROW_ERROR));
-    KB_EXPECT(kb_status_regressed(KB_ROW_PASS, KB_ROW_CRASH));
-    KB_EXPECT(kb_status_regressed(KB_ROW_UNCHECKED, KB_ROW_TIMEOUT));
-    KB_EXPECT(!kb_status_regressed(KB_ROW_PASS, KB_ROW_UNSUPPORTED));
-    KB_EXPECT(!kb_status_regressed(KB_ROW_FAIL, KB_ROW_PASS));
-    KB_EXPECT(!kb_status_regressed(KB_ROW_FAIL, KB_ROW_CRASH));
+static kb_result with_status(kb_status st) {
+    kb_result r = timed(100, 1);
+    r.status = st;
+    return r;
+}
+
+static kb_change change(const kb_result *before, const kb_result *after) {
+    return kb_compare_rows(before, after, threshold, max_noise, NULL);
+}
+
+KB_TEST(a_row_that_fails_in_new_and_did_not_in_old_is_broken) {
+    static const kb_status failing[] = {KB_ROW_FAIL, KB_ROW_ERROR, KB_ROW_CRASH, KB_ROW_TIMEOUT};
+    static const kb_status not_failing[] = {KB_ROW_PASS, KB_ROW_UNCHECKED, KB_ROW_UNSUPPORTED};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 4; b++) {
+            kb_result old = with_status(not_failing[a]), new = with_status(failing[b]);
+            KB_EXPECT(change(&old, &new) == KB_CHANGE_BROKEN);
+            KB_EXPECT(change(NULL, &new) == KB_CHANGE_BROKEN); /* a new row that fails */
+        }
+}
+
+KB_TEST(a_row_that_fails_in_both_files_is_still_failing_and_gates) {
+    kb_result fail = with_status(KB_ROW_FAIL), crash = with_status(KB_ROW_CRASH);
+    KB_EXPECT(change(&fail, &fail) == KB_CHANGE_STILL_FAILING);
+    KB_EXPECT(change(&fail, &crash) == KB_CHANGE_STILL_FAILING);
+    KB_EXPECT(change(&crash, &fail) == KB_CHANGE_STILL_FAILING);
+    KB_EXPECT(kb_change_gates(KB_CHANGE_STILL_FAILING) && kb_change_gates(KB_CHANGE_BROKEN));
+}
+
+KB_TEST(a_failing_row_that_passes_again_is_fixed_and_does_not_gate) {
+    kb_result fail = with_status(KB_ROW_FAIL), pass = timed(100, 1);
+    KB_EXPECT(change(&fail, &pass) == KB_CHANGE_FIXED);
+    KB_EXPECT(!kb_change_gates(KB_CHANGE_FIXED));
+    kb_result unsupported = with_status(KB_ROW_UNSUPPORTED);
+    KB_EXPECT(change(&fail, &unsupported) == KB_CHANGE_STATUS);
+    KB_EXPECT(change(&unsupported, &unsupported) == KB_CHANGE_SAME);
+}
+
+KB_TEST(a_passing_row_without_a_positive_finite_median_is_invalid) {
+    static const double bad[] = {0, -5, NAN, INFINITY};
+    kb_result good = timed(100, 1);
+    for (int i = 0; i < 4; i++) {
+        kb_result row = timed(bad[i], 1);
+        KB_EXPECT(!kb_result_time_valid(&row));
+        KB_EXPECT(change(&good, &row) == KB_CHANGE_INVALID); /* NEW invalid */
+        KB_EXPECT(change(&row, &good) == KB_CHANGE_INVALID); /* OLD invalid: no baseline */
+        KB_EXPECT(change(&row, &row) == KB_CHANGE_INVALID);
+        KB_EXPECT(change(NULL, &row) == KB_CHANGE_INVALID); /* not merely ADDED */
+        KB_EXPECT(change(&row, NULL) == KB_CHANGE_INVALID); /* not merely REMOVED */
+        row.status = KB_ROW_UNCHECKED;
+        KB_EXPECT(change(&good, &row) == KB_CHANGE_INVALID);
+    }
+    KB_EXPECT(kb_change_gates(KB_CHANGE_INVALID));
+}
+
+KB_TEST(rows_that_claim_no_result_are_judged_by_status_not_median) {
+    kb_result unsupported = with_status(KB_ROW_UNSUPPORTED);
+    unsupported.median_us = NAN;
+    KB_EXPECT(kb_result_time_valid(&unsupported));
+    KB_EXPECT(change(&unsupported, &unsupported) == KB_CHANGE_SAME);
+    kb_result fail = with_status(KB_ROW_FAIL), pass = timed(100, 1);
+    fail.median_us = 0;
+    KB_EXPECT(change(&pass, &fail) == KB_CHANGE_BROKEN);
+}
+
+KB_TEST(timing_verdicts_and_rows_in_one_file) {
+    kb_result a = timed(100, 1), slower = timed(120, 1), faster = timed(80, 1);
+    kb_judgement j;
+    KB_EXPECT(kb_compare_rows(&a, &slower, threshold, max_noise, &j) == KB_CHANGE_SLOWER);
+    KB_EXPECT_NEAR(j.delta, 0.20, 1e-12);
+    KB_EXPECT(change(&a, &faster) == KB_CHANGE_FASTER);
+    KB_EXPECT(change(&a, &a) == KB_CHANGE_SAME);
+    KB_EXPECT(change(NULL, &a) == KB_CHANGE_ADDED && change(&a, NULL) == KB_CHANGE_REMOVED);
+    KB_EXPECT(kb_change_gates(KB_CHANGE_SLOWER) && !kb_change_gates(KB_CHANGE_FASTER));
+    KB_EXPECT(!kb_change_gates(KB_CHANGE_ADDED) && !kb_change_gates(KB_CHANGE_SAME));
+    kb_result unsupported = with_status(KB_ROW_UNSUPPORTED);
+    KB_EXPECT(change(&a, &unsupported) == KB_CHANGE_STATUS);
 }
 
 KB_TEST(verdict_names_are_the_words_the_report_prints) {
+    KB_EXPECT(strcmp(kb_change_name(KB_CHANGE_STILL_FAILING), "STILL FAILING") == 0);
+    KB_EXPECT(strcmp(kb_change_name(KB_CHANGE_INVALID), "INVALID") == 0);
+    KB_EXPECT(strcmp(kb_change_name(KB_CHANGE_SAME), "SAME") == 0);
     KB_EXPECT(strcmp(kb_verdict_name(KB_VERDICT_FASTER), "FASTER") == 0);
     KB_EXPECT(strcmp(kb_verdict_name(KB_VERDICT_SLOWER), "SLOWER") == 0);
     KB_EXPECT(strcmp(kb_verdict_name(KB_VERDICT_SAME), "SAME") == 0);

@@ -242,3 +242,115 @@ KB_TEST(baseline_is_the_first_of_the_list_that_ran_on_the_case) {
     kb_views_free(views, n);
     kb_results_free(&res);
 }
+
+KB_TEST(duplicated_column_is_an_error_naming_the_column_and_the_file) {
+    kb_results res = {0};
+    kb_error e = {""};
+    const char *path = write_temp("op,variant,params,status,median_us,median_us\n"
+                                  "nms,a,n=1,PASS,100,1\n");
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, path);
+    KB_EXPECT_STR_CONTAINS(e.msg, ":1: the header has the column 'median_us' twice");
+    remove(path);
+    kb_results_free(&res);
+}
+
+KB_TEST(utf8_byte_order_mark_before_the_header_is_skipped) {
+    kb_results res = {0};
+    kb_error e = {""};
+    KB_EXPECT(read_text("\xEF\xBB\xBFop,variant,params,status,median_us\nnms,a,n=1,PASS,7\n", &res,
+                        &e) == KB_OK);
+    KB_EXPECT(res.count == 1);
+    if (res.count == 1) {
+        KB_EXPECT(strcmp(res.rows[0].op, "nms") == 0);
+        KB_EXPECT_NEAR(res.rows[0].median_us, 7, 0);
+    }
+    kb_results_free(&res);
+}
+
+KB_TEST(file_says_which_columns_every_header_has) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,median_us\nnms,a,n=1,PASS,7\n"
+                        "op,variant,params,status\nnms,b,n=1,PASS\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(kb_result_file_has_column(&res.files[0], "status"));
+    KB_EXPECT(!kb_result_file_has_column(&res.files[0], "median_us")); /* not in the second */
+    KB_EXPECT(!kb_result_file_has_column(&res.files[0], "noise_pct"));
+    kb_results_free(&res);
+}
+
+static void key(const char *op, const char *params, char *buf) {
+    kb_params_key(op ? kb_find_op(op) : NULL, params, buf, 1024);
+}
+
+KB_TEST(params_key_compares_numbers_by_value_per_axis_kind) {
+    char a[1024], b[1024];
+    key("nms", "n=1000 iou=0.50 classes=1 max_out=0 dist=uniform", a);
+    key("nms", "n=1000 iou=0.5 classes=1 max_out=0 dist=uniform", b);
+    KB_EXPECT(strcmp(a, b) == 0);
+    KB_EXPECT(strcmp(a, "n=1000 iou=0.5 classes=1 max_out=0 dist=uniform") == 0);
+    key("nms", "n=1000.0 iou=5e-1 classes=1 max_out=0 dist=uniform", b); /* INT by value too */
+    KB_EXPECT(strcmp(a, b) == 0);
+    key("rpn_proposals", "min_bbox_size=16", a);
+    key("rpn_proposals", "min_bbox_size=16.0", b);
+    KB_EXPECT(strcmp(a, b) == 0 && strcmp(a, "min_bbox_size=16") == 0);
+    key("nms", "iou=0.1", a);
+    KB_EXPECT(strcmp(a, "iou=0.1") == 0); /* the shortest text that reads back, not %.17g */
+    key("nms", "iou=0.5", a);
+    key("nms", "iou=0.55", b);
+    KB_EXPECT(strcmp(a, b) != 0);
+}
+
+KB_TEST(params_key_orders_axes_as_the_op_and_keeps_text_where_it_knows_no_kind) {
+    char a[1024], b[1024];
+    key("nms", "dist=uniform iou=0.5 n=1000", a);
+    KB_EXPECT(strcmp(a, "n=1000 iou=0.5 dist=uniform") == 0);
+    key("nms", "dist=Uniform", b); /* an ENUM value is text: compared as written */
+    KB_EXPECT(strcmp(b, "dist=Uniform") == 0);
+    key("nms", "n=1000 gpu_temp=60.0", a); /* an axis nms does not have: text */
+    KB_EXPECT(strcmp(a, "n=1000 gpu_temp=60.0") == 0);
+    key(NULL, "x=0.50 y=2", a); /* an op this build does not know: as written */
+    KB_EXPECT(strcmp(a, "x=0.50 y=2") == 0);
+    key("preprocess", "n=1 image=/data/my photos/a.jpg", a);
+    KB_EXPECT(strcmp(a, "n=1 image=/data/my photos/a.jpg") == 0);
+}
+
+KB_TEST(rows_read_carry_the_key_and_views_group_cases_by_it) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,median_us,bytes\n"
+                        "nms,blockwalk,n=1000 iou=0.50,PASS,10,100\n"
+                        "nms,bitmask_gpu,n=1000 iou=0.5,PASS,20,100\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(strcmp(res.rows[0].key, res.rows[1].key) == 0);
+    kb_op_view *views;
+    int n;
+    KB_EXPECT(kb_views_build(&res, &views, &n, &e) == KB_OK);
+    KB_EXPECT(n == 1 && views[0].ncases == 1 && views[0].nvariants == 2);
+    KB_EXPECT(kb_view_cell(&views[0], 0, 0) && kb_view_cell(&views[0], 0, 1));
+    kb_views_free(views, n);
+    kb_results_free(&res);
+}
+
+KB_TEST(every_device_and_commit_of_joined_and_resumed_runs_is_listed) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("# kbench aaa1111 | 2025-05-12T09:14:03Z | host h\n"
+                        "# gpu: NVIDIA H100 (GPU-1111) cc 9.0, 132 SMs | driver 12.4\n"
+                        "op,variant,params,status\nnms,a,n=1,PASS\n"
+                        "# resumed: kbench bbb2222 | 2025-05-13T09:14:03Z | host h\n"
+                        "# resumed: gpu: NVIDIA H100 (GPU-2222) cc 9.0, 132 SMs | driver 12.4\n"
+                        "nms,b,n=1,PASS\n"
+                        "# kbench aaa1111 | 2025-05-14T09:14:03Z | host h\n"
+                        "# gpu: NVIDIA H100 (GPU-1111) cc 9.0, 132 SMs | driver 12.4\n"
+                        "op,variant,params,status\nnms,c,n=1,PASS\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(strcmp(res.files[0].devices, "NVIDIA H100 (GPU-1111)\nNVIDIA H100 (GPU-2222)") == 0);
+    KB_EXPECT(strcmp(res.files[0].commits, "aaa1111\nbbb2222") == 0);
+    char devices[512], commits[128];
+    kb_results_runs(&res, "; ", devices, sizeof devices, commits, sizeof commits);
+    KB_EXPECT(strcmp(devices, "NVIDIA H100 (GPU-1111); NVIDIA H100 (GPU-2222)") == 0);
+    KB_EXPECT(strcmp(commits, "aaa1111; bbb2222") == 0);
+    kb_results_free(&res);
+}
