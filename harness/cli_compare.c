@@ -27,8 +27,10 @@ static void compare_help(void) {
          "  FIXED           FAIL/ERROR/CRASH/TIMEOUT in OLD, PASS or UNCHECKED in NEW\n"
          "  STATUS          any other change of status (e.g. PASS -> UNSUPPORTED)\n"
          "  ADDED, REMOVED  a row in only NEW or only OLD (that is not one of the above)\n"
-         "Timing, from the medians and the noise (relative std-dev of the samples, the\n"
-         "noise_pct column; 0 where a file has none):\n"
+         "Timing, from the medians and each row's noise: the spread of its central 80%\n"
+         "of samples, (p90 - p10) / (2.563 median), a standard deviation for normal\n"
+         "samples that a few outliers do not move (noise_pct, the relative std-dev,\n"
+         "where a file has no p10/p90; 0 where it has neither):\n"
          "  delta = new/old - 1     band = 2 * sqrt(noise_old^2 + noise_new^2)\n"
          "  UNSURE   either noise > --max-noise: too noisy to tell a change of that size\n"
          "  SAME     else |delta| <= threshold, or |delta| <= band (inside the noise)\n"
@@ -86,8 +88,8 @@ static void warn_duplicates(const kb_results *res) {
 }
 
 static void fmt_noise(const kb_result *r, char *buf, size_t n) {
-    if (r && kb_result_timed(r) && r->noise_pct >= 0)
-        snprintf(buf, n, "%.1f%%", r->noise_pct);
+    if (r && kb_result_timed(r))
+        snprintf(buf, n, "%.1f%%", 100 * kb_result_spread(r));
     else
         snprintf(buf, n, "-");
 }

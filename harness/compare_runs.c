@@ -12,7 +12,16 @@
 
 #include <math.h>
 
-static double noise_of(const kb_result *r) {
+/* The spread a median is judged with: the central 80% of the samples
+ * (p90 - p10, over the median), scaled to a standard deviation as for a
+ * normal distribution (p90 - p10 = 2.563 sigma). A few outliers — a
+ * preempted sample, one cold page — move neither the median nor this, where
+ * they can push the relative standard deviation (noise_pct) past 50% and
+ * make every such row UNSURE. Files without p10/p90 fall back to noise_pct. */
+double kb_result_spread(const kb_result *r) {
+    if (isfinite(r->p10_us) && isfinite(r->p90_us) && r->p10_us > 0 && r->p90_us >= r->p10_us &&
+        r->median_us > 0)
+        return (r->p90_us - r->p10_us) / (2.563 * r->median_us);
     return r->noise_pct >= 0 ? r->noise_pct / 100 : 0; /* NAN (no column) reads as 0 */
 }
 
@@ -20,7 +29,7 @@ kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, do
                              double max_noise) {
     kb_judgement j = {KB_VERDICT_UNTIMED, NAN, NAN};
     if (!kb_result_timed(before) || !kb_result_timed(after)) return j;
-    double n0 = noise_of(before), n1 = noise_of(after);
+    double n0 = kb_result_spread(before), n1 = kb_result_spread(after);
     j.delta = after->median_us / before->median_us - 1;
     j.band = 2 * sqrt(n0 * n0 + n1 * n1);
     if (n0 > max_noise || n1 > max_noise)

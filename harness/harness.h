@@ -362,6 +362,8 @@ void kb_params_key(const kb_op *op, const char *params, char *buf, size_t n);
 int kb_result_is_peer(const char *variant);
 /* PASS or UNCHECKED with a median time, not --force'd: what plots and speedups use. */
 int kb_result_timed(const kb_result *r);
+/* The relative spread compare judges a row's median with (compare_runs.c). */
+double kb_result_spread(const kb_result *r);
 /* "12.34 us", "1.234 ms", "1.234 s"; "-" when not positive. */
 void kb_format_us(double us, char *buf, size_t n);
 /* params with only the axes whose value differs from op's default (as the

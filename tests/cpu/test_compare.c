@@ -54,6 +54,37 @@ KB_TEST(either_run_noisier_than_the_bound_is_unsure) {
     KB_EXPECT(verdict(100, 8, 100, 8) == KB_VERDICT_UNSURE);
 }
 
+/* A row timed with p10/p90 is judged by the spread of its central samples:
+ * 7.8 us with p10 7.7 and p90 7.95 is quiet (1.25%) even when a few
+ * preempted samples make its relative std-dev 84%. */
+static kb_result timed_pcts(double median_us, double p10_us, double p90_us, double noise_pct) {
+    kb_result r = timed(median_us, noise_pct);
+    r.p10_us = p10_us;
+    r.p90_us = p90_us;
+    return r;
+}
+
+KB_TEST(outliers_that_leave_the_central_samples_alone_are_not_noise) {
+    kb_result a = timed_pcts(7.90, 7.80, 8.05, 3.9), b = timed_pcts(7.81, 7.70, 7.95, 84.1);
+    /* spread = (p90 - p10) / (2.563 median): 0.25 / (2.563 * 7.90) = 1.23% */
+    KB_EXPECT_NEAR(kb_result_spread(&a), 0.25 / (2.563 * 7.90), 1e-12);
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_SAME);
+    kb_result c = timed_pcts(10.0, 9.9, 10.1, 84.1);
+    KB_EXPECT(kb_judge_timing(&a, &c, threshold, max_noise).verdict == KB_VERDICT_SLOWER);
+}
+
+KB_TEST(wide_central_spread_is_unsure) {
+    /* p10 6, p90 10 around 8: (10 - 6) / (2.563 * 8) = 19.5% > the 5% bound */
+    kb_result a = timed_pcts(8, 6, 10, 1), b = timed_pcts(8.1, 8.0, 8.2, 1);
+    KB_EXPECT_NEAR(kb_result_spread(&a), 4 / (2.563 * 8), 1e-12);
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_UNSURE);
+}
+
+KB_TEST(rows_without_percentiles_fall_back_to_noise_pct) {
+    kb_result a = timed(100, 8);
+    KB_EXPECT_NEAR(kb_result_spread(&a), 0.08, 1e-12);
+}
+
 KB_TEST(threshold_moves_the_line_between_same_and_slower) {
     kb_result a = timed(100, 0.5), b = timed(108, 0.5);
     KB_EXPECT(kb_judge_timing(&a, &b, 0.05, 0.05).verdict == KB_VERDICT_SLOWER);
