@@ -1,13 +1,14 @@
 /* cli_run.c — `kbench run` (check and time) and `kbench check` (correctness
  * only, over a sweep plus --fuzz random cases). Usage errors are found
  * before the device is touched, so they read the same on a machine without one. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void run_help(const char *cmd) {
@@ -42,7 +43,7 @@ static void run_help(const char *cmd) {
         puts("timing:\n"
              "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
              "                      back launches), graph (CUDA graph replay)\n"
-             "  --max-noise PCT     stop when the relative std-dev is under PCT %% (default 1)\n"
+             "  --max-noise PCT     stop when the relative std-dev is under PCT % (default 1)\n"
              "  --min-samples N     ... with at least N samples (default 20)\n"
              "  --max-time S        or after S seconds of sampling per row (default 2)\n"
              "  --no-check          time only: rows say UNCHECKED");
@@ -61,24 +62,32 @@ static void run_help(const char *cmd) {
          "                      row's reason starts with FORCED");
     puts("output:\n"
          "  --format F          stdout as table (default), csv, json (lines) or md\n"
-         "  -o FILE             also write FILE (repeatable); format from the extension:\n"
-         "                      .csv .json/.jsonl .md .txt\n"
+         "  -o FILE             also write FILE (repeatable, at most 8); the format is the\n"
+         "                      extension's: .csv .json/.jsonl .md .txt. An existing FILE is an\n"
+         "                      error unless --overwrite (or --resume FILE for a CSV)\n"
+         "  --overwrite         replace existing -o files. A file is written beside FILE and\n"
+         "                      takes its place when the first row is written: a run that\n"
+         "                      makes no row (no device) leaves FILE as it was\n"
          "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
-         "                      already holds: a killed sweep continues where it stopped\n"
-         "                      (a partial last line is cut off first, and said so; rows\n"
-         "                      that say 'not run' - the device was lost - are dropped\n"
-         "                      and run again)\n"
+         "                      already holds: a killed sweep continues where it stopped.\n"
+         "                      FILE must be a kbench CSV (or not exist yet); a partial last\n"
+         "                      line and the rows that say 'not run' (the device was lost)\n"
+         "                      are dropped, and those rows run again. FILE changes only\n"
+         "                      when the first new row is written\n"
          "  -q, --quiet         nothing on stdout (with -o)\n"
          "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
-         "            2 bad usage, 3 no CUDA device, 4 an output could not be written");
+         "            2 bad usage or input (nothing was run, no file was touched),\n"
+         "            3 no CUDA device (none, no driver, or not the one --device names),\n"
+         "            4 a runtime error (an output could not be written, a worker could not\n"
+         "            start)");
 }
 
 typedef struct run_args {
     const char *cmd, *opname, *variants, *sweep, *inputs, *dump, *resume;
     kb_spec specs[KB_MAX_AXES];
     int nspecs;
-    const char *outputs[8];
-    int noutputs, quiet;
+    const char *outputs[KB_MAX_OUTPUTS];
+    int noutputs, quiet, overwrite;
     int timeout_given;
     long device, fuzz, max_cases; /* max_cases: -1 for all */
     kb_format format;
@@ -112,10 +121,14 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "--dump") == 0) {
             a->opts.dump_dir = v;
         } else if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
-            if (a->noutputs == 8) return kb_usage_error(cmd, "at most 8 -o files");
+            if (a->noutputs == KB_MAX_OUTPUTS)
+                return kb_usage_error(cmd, "at most %d -o files", KB_MAX_OUTPUTS);
             a->outputs[a->noutputs++] = v;
         } else if (strcmp(o, "--resume") == 0) {
             a->resume = v;
+        } else if (strcmp(o, "--overwrite") == 0) {
+            a->overwrite = 1;
+            takes = 0;
         } else if (strcmp(o, "--format") == 0) {
             if (!v || kb_format_parse(v, &a->format) != KB_OK)
                 return kb_usage_error(cmd, "--format %s: expected table, csv, json or md",
@@ -239,61 +252,34 @@ static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *
     return added;
 }
 
-/* A run killed mid-row leaves a partial last line: cut the file back to its
- * last complete line. Returns the bytes dropped, or -1 on an I/O error. */
-static long repair_last_line(const char *path) {
-    FILE *f = fopen(path, "r+");
-    if (!f) return -1;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1, keep = size;
-    int c = 0;
-    while (keep > 0 && fseek(f, keep - 1, SEEK_SET) == 0 && (c = fgetc(f)) != '\n') keep--;
-    fclose(f);
-    if (size < 0) return -1;
-    if (keep == size) return 0;
-    return truncate(path, keep) == 0 ? size - keep : -1;
-}
-
 /* A row that holds no result: ERROR, its reason beginning KB_NOT_RUN (bare
  * or quoted in the CSV). */
 static int is_not_run_line(const char *line) {
     return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
 }
 
-/* Drops the data lines of rows that were not run, so that --resume runs them
- * again instead of keeping a placeholder. Returns the lines dropped, -1 on an
- * I/O error (the file is left as it was). */
-static long drop_not_run(const char *path) {
+/* Copies the --resume file into out less what holds no result: a partial
+ * last line (a run killed mid-row) and the rows that were not run (so that
+ * they run again). KB_ERR on an I/O error, errno set. */
+static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run) {
     FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.resume-tmp", path);
-    FILE *out = NULL;
-    long dropped = 0, pass = 0;
+    if (!f) return KB_ERR;
     char *line = NULL;
     size_t cap = 0;
-    /* Pass 0 counts; pass 1 (only when something is dropped) writes the rest. */
-    for (pass = 0; pass < 2; pass++) {
-        rewind(f);
-        while (getline(&line, &cap, f) > 0) {
-            int drop = line[0] != '#' && is_not_run_line(line);
-            if (pass == 0)
-                dropped += drop;
-            else if (!drop && fputs(line, out) == EOF)
-                break;
-        }
-        if (pass == 0 && dropped == 0) break;
-        if (pass == 0 && !(out = fopen(tmp, "w"))) break;
+    ssize_t n;
+    *cut_bytes = *not_run = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] != '\n')
+            *cut_bytes = n;
+        else if (line[0] != '#' && is_not_run_line(line))
+            (*not_run)++;
+        else if (fputs(line, out) == EOF)
+            break;
     }
     free(line);
+    int bad = ferror(f) || ferror(out) || fflush(out) != 0;
     fclose(f);
-    if (dropped == 0) return 0;
-    int ok = out && !ferror(out);
-    if (out && fclose(out) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return -1;
-    }
-    return dropped;
+    return bad ? KB_ERR : KB_OK;
 }
 
 static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mode mode) {
@@ -307,37 +293,104 @@ static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mo
     return 0;
 }
 
-/* Opens the --resume file for appending (creating it when new) and reads the
- * rows it holds. */
-static int open_resume(const char *cmd, const char *path, kb_results *res, kb_printer *p) {
-    int exists = access(path, F_OK) == 0;
+/* The --resume file: validated as a kbench CSV before anything is written,
+ * then copied (less what holds no result) to the temporary that new rows
+ * are appended to; done gets the rows it keeps. A file that does not exist
+ * yet (or is empty) starts with a header, like -o. */
+static int open_resume(const char *cmd, const char *path, kb_results *done, kb_out_file *o) {
+    kb_format fmt;
+    if (kb_format_from_path(path, &fmt) != KB_OK || fmt != KB_FMT_CSV)
+        return kb_usage_error(cmd, "--resume %s: only a .csv file can be resumed", path);
+    struct stat st;
+    int exists = stat(path, &st) == 0 && !(S_ISREG(st.st_mode) && st.st_size == 0);
+    kb_error e;
     if (exists) {
-        long cut = repair_last_line(path);
-        if (cut < 0)
-            return kb_usage_error(cmd, "--resume %s: cannot repair: %s", path, strerror(errno));
-        if (cut > 0)
-            fprintf(stderr, "kbench %s: %s: dropped a partial last line (%ld bytes)\n", cmd, path,
-                    cut);
-        long not_run = drop_not_run(path);
-        if (not_run < 0)
-            return kb_usage_error(cmd, "--resume %s: cannot drop 'not run' rows: %s", path,
-                                  strerror(errno));
-        if (not_run > 0)
-            fprintf(stderr, "kbench %s: %s: dropped %ld 'not run' row(s): they run again\n", cmd,
-                    path, not_run);
-        kb_error e;
-        if (kb_results_read(res, path, stderr, &e) != KB_OK)
-            return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+        kb_results check = {0};
+        int rc = kb_results_read(&check, path, NULL, &e);
+        kb_results_free(&check);
+        if (rc != KB_OK) return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
     }
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "kbench %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    if (kb_out_file_open(o, path, KB_FMT_CSV, &e) != KB_OK)
+        return kb_usage_error(cmd, "--resume %s", e.msg);
+    if (!exists) return KB_OK;
+    long cut = 0, not_run = 0;
+    if (copy_for_resume(path, o->p.f, &cut, &not_run) != KB_OK) {
+        fprintf(stderr, "kbench %s: --resume %s: cannot copy it to %s: %s\n", cmd, path, o->tmp,
+                strerror(errno));
+        kb_out_file_close(o, &e);
         return KB_EXIT_RUNTIME;
     }
-    kb_printer_init(p, KB_FMT_CSV, f);
-    p->own_file = 1;
-    p->append = exists;
+    if (cut > 0)
+        fprintf(stderr,
+                "kbench %s: %s: a partial last line (%ld bytes) is dropped when the first new "
+                "row is written\n",
+                cmd, path, cut);
+    if (not_run > 0)
+        fprintf(stderr,
+                "kbench %s: %s: %ld 'not run' row(s) run again (their lines are dropped when the "
+                "first new row is written)\n",
+                cmd, path, not_run);
+    if (kb_results_read(done, o->tmp, NULL, &e) != KB_OK) {
+        kb_out_file_close(o, &e);
+        return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+    }
+    o->p.append = 1;
     return KB_OK;
+}
+
+/* path's folder resolved, plus its last name: two spellings of one file
+ * compare equal (a file that does not exist yet has no inode to compare). */
+static void canonical(const char *path, char *out, size_t n) {
+    char dir[4096], *resolved;
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 2, slash ? path : "./");
+    resolved = realpath(dir, NULL);
+    snprintf(out, n, "%s/%s", resolved ? resolved : dir, base);
+    free(resolved);
+}
+
+/* Every -o file, before any device work: a known extension, named once, and
+ * an existing file replaced only when --overwrite says so. (Whether its
+ * folder takes a new file is learnt by creating the temporary.) */
+static int check_outputs(const run_args *a, kb_format *fmts) {
+    char ci[4200], cj[4200];
+    for (int i = 0; i < a->noutputs; i++) {
+        const char *o = a->outputs[i];
+        if (kb_format_from_path(o, &fmts[i]) != KB_OK)
+            return kb_usage_error(a->cmd, "-o %s: unknown extension (expected %s)", o,
+                                  KB_OUTPUT_EXTENSIONS);
+        canonical(o, ci, sizeof ci);
+        for (int j = 0; j <= i; j++) {
+            const char *other = j < i ? a->outputs[j] : a->resume;
+            if (!other) continue;
+            canonical(other, cj, sizeof cj);
+            if (strcmp(ci, cj) == 0)
+                return kb_usage_error(a->cmd, "-o %s: the same file as %s%s", o,
+                                      j < i ? "-o " : "--resume ", other);
+        }
+        struct stat st;
+        if (!a->overwrite && stat(o, &st) == 0 && S_ISREG(st.st_mode))
+            return kb_usage_error(
+                a->cmd,
+                "-o %s: the file exists: --overwrite replaces it (once the "
+                "first row is written)%s",
+                o, fmts[i] == KB_FMT_CSV ? ", --resume adds the missing rows to it" : "");
+    }
+    return KB_OK;
+}
+
+/* Closes every output file: those that got no row are left as they were.
+ * KB_EXIT_RUNTIME when one could not be written. */
+static int close_files(const char *cmd, kb_out_file *files, int n) {
+    int rc = KB_OK;
+    for (int i = 0; i < n; i++) {
+        kb_error e;
+        if (kb_out_file_close(&files[i], &e) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", cmd, e.msg);
+            rc = KB_EXIT_RUNTIME;
+        }
+    }
+    return rc;
 }
 
 /* The printers' headers need the device: called once it is open (in this
@@ -410,31 +463,33 @@ int kb_cmd_run(int argc, char **argv) {
     }
     variants[nvar] = NULL;
 
-    /* Printers: stdout, each -o file and the --resume file. */
-    kb_printer printers[10];
-    int np = 0;
+    /* Output files, still before the device: every problem with them is
+     * usage, and nothing named is touched until a row exists. */
+    kb_format fmts[KB_MAX_OUTPUTS];
+    if (check_outputs(&a, fmts) != KB_OK) return KB_EXIT_USAGE;
+    kb_out_file_cleanup_on_signal();
+    kb_out_file files[KB_MAX_OUTPUTS + 1];
+    int nfiles = 0;
     kb_results done = {0};
     if (a.resume) {
-        int orc = open_resume(a.cmd, a.resume, &done, &printers[np]);
-        if (orc != KB_OK) return orc;
-        np++;
+        rc = open_resume(a.cmd, a.resume, &done, &files[nfiles]);
+        if (rc != KB_OK) return rc;
+        nfiles++;
     }
-    if (!a.quiet) kb_printer_init(&printers[np++], a.format, stdout);
-    for (int i = 0; i < a.noutputs; i++) {
-        FILE *f = fopen(a.outputs[i], "w");
-        if (!f) {
-            fprintf(stderr, "kbench %s: cannot write %s: ", a.cmd, a.outputs[i]);
-            perror(NULL);
-            return KB_EXIT_RUNTIME;
-        }
-        kb_printer_init(&printers[np], kb_format_from_path(a.outputs[i], KB_FMT_CSV), f);
-        printers[np++].own_file = 1;
-    }
-
-    kb_runner runner;
     kb_error e;
+    for (int i = 0; i < a.noutputs; i++) {
+        if (kb_out_file_open(&files[nfiles], a.outputs[i], fmts[i], &e) != KB_OK) {
+            close_files(a.cmd, files, nfiles);
+            kb_results_free(&done);
+            return kb_usage_error(a.cmd, "-o %s", e.msg);
+        }
+        nfiles++;
+    }
+    kb_printer out;
+    kb_runner runner;
     a.opts.progress = isatty(2);
     if (kb_runner_init(&runner, &a.opts, &e) != KB_OK) {
+        close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
         return KB_EXIT_RUNTIME;
     }
@@ -443,10 +498,15 @@ int kb_cmd_run(int argc, char **argv) {
         runner.done_ctx = &done;
     }
     if (kb_runner_plan(&runner, &cases, variants, &e) != KB_OK) {
+        close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
         return KB_EXIT_RUNTIME;
     }
-    for (int i = 0; i < np; i++) runner.printers[runner.nprinters++] = &printers[i];
+    if (!a.quiet) {
+        kb_printer_init(&out, a.format, stdout);
+        runner.printers[runner.nprinters++] = &out;
+    }
+    for (int i = 0; i < nfiles; i++) runner.printers[runner.nprinters++] = &files[i].p;
 
     begin_ctx bc = {.argc = argc + 1, .argv = argv - 1, .r = &runner};
     if (a.opts.isolate) {
@@ -462,17 +522,20 @@ int kb_cmd_run(int argc, char **argv) {
         if (rc == KB_OK) kb_runner_run(&runner, 0);
     }
     if (rc == KB_NO_DEVICE) {
+        close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
                 cases.count);
         return KB_EXIT_NO_DEVICE;
     }
-    if (rc != KB_OK && !bc.begun) return kb_usage_error(a.cmd, "%s", e.msg); /* --device N */
+    if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
+        close_files(a.cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(nothing was run)\n", a.cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
     if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
     rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
-    for (int i = 0; i < np; i++) {
-        printers[i].end(&printers[i]);
-        if (printers[i].own_file && fclose(printers[i].f) != 0) rc = KB_EXIT_RUNTIME;
-    }
+    if (!a.quiet) out.end(&out);
+    if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
     const int *n = runner.counts;
     int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
     fprintf(a.quiet ? stderr : stdout,

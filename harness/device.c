@@ -19,18 +19,52 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Why cudaGetDeviceCount found no device, in the user's terms. The runtime
+ * says "CUDA driver version is insufficient" both when the driver is older
+ * than the runtime and when there is no driver at all: tell them apart by
+ * loading the driver library and asking its version (0 without a driver). */
+static int no_device(cudaError_t rc, kb_error *e) {
+    int drv = 0, rt = 0;
+    cudaRuntimeGetVersion(&rt);
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        kb_fail(e, "no CUDA device: no NVIDIA driver is installed (%s)",
+                why ? why : "libcuda.so.1 cannot be loaded");
+        return KB_NO_DEVICE;
+    }
+    dlclose(lib);
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    if (rc == cudaErrorInsufficientDriver && drv > 0 && drv < rt) {
+        kb_fail(e,
+                "no CUDA device: the NVIDIA driver is too old: it supports CUDA %d.%d, kbench "
+                "was built with CUDA runtime %d.%d (update the driver)",
+                drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+    } else if (rc == cudaSuccess || rc == cudaErrorNoDevice) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        kb_fail(e, "no CUDA device: the driver (CUDA %d.%d) sees none%s%s%s", drv / 1000,
+                (drv % 1000) / 10, vis ? " (CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "",
+                vis ? ")" : "");
+    } else {
+        kb_fail(e, "no CUDA device: %s (%s; driver CUDA %d.%d, runtime %d.%d)",
+                cudaGetErrorString(rc), cudaGetErrorName(rc), drv / 1000, (drv % 1000) / 10,
+                rt / 1000, (rt % 1000) / 10);
+    }
+    return KB_NO_DEVICE;
+}
+
 int kb_device_open(int ordinal, kb_device *d, kb_error *e) {
     memset(d, 0, sizeof *d);
     int count = 0;
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess || count == 0) {
-        kb_fail(e, "no CUDA device: %s",
-                rc != cudaSuccess ? cudaGetErrorString(rc) : "the driver reports 0 devices");
+        cudaGetLastError();
+        return no_device(rc, e);
+    }
+    if (ordinal < 0 || ordinal >= count) { /* the device asked for is not there */
+        kb_fail(e, "no CUDA device %d (--device): there are %d, 0..%d", ordinal, count, count - 1);
         return KB_NO_DEVICE;
     }
-    if (ordinal < 0 || ordinal >= count)
-        return kb_fail(e, "--device %d: there are %d CUDA device(s), 0..%d", ordinal, count,
-                       count - 1);
     KB_CUDA_TRY(cudaSetDevice(ordinal), e);
     struct cudaDeviceProp p;
     KB_CUDA_TRY(cudaGetDeviceProperties(&p, ordinal), e);

@@ -83,7 +83,8 @@ typedef struct kb_device {
     double peak_sgemm_gflops; /* measured: cuBLAS SGEMM 8192^3, fp32 FMA units */
 } kb_device;
 
-/* KB_NO_DEVICE with a message when there is no device or no driver. */
+/* KB_NO_DEVICE with a message saying which: no driver, a driver older than
+ * the runtime, no device, or no device of that ordinal. */
 int kb_device_open(int ordinal, kb_device *d, kb_error *e);
 /* Measured peaks, cached per device UUID under $XDG_CACHE_HOME/kbench
  * (or ~/.cache/kbench); force re-measures. */
@@ -184,8 +185,36 @@ typedef struct kb_printer {
 
 typedef enum kb_format { KB_FMT_TABLE, KB_FMT_CSV, KB_FMT_JSON, KB_FMT_MD } kb_format;
 int kb_format_parse(const char *s, kb_format *f);
-kb_format kb_format_from_path(const char *path, kb_format fallback);
+/* The extensions an output file's format is known by. */
+#define KB_OUTPUT_EXTENSIONS ".csv, .json, .jsonl, .md or .txt"
+/* The format of an output file from its extension; KB_ERR for any other. */
+int kb_format_from_path(const char *path, kb_format *f);
 void kb_printer_init(kb_printer *p, kb_format fmt, FILE *f);
+
+/* An output file (-o, --resume) that a run ending before its first row
+ * leaves as it was (out_file.c). The printer writes to a temporary beside
+ * FILE (FILE.kbench-tmp-PID) that replaces FILE once the first row is
+ * written and flushed; later rows go on into FILE itself, flushed one by
+ * one, so a killed run keeps its rows. A path that exists but is not a
+ * regular file (/dev/null, a FIFO) is written directly. */
+typedef struct kb_out_file {
+    kb_printer p; /* first: the runner hands rows to &p */
+    void (*format_row)(kb_printer *p, const kb_row *r);
+    char path[1024];
+    char tmp[1100]; /* the temporary; "" once renamed onto path, or when direct */
+    int failed;     /* a write or the rename failed: err says which */
+    kb_error err;
+} kb_out_file;
+
+/* Creates the temporary (with FILE's permissions where FILE exists) and a
+ * printer of fmt on it. The message of a failure names the file and why. */
+int kb_out_file_open(kb_out_file *o, const char *path, kb_format fmt, kb_error *e);
+/* Ends the printer and closes the file; a temporary that never got a row is
+ * removed, so FILE is as it was. KB_ERR when a write or the rename failed. */
+int kb_out_file_close(kb_out_file *o, kb_error *e);
+/* On SIGINT, SIGTERM or SIGHUP before their first row, the open temporaries
+ * are removed (in the process that opened them) and the signal goes on. */
+void kb_out_file_cleanup_on_signal(void);
 /* s as a JSON string literal, quotes and escapes included (out_json.c). */
 void kb_json_put_str(FILE *f, const char *s);
 
@@ -208,6 +237,11 @@ typedef struct kb_run_opts {
     int force;             /* run int32-index variants on cases their supports() refuses */
 } kb_run_opts;
 
+/* Output files of one run (-o), and the printers that gives a runner: those,
+ * stdout and the --resume file. */
+#define KB_MAX_OUTPUTS  8
+#define KB_MAX_PRINTERS (KB_MAX_OUTPUTS + 2)
+
 /* One row's worth of work: indices into the sweep's case and variant lists. */
 typedef struct kb_pair {
     int c, v;
@@ -229,7 +263,7 @@ typedef struct kb_runner {
     int nvariants;
     kb_pair *pairs; /* the plan: case by case, variants in list order */
     int npairs;
-    kb_printer *printers[8];
+    kb_printer *printers[KB_MAX_PRINTERS];
     int nprinters;
     int counts[KB_ROW_UNCHECKED + 1];
     int skipped_na;   /* variant/case pairs that are another function of the op */

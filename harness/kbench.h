@@ -202,12 +202,18 @@ typedef struct kb_variant_impl {
     /* KB_OK, KB_UNSUPPORTED (reason in why, with the numbers) or KB_NOT_APPLICABLE. */
     int (*supports)(const kb_case *c, kb_error *why);
     size_t (*workspace_bytes)(const kb_case *c);
-    /* Allocate workspace and handles; KB_OUT_OF_MEMORY when an allocation fails. */
+    /* Allocate workspace and handles; KB_OUT_OF_MEMORY when an allocation fails.
+     * Contract: a setup that fails leaves nothing allocated and *state NULL.
+     * Behind it, the runner tears down any non-NULL *state once setup has
+     * returned, failed or not, on every path: so a state handed back before a
+     * failure must be one teardown can release (the members not yet built
+     * NULL). */
     int (*setup)(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e);
     /* Enqueue the whole op on the stream; no host synchronisation unless the
      * variant is flagged KB_HOST_SYNC. Checks its launches. */
     int (*run)(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
                kb_error *e);
+    /* Releases a state from setup, whole or partly built; never called with NULL. */
     void (*teardown)(void *state);
 } kb_variant_impl;
 

@@ -29,11 +29,12 @@ static void usage(FILE *f) {
         fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
     fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed, CRASHed or\n"
           "            TIMEd OUT; 2 bad usage or input; 3 no CUDA device (run, check); 4 runtime\n"
-          "            error (an output file could not be written, out of host memory; plot and\n"
-          "            report: no gnuplot on PATH); 5 compare: a row SLOWER, or PASS -> FAIL\n"
+          "            error (an output file could not be written, a worker could not start, out\n"
+          "            of host memory; plot and report: no gnuplot on PATH); 5 compare: a row\n"
+          "            SLOWER, or PASS -> FAIL\n"
           "examples:\n"
           "  kbench list preprocess\n"
-          "  kbench run preprocess --sweep default -o results/preprocess.csv\n"
+          "  kbench run preprocess --sweep default -o results/preprocess.csv --overwrite\n"
           "  kbench run preprocess -v bilinear_vec -a n=[1,8,16] -a interp=bilinear\n"
           "  kbench check all --fuzz 50\n",
           f);

@@ -34,14 +34,20 @@ int kb_format_parse(const char *s, kb_format *f) {
     return KB_ERR;
 }
 
-kb_format kb_format_from_path(const char *path, kb_format fallback) {
+int kb_format_from_path(const char *path, kb_format *f) {
     const char *dot = strrchr(path, '.');
-    if (!dot) return fallback;
-    if (strcmp(dot, ".csv") == 0) return KB_FMT_CSV;
-    if (strcmp(dot, ".json") == 0 || strcmp(dot, ".jsonl") == 0) return KB_FMT_JSON;
-    if (strcmp(dot, ".md") == 0) return KB_FMT_MD;
-    if (strcmp(dot, ".txt") == 0) return KB_FMT_TABLE;
-    return fallback;
+    if (!dot || strchr(dot, '/')) return KB_ERR;
+    if (strcmp(dot, ".csv") == 0)
+        *f = KB_FMT_CSV;
+    else if (strcmp(dot, ".json") == 0 || strcmp(dot, ".jsonl") == 0)
+        *f = KB_FMT_JSON;
+    else if (strcmp(dot, ".md") == 0)
+        *f = KB_FMT_MD;
+    else if (strcmp(dot, ".txt") == 0)
+        *f = KB_FMT_TABLE;
+    else
+        return KB_ERR;
+    return KB_OK;
 }
 
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {

@@ -434,10 +434,8 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     kb_tensors dev_out = cd->out_desc;
     void *state = NULL;
     int rc = alloc_device(&dev_out, &e);
-    if (rc == KB_OK) {
-        rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
-        if (rc != KB_OK) state = NULL;
-    }
+    /* A failed setup may still hand back state: teardown releases it below. */
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
         if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, &lc, &row, &e);

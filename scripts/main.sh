@@ -16,8 +16,12 @@ mkdir -p results plots
 args=("$@")
 [ ${#args[@]} -eq 0 ] && args=(--sweep default)
 rc=0
-./build/kbench run "$op" "${args[@]}" -o "results/$op.csv" -o "results/$op.jsonl" || rc=$?
-if [ -s "results/$op.csv" ]; then
+# --overwrite: the previous results are replaced once the first new row is
+# written, so a run that makes no row (no GPU, exit 3) leaves them as they were.
+./build/kbench run "$op" "${args[@]}" -o "results/$op.csv" -o "results/$op.jsonl" --overwrite ||
+    rc=$?
+# Plots only of rows this run wrote (exit 0: all passed, 1: some failed).
+if [ $rc -le 1 ] && [ -s "results/$op.csv" ]; then
     if command -v gnuplot >/dev/null; then
         ./build/kbench plot "results/$op.csv" -o plots
     else

@@ -34,6 +34,17 @@ expect 0 "^preprocess" -- list --names
 for cmd in list run check info plot report compare verify; do
     expect 0 "usage: kbench $cmd" -- $cmd --help
 done
+# help texts are printed as written: no printf escapes left in them
+for cmd in "" list run check info plot report compare verify; do
+    if "$k" $cmd --help 2>&1 | grep -q '%%'; then
+        fail=$((fail + 1)); echo "FAIL: kbench $cmd --help prints '%%'"
+    else
+        pass=$((pass + 1))
+    fi
+done
+expect 0 "under PCT % \(default 1\)" -- run --help
+expect 0 "--overwrite +replace existing -o files" -- run --help
+expect 0 "3 no CUDA device.*4 a runtime error" -- check --help
 expect 2 "unknown op 'nope'.*preprocess" -- run nope
 expect 2 "has no axis 'bogus'" -- run preprocess -a bogus=3
 expect 2 "n=0: out of range \(expected an integer in \[1, 256\]\)" -- run preprocess -a n=0
@@ -60,31 +71,88 @@ if ! nvidia-smi >/dev/null 2>&1; then
     expect 3 "no CUDA device" -- check preprocess --no-isolate
     expect 3 "\(2 case\(s\) were valid" -- check nms --max-cases 2
     expect 0 "no CUDA device" -- info
-    # --resume repairs a partial last line before it learns there is no device
-    resume_file=$(mktemp)
-    printf '# kbench x\nop,variant,params,mode,status\npreprocess,nearest_naive,n=1,cold,PASS\npreproc' \
-        >"$resume_file"
-    expect 3 "dropped a partial last line \(7 bytes\)" -- run preprocess --resume "$resume_file"
-    if [[ $(tail -c 1 "$resume_file" | od -An -c | tr -d ' ') == '\n' ]]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: --resume left the partial line"
+    # with no driver at all, say that (not "driver version is insufficient")
+    if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && [[ -z ${LD_LIBRARY_PATH:-} ]]; then
+        expect 0 "no CUDA device: no NVIDIA driver is installed \(libcuda.so.1" -- info
+        expect 3 "no CUDA device: no NVIDIA driver is installed" -- run nms
+        expect 3 "no NVIDIA driver is installed" -- check nms --no-isolate
     fi
-    # ... and drops the rows that say 'not run' (they carry no result) so they run again
+    # A run that ends before its first row leaves every named file as it was.
+    out=$(mktemp -d)
+    # same FILE COPY: FILE is byte-identical to COPY
+    same() {
+        if cmp -s "$1" "$2"; then pass=$((pass + 1)); else
+            fail=$((fail + 1)); echo "FAIL: $1 was changed"; fi
+    }
+    absent() {
+        if [[ ! -e $1 ]]; then pass=$((pass + 1)); else
+            fail=$((fail + 1)); echo "FAIL: $1 was created"; fi
+    }
+    no_strays() {
+        if ! ls "$out" | grep -q kbench-tmp; then pass=$((pass + 1)); else
+            fail=$((fail + 1)); echo "FAIL: a temporary was left in $out: $(ls "$out")"; fi
+    }
+    cp tests/data/nms.csv "$out/results.csv"
+    cp tests/data/nms.csv "$out/orig.csv"
+    expect 2 "-o $out/results.csv: the file exists: --overwrite replaces it .*--resume" -- \
+        run nms -o "$out/results.csv"
+    same "$out/results.csv" "$out/orig.csv"
+    expect 3 "no CUDA device" -- run nms -o "$out/results.csv" --overwrite
+    same "$out/results.csv" "$out/orig.csv"
+    expect 3 "no CUDA device" -- check nms --no-isolate -o "$out/results.csv" --overwrite
+    same "$out/results.csv" "$out/orig.csv"
+    expect 3 "no CUDA device" -- run nms -o "$out/new.csv" -o "$out/new.jsonl" -o "$out/new.md"
+    absent "$out/new.csv"; absent "$out/new.jsonl"; absent "$out/new.md"
+    # a bad -o path is found before anything is touched (exit 2, not 4 after damage)
+    expect 2 "-o /nonexistent/x.csv: cannot create a file in its folder /nonexistent" -- \
+        run nms -o "$out/results.csv" -o /nonexistent/x.csv --overwrite
+    same "$out/results.csv" "$out/orig.csv"
+    mkdir "$out/folder.csv"
+    expect 2 "-o $out/folder.csv: is a folder" -- run nms -o "$out/folder.csv" --overwrite
+    expect 2 "-o x.xlsx: unknown extension \(expected .csv, .json, .jsonl, .md or .txt\)" -- \
+        run nms -o x.xlsx
+    absent x.xlsx
+    expect 2 "-o $out/./new.csv: the same file as -o $out/new.csv" -- \
+        run nms -o "$out/new.csv" -o "$out/./new.csv"
+    expect 2 "-o $out/results.csv: the same file as --resume" -- \
+        run nms --resume "$out/results.csv" -o "$out/results.csv" --overwrite
+    # eight -o files (the most) with --resume and stdout: every printer has a slot
+    eight=()
+    for i in 1 2 3 4 5 6 7 8; do eight+=(-o "$out/eight$i.csv"); done
+    expect 3 "no CUDA device" -- run nms "${eight[@]}" --resume "$out/eight0.csv"
+    expect 2 "at most 8 -o files" -- run nms "${eight[@]}" -o "$out/nine.csv"
+    absent "$out/eight1.csv"; absent "$out/eight0.csv"
+    # --resume: validated before anything is repaired; a new file waits for its first row
+    printf 'line one\nline two' >"$out/notes.txt"
+    cp "$out/notes.txt" "$out/notes.orig"
+    expect 2 "--resume $out/notes.txt: only a .csv file can be resumed" -- \
+        run nms --resume "$out/notes.txt"
+    same "$out/notes.txt" "$out/notes.orig"
+    cp "$out/notes.txt" "$out/notes.csv"
+    expect 2 "--resume $out/notes.csv: .*no 'op' column.*is this a kbench CSV" -- \
+        run nms --resume "$out/notes.csv"
+    same "$out/notes.csv" "$out/notes.orig"
+    expect 3 "no CUDA device" -- run nms --resume "$out/fresh.csv"
+    absent "$out/fresh.csv"
+    : >"$out/empty.csv" # an empty file is resumed as a new one
+    expect 3 "no CUDA device" -- run nms --resume "$out/empty.csv"
+    same "$out/empty.csv" /dev/null
+    printf '# kbench x\nop,variant,params,mode,status\npreprocess,nearest_naive,n=1,cold,PASS\npreproc' \
+        >"$out/partial.csv"
+    cp "$out/partial.csv" "$out/partial.orig"
+    expect 3 "a partial last line \(7 bytes\) is dropped when the first new row is written" -- \
+        run preprocess --resume "$out/partial.csv"
+    same "$out/partial.csv" "$out/partial.orig"
     printf '%s\n' '# kbench x' 'op,variant,params,mode,status,reason' \
         'preprocess,nearest_naive,n=1,cold,PASS,' \
         'preprocess,nearest_vec,n=1,cold,ERROR,not run: the CUDA context was lost earlier' \
         'preprocess,bilinear_vec,n=1,cold,ERROR,"not run: a new worker process failed, oom"' \
-        'preprocess,bilinear_naive,n=1,cold,ERROR,launch failed' >"$resume_file"
-    expect 3 "dropped 2 'not run' row\(s\): they run again" -- run preprocess --resume "$resume_file"
-    if [[ $(grep -c "not run" "$resume_file") == 0 && $(grep -c "^preprocess," "$resume_file") == 2 ]]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: --resume kept a 'not run' row or lost another"; cat "$resume_file"
-    fi
-    printf 'not,a,kbench\n"unterminated\n' >"$resume_file"
-    expect 2 "--resume .*: " -- run preprocess --resume "$resume_file"
-    rm -f "$resume_file"
+        'preprocess,bilinear_naive,n=1,cold,ERROR,launch failed' >"$out/notrun.csv"
+    cp "$out/notrun.csv" "$out/notrun.orig"
+    expect 3 "2 'not run' row\(s\) run again" -- run preprocess --resume "$out/notrun.csv"
+    same "$out/notrun.csv" "$out/notrun.orig"
+    no_strays
+    rm -rf "$out"
 fi
 
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----

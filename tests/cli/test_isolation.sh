@@ -4,7 +4,8 @@
 # that never finishes completes; their rows are CRASH and TIMEOUT with the
 # error, and the good rows around them are PASS and present. Also: memory
 # that cannot fit is UNSUPPORTED with the numbers, an allocation failure in
-# setup is a row, a leak is reported, --force runs past a limit, and
+# setup is a row, a leak is reported, a setup that fails holding memory
+# leaks nothing, --force runs past a limit, and
 # --no-isolate reports the rows after a crash as not run.
 # GPU: exits 77 (skipped) without a device.
 set -u
@@ -66,6 +67,19 @@ grep -qE "LEAK: preprocess/fault_leak: device memory in use grew by [0-9.]+ MiB 
     "$dir/leak.log" && ok || bad "the leak was not reported: $(cat "$dir/leak.log")"
 grep -q "LEAK: preprocess/nearest" "$dir/leak.log" && bad "a good variant was blamed for a leak" ||
     ok
+
+# A setup that fails holding 256 MiB costs an ERROR row, not a leak: the runner
+# tears down the state it handed back (isolated, and in this process).
+for iso in --isolate --no-isolate; do
+    "$k" check preprocess "${small[@]}" -a n=[1:3] -v nearest_naive,fault_setup_fails $iso -q \
+        -o "$dir/setup$iso.csv" >"$dir/setup$iso.log" 2>&1
+    [ "$(status "$dir/setup$iso.csv" fault_setup_fails 3)" = ERROR ] && ok ||
+        bad "$iso: fault_setup_fails is not an ERROR row"
+    reason_has "$dir/setup$iso.csv" fault_setup_fails "setup fails on purpose" && ok ||
+        bad "$iso: the failed setup's message is not the row's reason"
+    grep -q "LEAK" "$dir/setup$iso.log" && bad "$iso: a failed setup leaked: $(cat "$dir/setup$iso.log")" ||
+        ok
+done
 
 # --force: the row runs past the (false) limit, and says so.
 "$k" check preprocess "${small[@]}" -a n=1 -v nearest_naive,fault_index_limit --force -q \

@@ -133,6 +133,22 @@ static void leak_teardown(void *state) {
     free(fs);
 }
 
+/* ---- setup_fails: hands back a state holding 256 MiB, then fails ---- */
+
+static const size_t SETUP_FAILS_BYTES = (size_t)256 << 20;
+
+static int setup_fails(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    faulty_state *fs;
+    if (wrap_setup(c, in, &fs, e) != KB_OK) return KB_ERR;
+    if (kb_cuda_check(cudaMalloc(&fs->extra, SETUP_FAILS_BYTES), "cudaMalloc", e) != KB_OK) {
+        free_teardown(fs);
+        return KB_ERR;
+    }
+    *state = fs; /* against kbench.h's rule for setup, on purpose: the runner's half */
+    return kb_fail(e, "setup fails on purpose, holding %zu bytes of device memory",
+                   SETUP_FAILS_BYTES);
+}
+
 /* ---- index_limit: claims a limit it does not have, for --force ---- */
 
 static int refuse(const kb_case *c, kb_error *why) {
@@ -152,6 +168,8 @@ const kb_variant_impl kb_faulty_oom_in_setup = {good_supports, no_workspace, oom
                                                 free_teardown};
 const kb_variant_impl kb_faulty_leak = {good_supports, no_workspace, leak_setup, good_run,
                                         leak_teardown};
+const kb_variant_impl kb_faulty_setup_fails = {good_supports, no_workspace, setup_fails, good_run,
+                                               free_teardown};
 const kb_variant_impl kb_faulty_index_limit = {refuse, no_workspace, plain_setup, good_run,
                                                free_teardown};
 }

@@ -1,7 +1,8 @@
 /* faulty.h — deliberately broken preprocess variants, for the reliability
- * tests only (tests/cli/test_isolation.sh). They exist in the kbench_faulty
- * test binary, never in a user's kbench: harness/registry.c adds
- * KB_FAULTY_VARIANTS to its table only when built with KB_WITH_FAULTY.
+ * tests only (tests/cli/test_isolation.sh, tests/faulty/test_setup_failure.c).
+ * They exist in the kbench_faulty test binary, never in a user's kbench:
+ * harness/registry.c adds KB_FAULTY_VARIANTS to its table only when built
+ * with KB_WITH_FAULTY.
  * Each computes nearest preprocessing correctly (through nearest_naive)
  * where it computes anything, so that its fault is the only thing wrong.
  */
@@ -19,6 +20,7 @@ extern const kb_variant_impl kb_faulty_hang;
 extern const kb_variant_impl kb_faulty_huge_workspace;
 extern const kb_variant_impl kb_faulty_oom_in_setup;
 extern const kb_variant_impl kb_faulty_leak;
+extern const kb_variant_impl kb_faulty_setup_fails;
 extern const kb_variant_impl kb_faulty_index_limit;
 
 #ifdef __cplusplus
@@ -33,6 +35,7 @@ extern const kb_variant_impl kb_faulty_index_limit;
     KB_FAULTY_ROW(huge_workspace, 0, "declares 1 PiB of workspace: refused up front")              \
     KB_FAULTY_ROW(oom_in_setup, 0, "declares none, asks cudaMalloc for 1 PiB in setup")            \
     KB_FAULTY_ROW(leak, 0, "correct, but never frees 64 MiB it takes in setup")                    \
+    KB_FAULTY_ROW(setup_fails, 0, "setup takes 256 MiB, hands back its state, then fails")         \
     KB_FAULTY_ROW(index_limit, KB_INDEX32, "correct, but supports() refuses every case")
 
 #endif

@@ -15,9 +15,40 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 KB_DCN_CORNERS(float, int, kb_dcn_corners)
 KB_DCN_CORNERS(float, int64_t, kb_dcn_corners)
+
+/* ---- setup's contract (kbench.h): a failed setup leaves nothing allocated ---- */
+
+/* A zeroed S handed to build; if build fails, teardown releases what it got
+ * to (so every state's teardown takes NULL members) and *state stays NULL. */
+template <typename S, typename Build>
+static int dcn_setup(void **state, void (*teardown)(void *), kb_error *e, Build build) {
+    *state = nullptr;
+    S *st = (S *)calloc(1, sizeof(S));
+    if (!st) return kb_fail(e, "out of host memory for the variant's state");
+    int rc = build(st);
+    if (rc != KB_OK)
+        teardown(st);
+    else
+        *state = st;
+    return rc;
+}
+
+/* cudaMalloc that leaves *p NULL when it fails (and clears the error), so
+ * that teardown frees only what was allocated. */
+static inline bool dcn_alloc(void **p, size_t bytes) {
+    void *q = nullptr;
+    if (cudaMalloc(&q, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        *p = nullptr;
+        return false;
+    }
+    *p = q;
+    return true;
+}
 
 /* The case as device integers. Every axis fits an int (kbench axis ranges). */
 struct dcn_dims {

@@ -470,31 +470,26 @@ static void teardown(void *state) {
     free(st);
 }
 
-template <int INDEX32, int TF32 = 0, bool NHWC = false>
-static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    explicit_state *st = (explicit_state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "out of host memory");
-    *state = st;
+template <int INDEX32, int TF32, bool NHWC>
+static int build(explicit_state *st, const kb_case *c, kb_error *e) {
     st->compute = TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->block = images_per_block(&st->p, INDEX32, NHWC);
     st->sms = kb_gpu_sms(1);
-    if (cudaMalloc(&st->cols, columns_bytes(&st->p, INDEX32, NHWC)) != cudaSuccess ||
-        cudaMalloc(&st->cublas_ws, CUBLAS_WORKSPACE) != cudaSuccess) {
-        cudaGetLastError();
+    if (!dcn_alloc(&st->cols, columns_bytes(&st->p, INDEX32, NHWC)) ||
+        !dcn_alloc(&st->cublas_ws, CUBLAS_WORKSPACE)) {
         kb_fail(e, "columns buffer: %zu bytes", columns_bytes(&st->p, INDEX32, NHWC));
         return KB_OUT_OF_MEMORY;
     }
-    if (NHWC && (cudaMalloc(&st->nhwc, dcn_nhwc_bytes(&st->p) ? dcn_nhwc_bytes(&st->p) : 16) !=
-                     cudaSuccess ||
-                 cudaMalloc(&st->wr, weight_bytes(&st->p)) != cudaSuccess)) {
-        cudaGetLastError();
+    if (NHWC && (!dcn_alloc(&st->nhwc, dcn_nhwc_bytes(&st->p) ? dcn_nhwc_bytes(&st->p) : 16) ||
+                 !dcn_alloc(&st->wr, weight_bytes(&st->p)))) {
         kb_fail(e, "NHWC input copy + reordered weights: %zu + %zu bytes", dcn_nhwc_bytes(&st->p),
                 weight_bytes(&st->p));
         return KB_OUT_OF_MEMORY;
     }
-    if (cublasCreate(&st->handle) != CUBLAS_STATUS_SUCCESS)
-        return kb_fail(e, "cublasCreate failed");
+    cublasHandle_t handle;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return kb_fail(e, "cublasCreate failed");
+    st->handle = handle;
     /* explicit_nhwc*'s im2col: KB_DCN_IM2COL=window|global forces one (tests) */
     const char *mode = getenv("KB_DCN_IM2COL");
     if (mode && *mode && strcmp(mode, "window") && strcmp(mode, "global") && strcmp(mode, "auto"))
@@ -514,6 +509,13 @@ static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_er
                     e);
     }
     return KB_OK;
+}
+
+template <int INDEX32, int TF32 = 0, bool NHWC = false>
+static int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    return dcn_setup<explicit_state>(state, teardown, e, [&](explicit_state *st) {
+        return build<INDEX32, TF32, NHWC>(st, c, e);
+    });
 }
 
 static cudaDataType cuda_type(kb_dtype t) {

@@ -150,19 +150,13 @@ template <typename T, bool NHWC> int configure(int taps, kb_error *e) {
     return KB_OK;
 }
 
-template <bool NHWC>
-int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    fma_state *st = (fma_state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "out of host memory");
-    *state = st;
+template <bool NHWC> int build(fma_state *st, const kb_case *c, kb_error *e) {
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     dcn_dims d = dcn_dims_of(&st->p);
     st->bm = dcn_pick_bm(&st->p, BN);
     if constexpr (NHWC) {
         size_t bytes = dcn_nhwc_bytes(&st->p);
-        if (bytes && cudaMalloc(&st->nhwc, bytes) != cudaSuccess) {
-            cudaGetLastError();
-            st->nhwc = NULL;
+        if (bytes && !dcn_alloc(&st->nhwc, bytes)) {
             kb_fail(e, "NHWC input copy: %zu bytes", bytes);
             return KB_OUT_OF_MEMORY;
         }
@@ -176,6 +170,18 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
     default:
         return configure<float, false>(d.taps, e);
     }
+}
+
+void teardown(void *state) {
+    fma_state *st = (fma_state *)state;
+    if (st) cudaFree(st->nhwc);
+    free(st);
+}
+
+template <bool NHWC>
+int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    return dcn_setup<fma_state>(state, teardown, e,
+                                [&](fma_state *st) { return build<NHWC>(st, c, e); });
 }
 
 template <typename T, bool NHWC>
@@ -213,12 +219,6 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
     default:
         return launch<float, false>(st, in, out, s, e);
     }
-}
-
-void teardown(void *state) {
-    fma_state *st = (fma_state *)state;
-    if (st) cudaFree(st->nhwc);
-    free(st);
 }
 
 } // namespace

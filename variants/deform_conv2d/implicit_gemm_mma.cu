@@ -243,11 +243,7 @@ size_t workspace_bytes(const kb_case *) {
     return 0;
 }
 
-template <typename T>
-int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    mma_state *st = (mma_state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "out of host memory");
-    *state = st;
+template <typename T> int build(mma_state *st, const kb_case *c, kb_error *e) {
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->bm = dcn_pick_bm(&st->p, BN);
     int taps = (int)(st->p.kh * st->p.kw);
@@ -260,6 +256,16 @@ int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e)
                                      (int)smem_bytes<T, 128, sampler_t<T>>(taps)),
                 e);
     return KB_OK;
+}
+
+void teardown(void *state) {
+    free(state);
+}
+
+template <typename T>
+int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    return dcn_setup<mma_state>(state, teardown, e,
+                                [&](mma_state *st) { return build<T>(st, c, e); });
 }
 
 template <typename T>
@@ -279,10 +285,6 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
         dcn_implicit_mma<T, 4, Smp><<<grid, NT, smem_bytes<T, 128, Smp>(d.taps), s>>>(p, d, mtiles);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_implicit_mma", e);
-}
-
-void teardown(void *state) {
-    free(state);
 }
 
 template <typename T> constexpr kb_variant_impl impl() {

@@ -557,22 +557,31 @@ template <typename T, typename SH> static int allow_smem(int taps, kb_error *e) 
     return KB_OK;
 }
 
-template <typename T, bool WGMMA>
-int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    fused_state *st = (fused_state *)calloc(1, sizeof *st);
-    if (!st) return kb_fail(e, "out of host memory");
-    *state = st;
+template <typename T, bool WGMMA> int build(fused_state *st, const kb_case *c, kb_error *e) {
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->shape = pick_shape(&st->p, WGMMA);
     size_t nb = dcn_nhwc_bytes(&st->p), wb = weight_bytes(&st->p);
-    if (cudaMalloc(&st->nhwc, nb ? nb : 16) != cudaSuccess ||
-        cudaMalloc(&st->wr, wb ? wb : 16) != cudaSuccess) {
-        cudaGetLastError();
+    if (!dcn_alloc(&st->nhwc, nb ? nb : 16) || !dcn_alloc(&st->wr, wb ? wb : 16)) {
         kb_fail(e, "NHWC input copy + reordered weights: %zu + %zu bytes", nb, wb);
         return KB_OUT_OF_MEMORY;
     }
     int taps = (int)(st->p.kh * st->p.kw);
     return with_shape(st->shape, [&](auto sh) { return allow_smem<T, decltype(sh)>(taps, e); });
+}
+
+void teardown(void *state) {
+    fused_state *st = (fused_state *)state;
+    if (st) {
+        cudaFree(st->nhwc);
+        cudaFree(st->wr);
+    }
+    free(st);
+}
+
+template <typename T, bool WGMMA>
+int setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    return dcn_setup<fused_state>(state, teardown, e,
+                                  [&](fused_state *st) { return build<T, WGMMA>(st, c, e); });
 }
 
 template <typename T, typename SH>
@@ -597,15 +606,6 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
     with_shape(st->shape, [&](auto sh) { launch<T, decltype(sh)>(p, (const T *)st->wr, d, s); });
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_nhwc_fused", e);
-}
-
-void teardown(void *state) {
-    fused_state *st = (fused_state *)state;
-    if (st) {
-        cudaFree(st->nhwc);
-        cudaFree(st->wr);
-    }
-    free(st);
 }
 
 template <typename T, bool WGMMA> constexpr kb_variant_impl impl() {
