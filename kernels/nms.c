@@ -1,7 +1,7 @@
 /* nms.c — the nms op: axes, sweeps, input generators, comparison, cost.
  *
  *   kbench check nms --sweep smoke        every variant against the CPU reference
- *   kbench run nms --sweep default        the peer cases of issue 4 (torchvision)
+ *   kbench run nms --sweep default        the peer cases (torchvision)
  *
  * Greedy variants must reproduce the greedy keep list exactly (same boxes,
  * same order, same count). A KB_INEXACT variant (fast NMS) is held to the
@@ -50,7 +50,7 @@ static const char *const full_lines[] = {
 static const kb_sweep nms_sweeps[] = {
     {"smoke", "edge sizes around the 64-box block, every distribution, class-aware, capped",
      smoke_lines},
-    {"default", "issue 4's peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered",
+    {"default", "the peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered",
      default_lines},
     {"full", "sizes x IoU x distribution; many classes; capped outputs", full_lines},
     {NULL, NULL, NULL},

@@ -58,7 +58,7 @@ static const char *const sizes_lines[] = {
 };
 static const kb_sweep yolo_sweeps[] = {
     {"smoke", "tiny cases: ties, zero candidates, more than max_det, clipping", smoke_lines},
-    {"default", "issue 5: b in {1, 8, 32} x 25200 x 80, realistic", default_lines},
+    {"default", "the peer cases: b in {1, 8, 32} x 25200 x 80, realistic", default_lines},
     {"dense", "more than max_det qualify: the compaction's cap and ties", dense_lines},
     {"sizes", "320 / 640 / 1280 px networks: n in {6300, 25200, 102000}", sizes_lines},
     {NULL, NULL, NULL},

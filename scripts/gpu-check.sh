@@ -102,7 +102,7 @@ for op in "${ops[@]}"; do
     fi
     pack
 done
-# ---- peers (issue 6): torchvision / PyTorch / OpenCV on the same cases and inputs ----
+# ---- peers: torchvision / PyTorch / OpenCV on the same cases and inputs ----
 # <op>-peers.csv and peers-<op>.log land beside <op>.csv; KB_NO_PEERS=1 skips them.
 if want peers && [ -z "${KB_NO_PEERS:-}" ]; then
     say ""

@@ -4,7 +4,7 @@
  *
  * The input is first transposed to NHWC in a workspace (part of the timed run:
  * n*c_in*h*w elements, 1/(kh*kw) of the explicit design's columns buffer, so
- * NOT an implicit variant under the issue's 1% rule). Then one 16-byte load
+ * NOT an implicit variant under the 1% workspace rule). Then one 16-byte load
  * fetches 4 (f32) or 8 (f16/bf16) channels of one sample corner, where the
  * NCHW sampler spends one 4-byte or 2-byte gather per channel: 4-8x fewer load
  * instructions for the same bytes.
@@ -56,9 +56,9 @@ template <typename T, int BN, int BK, int NT> struct dcn_nhwc_sampler {
     static constexpr int VPT = CPT / VW;           /* vectors per thread per tile */
     static_assert(NT % BN == 0 && CPT % VW == 0 && VPT >= 1 && (NT / BN) * CPT == BK, "tile shape");
     /* One tile in flight, its corners in registers across the multiply. A
-     * 3-deep cp.async ring in shared memory instead (version 5 in
-     * docs/perf-deform_conv2d.md) ran 1.3-1.4x slower: more instructions per
-     * sample, and the kernels are issue-bound, not waiting on the gathers. */
+     * 3-deep cp.async ring in shared memory instead (docs/perf-deform_conv2d.md,
+     * "Tried and rejected: a 3-deep cp.async ring of corners") ran 1.3-1.4x slower: more
+     * instructions per sample, and the kernels are issue-bound, not waiting on the gathers. */
     static constexpr int DEPTH = 1;
     static constexpr size_t RING = 0;
 

@@ -255,7 +255,8 @@ struct dcn_win {
 /* The tallest tile whose window fits WIN_SMEM; false: none fits, or (unless
  * forced) its grid has under two blocks per SM of nb images. The small layers
  * run the global-only kernel: at (1,256,50,84) f16 the window took 55.8 us
- * against its 46 (perf notes, seventh session). */
+ * against its 46 (docs/perf-deform_conv2d.md, "Tried and rejected: the window
+ * on the small layers"). */
 static bool dcn_win_of(const dcn_dims &d, int vw, int64_t nb, int sms, bool force, dcn_win *w) {
     const int vns[] = {4, 2, 1}, ths[] = {8, 4, 2, 1};
     for (int vn : vns) {

@@ -11,7 +11,7 @@
  *
  * The input is transposed to NHWC and the weights to [c_out][tap][channel]
  * first (both timed; workspace = input + weight, so 1/taps of the columns
- * buffer: not an implicit variant under the issue's 1% rule). Then the GEMM
+ * buffer: not an implicit variant under the 1% workspace rule). Then the GEMM
  * runs with the PIXELS as M (rows of A) and the output channels as N:
  *   A tile [BM pixels][BK channels of one tap]: sampled; a thread blends one
  *     16-byte channel vector (4 f32 / 8 f16) of a pixel from 4 corner loads
@@ -33,8 +33,9 @@
  * b16 columns).
  * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
  * before tile t's MMAs; its blend and shared stores come after them.
- * Measurements, floors and the designs tried on the way: docs/perf-deform_conv2d.md,
- * "Fifth session" (mma.sync) and "Sixth session" (wgmma).
+ * Measurements, floors and the designs tried and rejected:
+ * docs/perf-deform_conv2d.md, "nhwc_fused_tf32 / _f16 / _bf16: one kernel on
+ * mma.sync" and "nhwc_wgmma_tf32 / _f16 / _bf16: the fused kernel on wgmma".
  */
 #include "dcn_nhwc.cuh"
 #include "dcn_wgmma_ops.cuh"
@@ -402,7 +403,8 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
     /* Tile t: issue t + 1 (loads in flight across the multiply), multiply t,
      * blend t + 1. One set of corner registers: a deeper register pipeline
      * (two sets, three buffers) measured slower, its extra registers spilling
-     * (docs/perf-deform_conv2d.md, "Fifth session", v2). */
+     * (docs/perf-deform_conv2d.md, "Tried and rejected: two register stages of
+     * corners, three shared buffers"). */
     corners<VPT> cr;
     issue_next(cr, 0);
     finish(cr, 0);

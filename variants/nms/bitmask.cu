@@ -441,7 +441,8 @@ __global__ void __launch_bounds__(kWalkThreads)
  * each lane ORs the word of its half's kept rows into a register (32
  * predicated shared loads at addresses known from the kept bits, none
  * waiting on another), and block j + 1's removed word is the OR of the two
- * lanes that own it. History (docs/perf-nms.md round 4): pushing each kept
+ * lanes that own it. Rejected forms (docs/perf-nms.md, "Tried and rejected:
+ * small walk ..."): pushing each kept
  * row into shared words, a dependent load per kept row, took 4.7 us a step
  * at 1000 @0.5; pulling from a list of the kept rows, two dependent loads a
  * round and rounds growing with the keeps, 1.8 us. */

@@ -1,5 +1,5 @@
 /* emulate_host.cpp — NOT part of the build (the build globs *.cu): a host
- * emulation of the yolo_decode block code in yolo_device.cuh, for sessions
+ * emulation of the yolo_decode block code in yolo_device.cuh, for machines
  * with no GPU. One block = 1024 pthreads with real barriers (__syncthreads)
  * and per-warp barriers (shuffles, ballots); static "shared" variables.
  * Checks fused_image (mode 0), the atomic stages with fast (1) and greedy (2)
