@@ -5,11 +5,13 @@
 #include <string.h>
 
 static void list_help(void) {
-    puts("usage: kbench list [OP] [--names]\n\n"
+    puts("usage: kbench list [OP] [--names [--test-only]]\n\n"
          "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
          "range), named sweeps with their lines, input/output tensor names, and variants\n"
          "with one-line summaries and flags.\n\n"
-         "  --names   one line per op and per op/variant (for scripts and CTest)\n"
+         "  --names      one line per op and per op/variant (for scripts and CTest)\n"
+         "  --test-only  with --names: only the op/variant lines of the deliberately\n"
+         "               broken variants of a test build (never listed otherwise)\n"
          "  -h, --help");
 }
 
@@ -83,19 +85,22 @@ static void print_op(const kb_op *op) {
 
 int kb_cmd_list(int argc, char **argv) {
     const char *opname = NULL;
-    int names = 0;
+    int names = 0, test_only = 0;
     for (int i = 1; i < argc; i++) {
         if (kb_is_help(argv[i])) {
             list_help();
             return KB_EXIT_OK;
         } else if (strcmp(argv[i], "--names") == 0) {
             names = 1;
+        } else if (strcmp(argv[i], "--test-only") == 0) {
+            test_only = 1;
         } else if (argv[i][0] == '-' || opname) {
             return kb_usage_error("list", "unexpected argument '%s'", argv[i]);
         } else {
             opname = argv[i];
         }
     }
+    if (test_only && !names) return kb_usage_error("list", "--test-only needs --names");
     if (opname && !kb_find_op(opname)) {
         char all[512] = "";
         for (int i = 0; kb_ops[i]; i++) {
@@ -108,10 +113,10 @@ int kb_cmd_list(int argc, char **argv) {
         const kb_op *op = kb_ops[i];
         if (opname && strcmp(op->name, opname) != 0) continue;
         if (names) {
-            printf("%s\n", op->name);
+            if (!test_only) printf("%s\n", op->name);
             for (int k = 0; kb_variants[k].op; k++)
                 if (strcmp(kb_variants[k].op, op->name) == 0 &&
-                    !(kb_variants[k].flags & KB_TEST_ONLY))
+                    !(kb_variants[k].flags & KB_TEST_ONLY) == !test_only)
                     printf("%s/%s\n", op->name, kb_variants[k].name);
         } else if (opname) {
             print_op(op);

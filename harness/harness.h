@@ -221,6 +221,15 @@ void kb_json_put_str(FILE *f, const char *s);
 /* The CSV schema (out_csv.c writes it, csv_read.c reads it back). */
 extern const char *const kb_csv_columns[];
 
+/* ---- guard bytes after device tensors (guard.c) --------------------------- */
+
+/* The runner allocates every device tensor KB_GUARD_BYTES longer and fills
+ * the tail of each output with kb_guard_fill's pattern before a check run;
+ * kb_guard_changed counts the bytes that no longer hold it (0: intact). */
+enum { KB_GUARD_BYTES = 256 };
+void kb_guard_fill(unsigned char *g, size_t n);
+size_t kb_guard_changed(const unsigned char *g, size_t n);
+
 /* ---- the runner (runner.c) and isolation (isolate.c) ------------------------- */
 
 typedef struct kb_run_opts {

@@ -15,6 +15,9 @@
 #ifdef KB_WITH_FAULTY /* the kbench_faulty test binary: tests/faulty/faulty.h */
 #include "faulty.h"
 #endif
+#ifdef KB_WITH_MUTANTS /* the kbench_mutants test binary: tests/mutants/mutants.h */
+#include "mutants.h"
+#endif
 
 #include <string.h>
 
@@ -115,6 +118,9 @@ const kb_variant kb_variants[] = {
      0, &kb_yolo_decode_fused_batch},
 #ifdef KB_WITH_FAULTY
     KB_FAULTY_VARIANTS
+#endif
+#ifdef KB_WITH_MUTANTS
+        KB_MUTANT_VARIANTS
 #endif
     {NULL, NULL, NULL, 0, NULL},
 };

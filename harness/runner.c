@@ -99,11 +99,12 @@ static void free_device(kb_tensors *ts) {
     }
 }
 
-/* KB_OUT_OF_MEMORY when the device has no room: that is a row, not an error. */
+/* KB_OUT_OF_MEMORY when the device has no room: that is a row, not an error.
+ * Each tensor gets KB_GUARD_BYTES after its end (guard.c). */
 static int alloc_device(kb_tensors *ts, kb_error *e) {
     for (int i = 0; i < ts->count; i++) {
         size_t n = kb_nbytes(&ts->t[i]);
-        cudaError_t rc = cudaMalloc(&ts->t[i].data, n ? n : 1);
+        cudaError_t rc = cudaMalloc(&ts->t[i].data, n + KB_GUARD_BYTES);
         if (rc != cudaSuccess) {
             cudaGetLastError();
             free_device(ts);
@@ -127,6 +128,36 @@ static int copy_tensors(kb_tensors *dst, const kb_tensors *src, enum cudaMemcpyK
 static int poison(kb_tensors *ts, cudaStream_t s, kb_error *e) {
     for (int i = 0; i < ts->count; i++)
         KB_CUDA_TRY(cudaMemsetAsync(ts->t[i].data, 0xFF, kb_nbytes(&ts->t[i]), s), e);
+    return KB_OK;
+}
+
+/* The guard pattern into the KB_GUARD_BYTES after each tensor. */
+static int guard_set(kb_tensors *ts, cudaStream_t s, kb_error *e) {
+    static unsigned char pattern[KB_GUARD_BYTES]; /* static: the async copy may read it late */
+    kb_guard_fill(pattern, sizeof pattern);
+    for (int i = 0; i < ts->count; i++)
+        KB_CUDA_TRY(cudaMemcpyAsync((char *)ts->t[i].data + kb_nbytes(&ts->t[i]), pattern,
+                                    sizeof pattern, cudaMemcpyHostToDevice, s),
+                    e);
+    return KB_OK;
+}
+
+/* The first tensor whose guard changed (*which, with *changed bytes), or
+ * *which left alone when every guard is intact. */
+static int guard_check(const kb_tensors *ts, cudaStream_t s, int *which, size_t *changed,
+                       kb_error *e) {
+    for (int i = 0; i < ts->count; i++) {
+        unsigned char g[KB_GUARD_BYTES];
+        KB_CUDA_TRY(cudaMemcpyAsync(g, (const char *)ts->t[i].data + kb_nbytes(&ts->t[i]), sizeof g,
+                                    cudaMemcpyDeviceToHost, s),
+                    e);
+        KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+        size_t n = kb_guard_changed(g, sizeof g);
+        if (n && *which < 0) {
+            *which = i;
+            *changed = n;
+        }
+    }
     return KB_OK;
 }
 
@@ -234,14 +265,19 @@ void kb_runner_emit(kb_runner *r, const kb_row *row) {
 /* Fills row from the check; the status stays PASS only if everything holds. */
 static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row, kb_error *e) {
     kb_tensors got = cd->out_desc, again = cd->out_desc;
-    int rc = KB_ERR;
+    int rc = KB_ERR, overrun = -1;
+    size_t overrun_bytes = 0;
     if (kb_tensors_alloc_host(&got, e) != KB_OK) return KB_ERR;
     if (kb_tensors_alloc_host(&again, e) != KB_OK) goto out;
     kb_nvtx_push("check");
-    if (poison(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
+    if (poison(lc->dev_out, r->stream, e) != KB_OK ||
+        guard_set(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
         copy_tensors(&got, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK ||
-        poison(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
-        copy_tensors(&again, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK) {
+        guard_check(lc->dev_out, r->stream, &overrun, &overrun_bytes, e) != KB_OK ||
+        poison(lc->dev_out, r->stream, e) != KB_OK ||
+        guard_set(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
+        copy_tensors(&again, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK ||
+        guard_check(lc->dev_out, r->stream, &overrun, &overrun_bytes, e) != KB_OK) {
         kb_nvtx_pop();
         goto out;
     }
@@ -266,6 +302,12 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
             snprintf(row->reason, sizeof row->reason,
                      "two runs differ bitwise, and the variant is not flagged nondeterministic");
         }
+    }
+    if (overrun >= 0) {
+        row->status = KB_ROW_FAIL;
+        snprintf(row->reason, sizeof row->reason,
+                 "wrote past the end of output %s (%zu of the %d guard bytes after it changed)",
+                 lc->dev_out->t[overrun].name, overrun_bytes, KB_GUARD_BYTES);
     }
     rc = KB_OK;
 out:

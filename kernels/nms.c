@@ -31,6 +31,9 @@ static const char *const smoke_lines[] = {
     "n=[0,1,63,64,65,1000,4097] iou=0.5",
     "n=2000 dist=[clustered,ties,degenerate] classes=[1,7]",
     "n=3000 iou=[0.3,0.7] max_out=[100,0] dist=clustered",
+    /* the threshold's edge: at iou=0 a pair with IoU exactly 0 (disjoint,
+     * touching or zero-area boxes) must not suppress; ">=" for ">" would */
+    "n=300 iou=0 classes=3 dist=degenerate",
     NULL,
 };
 static const char *const default_lines[] = {
@@ -48,7 +51,7 @@ static const char *const full_lines[] = {
     NULL,
 };
 static const kb_sweep nms_sweeps[] = {
-    {"smoke", "edge sizes around the 64-box block, every distribution, class-aware, capped",
+    {"smoke", "edge sizes around the 64-box block, every distribution, class-aware, capped, iou=0",
      smoke_lines},
     {"default", "the peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered",
      default_lines},

@@ -31,6 +31,8 @@ expect 0 "interp" -- list preprocess
 expect 0 "bilinear_vec" -- list preprocess
 expect 2 "unknown op 'nope'" -- list nope
 expect 0 "^preprocess" -- list --names
+expect 0 "^$" -- list --names --test-only # a user's kbench holds no test-only variant
+expect 2 "--test-only needs --names" -- list --test-only
 for cmd in list run check info plot report compare verify; do
     expect 0 "usage: kbench $cmd" -- $cmd --help
 done
