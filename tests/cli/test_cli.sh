@@ -1,28 +1,12 @@
 #!/usr/bin/env bash
 # CLI behaviour without a GPU: every error names the offending thing and
-# exits with its documented code. Run by CTest with KBENCH set to the binary.
+# exits with its documented code. Run by CTest with KBENCH and KB_SOURCE_DIR
+# set (cli_lib.sh), from any directory. gnuplot is hidden here (PATH), so the
+# paths without it are tested everywhere; its success paths are
+# test_plot.sh, and peers/peerlib.py's (python3) test_peers_csv.sh: CTest
+# entries of their own, reported as skipped where the tool is missing.
 set -u
-k=${KBENCH:-build/kbench}
-pass=0 fail=0
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and output matching PATTERN
-# (run under the command in the array `prefix`, when set).
-prefix=()
-expect() {
-    local code=$1 pattern=$2
-    shift 3
-    local out
-    out=$(${prefix[@]+"${prefix[@]}"} "$k" "$@" 2>&1)
-    local rc=$?
-    if [[ $rc -eq $code && $out =~ $pattern ]]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: kbench $* -> exit $rc (want $code), output:"
-        echo "$out" | head -5 | sed 's/^/    /'
-        echo "    (wanted /$pattern/)"
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 expect 0 "usage: kbench COMMAND" -- --help
 expect 2 "unknown command 'frobnicate'" -- frobnicate
@@ -55,9 +39,13 @@ expect 2 "--case-timeout needs isolation" -- check preprocess --no-isolate --cas
 expect 2 "--case-timeout abc: expected a number" -- check preprocess --case-timeout abc
 if ! nvidia-smi >/dev/null 2>&1; then
     # No device: run and check say so with exit 3, after validating the cases.
+    # preprocess's smoke sweep names datasets/images/astronaut.jpg from the
+    # repository root, where kbench runs (scripts/main.sh cds there).
+    prefix=(env -C "$src")
     expect 3 "no CUDA device" -- run preprocess --sweep smoke
     expect 3 "no CUDA device" -- check preprocess
     expect 3 "no CUDA device" -- check preprocess --no-isolate
+    prefix=()
     expect 3 "\(2 case\(s\) were valid" -- check nms --max-cases 2
     expect 0 "no CUDA device" -- info
     # --resume repairs a partial last line before it learns there is no device
@@ -65,11 +53,8 @@ if ! nvidia-smi >/dev/null 2>&1; then
     printf '# kbench x\nop,variant,params,mode,status\npreprocess,nearest_naive,n=1,cold,PASS\npreproc' \
         >"$resume_file"
     expect 3 "dropped a partial last line \(7 bytes\)" -- run preprocess --resume "$resume_file"
-    if [[ $(tail -c 1 "$resume_file" | od -An -c | tr -d ' ') == '\n' ]]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: --resume left the partial line"
-    fi
+    check "--resume left the partial line" \
+        test "$(tail -c 1 "$resume_file" | od -An -c | tr -d ' ')" == '\n'
     # ... and drops the rows that say 'not run' (they carry no result) so they run again
     printf '%s\n' '# kbench x' 'op,variant,params,mode,status,reason' \
         'preprocess,nearest_naive,n=1,cold,PASS,' \
@@ -77,29 +62,14 @@ if ! nvidia-smi >/dev/null 2>&1; then
         'preprocess,bilinear_vec,n=1,cold,ERROR,"not run: a new worker process failed, oom"' \
         'preprocess,bilinear_naive,n=1,cold,ERROR,launch failed' >"$resume_file"
     expect 3 "dropped 2 'not run' row\(s\): they run again" -- run preprocess --resume "$resume_file"
-    if [[ $(grep -c "not run" "$resume_file") == 0 && $(grep -c "^preprocess," "$resume_file") == 2 ]]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: --resume kept a 'not run' row or lost another"; cat "$resume_file"
-    fi
+    check "--resume kept a 'not run' row or lost another" \
+        test "$(grep -c "not run" "$resume_file")/$(grep -c "^preprocess," "$resume_file")" == 0/2
     printf 'not,a,kbench\n"unterminated\n' >"$resume_file"
     expect 2 "--resume .*: " -- run preprocess --resume "$resume_file"
     rm -f "$resume_file"
 fi
 
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----
-d=tests/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# expect_file FILE PATTERN: FILE exists and has a line matching PATTERN.
-expect_file() {
-    if grep -Eq -- "$2" "$1" 2>/dev/null; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $1 missing or without /$2/"
-    fi
-}
 expect 2 "needs two files" -- compare $d/nms.csv
 expect 2 "no_such.csv: cannot open" -- compare $d/nms.csv $d/no_such.csv
 expect 2 "--format html: expected table or md" -- compare $d/nms.csv $d/nms.csv --format html
@@ -115,32 +85,35 @@ expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
 expect 2 "partial_last_line.csv:7: last line cut short.*--baseline nope: no row" -- \
     plot $d/partial_last_line.csv --baseline nope -o "$tmp/p0"
 expect 2 "--format jpg: expected png, svg or png,svg" -- plot $d/nms.csv --format jpg
+
+# ---- without gnuplot: plot and report write their scripts and text, exit 4 ----
 prefix=(env PATH=/nonexistent)
 expect 4 "gnuplot is not on PATH" -- plot $d/nms.csv -o "$tmp/scripts"
-prefix=()
 expect_file "$tmp/scripts/nms.nms.time.gp" "nms.nms.time.dat"
-if command -v gnuplot >/dev/null; then
-    expect 0 "nms.nms.speedup.png .svg.*No baseline ran on: n=100000" -- \
-        plot $d/nms.csv -o "$tmp/plots"
-    for f in nms.nms.time.png nms.nms.time.svg nms.nms.pairwise_fast_vs_exact.png; do
-        expect_file "$tmp/plots/$f" "."
-    done
-    code=0
-else
-    code=4
-fi
-expect $code "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
+expect 4 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
+prefix=()
 for f in report.md report.html; do
     for op in preprocess nms deform_conv2d; do expect_file "$tmp/report/$f" "$op \(cold mode\)"; done
     expect_file "$tmp/report/$f" "IoU mask of 1250400000 bytes" # an UNSUPPORTED row, listed
 done
 expect_file "$tmp/report/report.md" "^\| n=16 \| bilinear_vec \| 72.40 us ± 0.3% \| 2.37× over bilinear_naive"
-[[ $code -eq 0 ]] && expect_file "$tmp/report/report.html" "src=\"data:image/svg\+xml;base64,"
 # summary.md: the README's excerpt (scripts/make-report.sh splices it in)
 expect_file "$tmp/report/summary.md" "^\| n=16 \| bilinear_vec \| 72.40 us \| 2.37× bilinear_naive \| 6.49× peer:opencv_cuda \| 0 B \|"
 expect_file "$tmp/report/summary.md" "^\| n=100000 \| blockwalk \| 2.890 ms \| - \| 7.44× peer:torchvision"
-[[ $code -eq 0 ]] && expect_file "$tmp/report/summary.md" "!\[nms speedup\]\(nms.nms.speedup.svg\)"
+# scripts/make-report.sh stops with 4 before it writes anything (dirname is
+# all it runs before it looks for gnuplot)
+mkdir -p "$tmp/nognuplot" "$tmp/base"
+ln -s "$(command -v dirname)" "$tmp/nognuplot/dirname"
+cp $d/nms.csv "$tmp/base/"
+printf '# r\n<!-- results:begin -->\nstale\n<!-- results:end -->\n' >"$tmp/README.md"
+cp "$tmp/README.md" "$tmp/README.before"
+PATH=$tmp/nognuplot README="$tmp/README.md" "$BASH" "$src/scripts/make-report.sh" "$tmp/base" "$k" \
+    >"$tmp/mr.log" 2>&1
+check "make-report.sh without gnuplot: exit 4 naming it" \
+    test "$?:$(grep -c 'gnuplot is not on PATH' "$tmp/mr.log")" == 4:1
+check "make-report.sh without gnuplot left README.md as it was" cmp -s "$tmp/README.md" "$tmp/README.before"
+check "make-report.sh without gnuplot wrote no report" test ! -e "$tmp/base/report"
 
 # ---- verify: another program's outputs judged by the op's compare (peers/) ----
 v=$d/verify_nms # n=5 boxes; no reference.*.npy, so verify computes it on the CPU
@@ -155,66 +128,4 @@ expect 2 "unknown op 'nope'" -- verify nope $v peer_good
 expect 2 "expected OP CASEDIR NAME" -- verify nms $v
 expect 2 "--precision f8: expected f32, tf32, f16 or bf16" -- verify nms $v peer_good --precision f8
 
-# ---- peers/peerlib.py writes kbench's CSV schema (standard library only) ----
-if command -v python3 >/dev/null; then
-    python3 - "$tmp/nms-peers.csv" <<'PY'
-import sys
-sys.path.insert(0, "peers")
-import peerlib
-rule = peerlib.StopRule(min_samples=3, max_noise=0.01, max_time_s=10)
-assert not rule.done([1.0, 1.0], 0.1) and rule.done([1.0, 1.0, 1.0], 0.1)
-assert not rule.done([1.0, 2.0, 1.0], 0.1) and rule.done([1.0, 2.0, 1.0], 10)
-st = peerlib.stats([4e-6, 1e-6, 3e-6, 2e-6])  # type-7 percentiles, as stats.c
-assert abs(st["median"] - 2.5e-6) < 1e-12 and abs(st["p10"] - 1.3e-6) < 1e-12
-assert peerlib.parse_params("n=5 image=a b.jpg iou=0.5") == {"n": "5", "image": "a b.jpg", "iou": "0.5"}
-meta = ["kbench abc | 2026-01-01T00:00:00Z | host h", "command: peers/run.py --op nms",
-        "gpu: X | peaks: copy 3000 GB/s, sgemm 50000 GFLOP/s", "peers: torch stub"]
-assert peerlib.peaks_of(meta) == (3000.0, 50000.0)
-out = peerlib.CsvOut(sys.argv[1], meta)
-base = dict(op="nms", params="n=1000 iou=0.5 classes=1 max_out=0 dist=uniform", peaks=(3000.0, 50000.0),
-            bytes=24000, flops=0, stats=peerlib.stats([500e-6, 510e-6, 490e-6]))
-chk = {"rel_l2": 0, "max_abs": 0, "max_rel": 0, "tolerance": 0}
-out.row(dict(base, variant="peer:torchvision_nms", status="PASS", check=chk, deterministic=True,
-             note='torchvision 0.26 ops.nms, "greedy", as users call it'))
-out.row(dict(base, variant="peer:torch_topk", status="FAIL", check=chk, deterministic=True,
-             reason="does not match the reference", note="count 4 vs 3 expected, ties"))
-out.row(dict(base, variant="peer:opencv_cpu", status="UNSUPPORTED", stats=None,
-             reason="dtype=bf16: kbench cannot dump it, as .npy"))
-out.close()
-PY
-    expect 0 "3 SAME" -- compare "$tmp/nms-peers.csv" "$tmp/nms-peers.csv"
-    cp "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv"
-    sed -i 's/,500.0000,490.0000/,800.0000,490.0000/' "$tmp/nms-peers-2.csv"
-    expect 5 "SLOWER +nms +peer:torchvision_nms .*\+60\.0%" -- \
-        compare "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv" --max-noise 100
-    expect $code "report.md" -- report $d/nms.csv "$tmp/nms-peers.csv" -o "$tmp/report-peers"
-    # the peer's time on the same case becomes the winner's "vs" column; refusals are listed
-    expect_file "$tmp/report-peers/report.md" "^\| \(defaults\) \| blockwalk \| 18.90 us ± 0.6% \|.*\| 26.46× \|"
-    expect_file "$tmp/report-peers/report.md" "^\| peer:opencv_cpu \| \(defaults\) \| UNSUPPORTED \| dtype=bf16: kbench cannot dump it, as .npy"
-    expect_file "$tmp/report-peers/report.md" "^\| peer:torch_topk \| \(defaults\) \| FAIL \| does not match the reference \| count 4 vs 3 expected, ties"
-else
-    echo "python3 not found: the peers CSV writer test is skipped"
-fi
-
-# ---- scripts/make-report.sh: report of a baseline folder + the README's section ----
-mkdir -p "$tmp/base"
-cp $d/nms.csv "$tmp/base/"
-printf '# r\n<!-- results:begin -->\nstale\n<!-- results:end -->\nkept\n' >"$tmp/README.md"
-if command -v gnuplot >/dev/null; then
-    if README="$tmp/README.md" bash scripts/make-report.sh "$tmp/base" "$k" >"$tmp/mr.log" 2>&1; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: make-report.sh"; cat "$tmp/mr.log"
-    fi
-    expect_file "$tmp/README.md" "^\| n=100000 \| blockwalk \| 2.890 ms \|"
-    expect_file "$tmp/README.md" "\]\($tmp/base/report/nms.nms.time.svg\)"
-    expect_file "$tmp/README.md" "^kept$"
-    expect_file "$tmp/base/report/nms.nms.speedup.png" "."
-    if grep -q stale "$tmp/README.md"; then fail=$((fail + 1)); echo "FAIL: stale section kept"; fi
-else
-    README="$tmp/README.md" bash scripts/make-report.sh "$tmp/base" "$k" >/dev/null 2>&1
-    [[ $? -eq 4 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: make-report without gnuplot"; }
-fi
-
-echo "cli: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish cli
