@@ -376,11 +376,20 @@ int kb_cmd_run(int argc, char **argv) {
         .case_timeout_s = 60};
     a.format = KB_FMT_TABLE;
     a.max_cases = -1;
+    /* Every return below goes through `out`, which frees what exists. */
+    kb_case_list cases = {0};
+    kb_results done = {0};
+    kb_runner runner;
+    memset(&runner, 0, sizeof runner);
+    kb_printer printers[10];
+    int np = 0, ended = 0;
     int rc = parse_args(argc, argv, &a);
-    if (rc != KB_OK) return KB_EXIT_USAGE;
+    if (rc != KB_OK) {
+        rc = KB_EXIT_USAGE;
+        goto out;
+    }
 
     /* Cases and variants, all before the device is touched. */
-    kb_case_list cases = {0};
     const kb_variant *variants[512];
     int nvar = 0;
     int all = strcmp(a.opname, "all") == 0;
@@ -390,20 +399,26 @@ int kb_cmd_run(int argc, char **argv) {
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
             strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
         }
-        return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
+        rc = kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
+        goto out;
     }
     int fuzzed = 0;
     for (int i = 0; kb_ops[i]; i++) {
         const kb_op *op = kb_ops[i];
         if (!all && strcmp(op->name, a.opname) != 0) continue;
-        if (select_variants(a.cmd, op, a.variants, variants, &nvar, 512) != KB_OK)
-            return KB_EXIT_USAGE;
+        if (select_variants(a.cmd, op, a.variants, variants, &nvar, 512) != KB_OK) {
+            rc = KB_EXIT_USAGE;
+            goto out;
+        }
         const char *sweep = a.sweep ? a.sweep : (a.nspecs ? NULL : timing ? "default" : "smoke");
         kb_error e;
         int first = cases.count;
         int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, &cases, &e)
                         : kb_expand_line(op, "", a.specs, a.nspecs, &cases, &e);
-        if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+        if (erc != KB_OK) {
+            rc = kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+            goto out;
+        }
         if (a.max_cases >= 0 && cases.count - first > a.max_cases)
             cases.count = first + (int)a.max_cases;
         fuzzed += add_fuzz_cases(op, a.fuzz, a.opts.seed, &cases);
@@ -411,12 +426,9 @@ int kb_cmd_run(int argc, char **argv) {
     variants[nvar] = NULL;
 
     /* Printers: stdout, each -o file and the --resume file. */
-    kb_printer printers[10];
-    int np = 0;
-    kb_results done = {0};
     if (a.resume) {
-        int orc = open_resume(a.cmd, a.resume, &done, &printers[np]);
-        if (orc != KB_OK) return orc;
+        rc = open_resume(a.cmd, a.resume, &done, &printers[np]);
+        if (rc != KB_OK) goto out;
         np++;
     }
     if (!a.quiet) kb_printer_init(&printers[np++], a.format, stdout);
@@ -425,18 +437,19 @@ int kb_cmd_run(int argc, char **argv) {
         if (!f) {
             fprintf(stderr, "kbench %s: cannot write %s: ", a.cmd, a.outputs[i]);
             perror(NULL);
-            return KB_EXIT_RUNTIME;
+            rc = KB_EXIT_RUNTIME;
+            goto out;
         }
         kb_printer_init(&printers[np], kb_format_from_path(a.outputs[i], KB_FMT_CSV), f);
         printers[np++].own_file = 1;
     }
 
-    kb_runner runner;
     kb_error e;
     a.opts.progress = isatty(2);
     if (kb_runner_init(&runner, &a.opts, &e) != KB_OK) {
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
+        rc = KB_EXIT_RUNTIME;
+        goto out;
     }
     if (a.resume) {
         runner.already_done = resume_done;
@@ -444,7 +457,8 @@ int kb_cmd_run(int argc, char **argv) {
     }
     if (kb_runner_plan(&runner, &cases, variants, &e) != KB_OK) {
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
+        rc = KB_EXIT_RUNTIME;
+        goto out;
     }
     for (int i = 0; i < np; i++) runner.printers[runner.nprinters++] = &printers[i];
 
@@ -464,15 +478,20 @@ int kb_cmd_run(int argc, char **argv) {
     if (rc == KB_NO_DEVICE) {
         fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
                 cases.count);
-        return KB_EXIT_NO_DEVICE;
+        rc = KB_EXIT_NO_DEVICE;
+        goto out;
     }
-    if (rc != KB_OK && !bc.begun) return kb_usage_error(a.cmd, "%s", e.msg); /* --device N */
+    if (rc != KB_OK && !bc.begun) { /* --device N */
+        rc = kb_usage_error(a.cmd, "%s", e.msg);
+        goto out;
+    }
     if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
     rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
     for (int i = 0; i < np; i++) {
         printers[i].end(&printers[i]);
         if (printers[i].own_file && fclose(printers[i].f) != 0) rc = KB_EXIT_RUNTIME;
     }
+    ended = 1;
     const int *n = runner.counts;
     int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
     fprintf(a.quiet ? stderr : stdout,
@@ -487,10 +506,15 @@ int kb_cmd_run(int argc, char **argv) {
     if (a.resume)
         fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
                 runner.resumed, a.resume);
+    if (rc != KB_EXIT_RUNTIME) rc = bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+out:
+    /* A run that stopped before its rows closes its files unwritten (their
+     * bytes stay as they were). */
+    for (int i = 0; !ended && i < np; i++)
+        if (printers[i].own_file) fclose(printers[i].f);
     kb_results_free(&done);
     kb_runner_free(&runner);
     kb_case_list_free(&cases);
     for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
-    if (rc == KB_EXIT_RUNTIME) return rc;
-    return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+    return rc;
 }
