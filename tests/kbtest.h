@@ -57,9 +57,10 @@ static int kbt_count, kbt_failures, kbt_current_failed;
 
 #define KB_EXPECT_STR_CONTAINS(haystack, needle)                                                   \
     do {                                                                                           \
-        if (!strstr((haystack), (needle))) {                                                       \
+        const char *kbt_h = (haystack);                                                            \
+        if (!kbt_h || !strstr(kbt_h, (needle))) {                                                  \
             fprintf(stderr, "  %s:%d: expected \"%s\" to contain \"%s\"\n", __FILE__, __LINE__,    \
-                    (haystack), (needle));                                                         \
+                    kbt_h ? kbt_h : "(null)", (needle));                                           \
             kbt_current_failed = 1;                                                                \
         }                                                                                          \
     } while (0)
