@@ -414,26 +414,11 @@ static void begin_printers(void *ctx, const kb_device *dev, int sm_clock_now_mhz
     bc->begun = 1;
 }
 
-int kb_cmd_run(int argc, char **argv) {
-    run_args a;
-    memset(&a, 0, sizeof a);
-    a.cmd = argv[0];
-    int timing = strcmp(a.cmd, "run") == 0;
-    a.opts = (kb_run_opts){
-        .mode = KB_MODE_COLD,
-        .rule = {.max_noise = 0.01, .min_samples = 20, .max_time_s = 2.0, .max_samples = 20000},
-        .seed = 1,
-        .check = 1,
-        .timing = timing,
-        .isolate = 1,
-        .case_timeout_s = 60};
-    a.format = KB_FMT_TABLE;
-    a.max_cases = -1;
-    int rc = parse_args(argc, argv, &a);
-    if (rc != KB_OK) return KB_EXIT_USAGE;
-
+static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
+                      kb_runner *rp, int *have_runner) {
+    const run_args a = *ap;
+    int timing = a.opts.timing, rc = KB_OK;
     /* Cases and variants, all before the device is touched. */
-    kb_case_list cases = {0};
     const kb_variant *variants[512];
     int nvar = 0;
     int all = strcmp(a.opname, "all") == 0;
@@ -453,13 +438,13 @@ int kb_cmd_run(int argc, char **argv) {
             return KB_EXIT_USAGE;
         const char *sweep = a.sweep ? a.sweep : (a.nspecs ? NULL : timing ? "default" : "smoke");
         kb_error e;
-        int first = cases.count;
-        int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, &cases, &e)
-                        : kb_expand_line(op, "", a.specs, a.nspecs, &cases, &e);
+        int first = cp->count;
+        int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, cp, &e)
+                        : kb_expand_line(op, "", a.specs, a.nspecs, cp, &e);
         if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
-        if (a.max_cases >= 0 && cases.count - first > a.max_cases)
-            cases.count = first + (int)a.max_cases;
-        fuzzed += add_fuzz_cases(op, a.fuzz, a.opts.seed, &cases);
+        if (a.max_cases >= 0 && cp->count - first > a.max_cases)
+            cp->count = first + (int)a.max_cases;
+        fuzzed += add_fuzz_cases(op, a.fuzz, a.opts.seed, cp);
     }
     variants[nvar] = NULL;
 
@@ -470,9 +455,8 @@ int kb_cmd_run(int argc, char **argv) {
     kb_out_file_cleanup_on_signal();
     kb_out_file files[KB_MAX_OUTPUTS + 1];
     int nfiles = 0;
-    kb_results done = {0};
     if (a.resume) {
-        rc = open_resume(a.cmd, a.resume, &done, &files[nfiles]);
+        rc = open_resume(a.cmd, a.resume, dp, &files[nfiles]);
         if (rc != KB_OK) return rc;
         nfiles++;
     }
@@ -480,51 +464,51 @@ int kb_cmd_run(int argc, char **argv) {
     for (int i = 0; i < a.noutputs; i++) {
         if (kb_out_file_open(&files[nfiles], a.outputs[i], fmts[i], &e) != KB_OK) {
             close_files(a.cmd, files, nfiles);
-            kb_results_free(&done);
             return kb_usage_error(a.cmd, "-o %s", e.msg);
         }
         nfiles++;
     }
     kb_printer out;
-    kb_runner runner;
-    a.opts.progress = isatty(2);
-    if (kb_runner_init(&runner, &a.opts, &e) != KB_OK) {
+    kb_run_opts opts = a.opts;
+    opts.progress = isatty(2);
+    if (kb_runner_init(rp, &opts, &e) != KB_OK) {
         close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
         return KB_EXIT_RUNTIME;
     }
+    *have_runner = 1;
     if (a.resume) {
-        runner.already_done = resume_done;
-        runner.done_ctx = &done;
+        rp->already_done = resume_done;
+        rp->done_ctx = dp;
     }
-    if (kb_runner_plan(&runner, &cases, variants, &e) != KB_OK) {
+    if (kb_runner_plan(rp, cp, variants, &e) != KB_OK) {
         close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
         return KB_EXIT_RUNTIME;
     }
     if (!a.quiet) {
         kb_printer_init(&out, a.format, stdout);
-        runner.printers[runner.nprinters++] = &out;
+        rp->printers[rp->nprinters++] = &out;
     }
-    for (int i = 0; i < nfiles; i++) runner.printers[runner.nprinters++] = &files[i].p;
+    for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
 
-    begin_ctx bc = {.argc = argc + 1, .argv = argv - 1, .r = &runner};
+    begin_ctx bc = {.argc = argc + 1, .argv = argv - 1, .r = rp};
     if (a.opts.isolate) {
-        rc = kb_isolated_run(&runner, (int)a.device, begin_printers, &bc, &e);
+        rc = kb_isolated_run(rp, (int)a.device, begin_printers, &bc, &e);
     } else {
         rc = kb_device_open((int)a.device, &bc.dev, &e);
         if (rc == KB_OK && timing && kb_device_peaks(&bc.dev, 0, &e) != KB_OK)
             fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
         if (rc == KB_OK) {
             begin_printers(&bc, &bc.dev, kb_device_sm_clock_now(&bc.dev));
-            rc = kb_runner_attach(&runner, &bc.dev, &e);
+            rc = kb_runner_attach(rp, &bc.dev, &e);
         }
-        if (rc == KB_OK) kb_runner_run(&runner, 0);
+        if (rc == KB_OK) kb_runner_run(rp, 0);
     }
     if (rc == KB_NO_DEVICE) {
         close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
-                cases.count);
+                cp->count);
         return KB_EXIT_NO_DEVICE;
     }
     if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
@@ -536,24 +520,52 @@ int kb_cmd_run(int argc, char **argv) {
     rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
     if (!a.quiet) out.end(&out);
     if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
-    const int *n = runner.counts;
+    const int *n = rp->counts;
     int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
     fprintf(a.quiet ? stderr : stdout,
             "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
             "%d TIMEOUT, %d UNCHECKED%s\n",
-            cases.count, fuzzed ? " (incl. fuzzed)" : "",
+            cp->count, fuzzed ? " (incl. fuzzed)" : "",
             n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
                 n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
             n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
             n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
-            runner.skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
+            rp->skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
     if (a.resume)
         fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
-                runner.resumed, a.resume);
-    kb_results_free(&done);
-    kb_runner_free(&runner);
-    kb_case_list_free(&cases);
-    for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
+                rp->resumed, a.resume);
     if (rc == KB_EXIT_RUNTIME) return rc;
     return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
 }
+
+int kb_cmd_run(int argc, char **argv) {
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.cmd = argv[0];
+    int timing = strcmp(a.cmd, "run") == 0;
+    a.opts = (kb_run_opts){
+        .mode = KB_MODE_COLD,
+        .rule = {.max_noise = 0.01, .min_samples = 20, .max_time_s = 2.0, .max_samples = 20000},
+        .seed = 1,
+        .check = 1,
+        .timing = timing,
+        .isolate = 1,
+        .case_timeout_s = 60};
+    a.format = KB_FMT_TABLE;
+    a.max_cases = -1;
+    kb_case_list cases = {0};
+    kb_results done = {0};
+    kb_runner runner;
+    int have_runner = 0;
+    int rc = parse_args(argc, argv, &a) == KB_OK
+                 ? run_parsed(&a, argc, argv, &cases, &done, &runner, &have_runner)
+                 : KB_EXIT_USAGE;
+    if (have_runner) kb_runner_free(&runner);
+    kb_results_free(&done);
+    kb_case_list_free(&cases);
+    for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
+    return rc;
+}
+
+/* The command after its options are parsed; every path leaves the caller to
+ * free the cases, the --resume rows and the runner (once initialised). */

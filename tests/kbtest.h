@@ -6,9 +6,14 @@
  * one CTest entry (tests/CMakeLists.txt); `./test_x NAME` runs one test.
  * A GPU test calls KB_REQUIRE_DEVICE() first: with no device the executable
  * exits 77, which CTest reports as skipped, not passed.
+ *
+ *   kbt_case_from(&c, &kb_op_nms, "n=64 iou=0.5")   a case; a bad setting fails the test
+ *   kbt_src("tests/data/nms.csv")                   a repository file from any directory
  */
 #ifndef KBTEST_H
 #define KBTEST_H
+
+#include "kbench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -52,12 +57,63 @@ static int kbt_count, kbt_failures, kbt_current_failed;
 
 #define KB_EXPECT_STR_CONTAINS(haystack, needle)                                                   \
     do {                                                                                           \
-        if (!strstr((haystack), (needle))) {                                                       \
+        const char *kbt_h = (haystack);                                                            \
+        if (!kbt_h || !strstr(kbt_h, (needle))) {                                                  \
             fprintf(stderr, "  %s:%d: expected \"%s\" to contain \"%s\"\n", __FILE__, __LINE__,    \
-                    (haystack), (needle));                                                         \
+                    kbt_h ? kbt_h : "(null)", (needle));                                           \
             kbt_current_failed = 1;                                                                \
         }                                                                                          \
     } while (0)
+
+/* A file of the repository by its path from the root (tests/CMakeLists.txt
+ * passes the root as KBT_SOURCE_DIR), so that tests pass from any directory.
+ * Four buffers in turn: up to four paths live at once. */
+static inline const char *kbt_src(const char *relative) {
+    static char paths[4][4096];
+    static int next;
+    char *p = paths[next++ % 4];
+    snprintf(p, sizeof paths[0], "%s/%s", KBT_SOURCE_DIR, relative);
+    return p;
+}
+
+/* One setting of a test's case: a value the op refuses fails the running test
+ * (a typo must not quietly test the default instead). */
+static inline int kbt_set(kb_case *c, const char *axis, const char *value) {
+    kb_error e = {{0}};
+    if (kb_case_set(c, axis, value, &e) == KB_OK) return KB_OK;
+    fprintf(stderr, "  bad setting %s=%s: %s\n", axis, value, e.msg);
+    kbt_current_failed = 1;
+    return KB_ERR;
+}
+
+/* A case of op from "axis=value axis=value ..." over its defaults. A token
+ * without '=' or a value the op refuses fails the running test; KB_ERR then. */
+static inline int kbt_case_from(kb_case *c, const struct kb_op *op, const char *settings) {
+    char buf[1024];
+    int rc = KB_OK;
+    kb_case_defaults(c, op);
+    if (snprintf(buf, sizeof buf, "%s", settings) >= (int)sizeof buf) {
+        fprintf(stderr, "  settings longer than %zu characters: %s\n", sizeof buf - 1, settings);
+        kbt_current_failed = 1;
+        return KB_ERR;
+    }
+    for (char *tok = buf + strspn(buf, " "); *tok; tok += strspn(tok, " ")) {
+        size_t len = strcspn(tok, " ");
+        char *next = tok + len + (tok[len] != '\0');
+        tok[len] = '\0';
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok) {
+            fprintf(stderr, "  bad setting '%s' in \"%s\": expected axis=value\n", tok, settings);
+            kbt_current_failed = 1;
+            rc = KB_ERR;
+        } else {
+            *eq = '\0';
+            if (kbt_set(c, tok, eq + 1) != KB_OK) rc = KB_ERR;
+        }
+        tok = next;
+    }
+    return rc;
+}
 
 #define KB_REQUIRE_DEVICE()                                                                        \
     do {                                                                                           \

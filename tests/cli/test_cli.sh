@@ -1,28 +1,12 @@
 #!/usr/bin/env bash
 # CLI behaviour without a GPU: every error names the offending thing and
-# exits with its documented code. Run by CTest with KBENCH set to the binary.
+# exits with its documented code. Run by CTest with KBENCH and KB_SOURCE_DIR
+# set (cli_lib.sh), from any directory. gnuplot is hidden here (PATH), so the
+# paths without it are tested everywhere; its success paths are
+# test_plot.sh, and peers/peerlib.py's (python3) test_peers_csv.sh: CTest
+# entries of their own, reported as skipped where the tool is missing.
 set -u
-k=${KBENCH:-build/kbench}
-pass=0 fail=0
-
-# expect CODE PATTERN -- ARGS...: exit code CODE and output matching PATTERN
-# (run under the command in the array `prefix`, when set).
-prefix=()
-expect() {
-    local code=$1 pattern=$2
-    shift 3
-    local out
-    out=$(${prefix[@]+"${prefix[@]}"} "$k" "$@" 2>&1)
-    local rc=$?
-    if [[ $rc -eq $code && $out =~ $pattern ]]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: kbench $* -> exit $rc (want $code), output:"
-        echo "$out" | head -5 | sed 's/^/    /'
-        echo "    (wanted /$pattern/)"
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 expect 0 "usage: kbench COMMAND" -- --help
 expect 2 "unknown command 'frobnicate'" -- frobnicate
@@ -68,9 +52,13 @@ expect 2 "--case-timeout needs isolation" -- check preprocess --no-isolate --cas
 expect 2 "--case-timeout abc: expected a number" -- check preprocess --case-timeout abc
 if ! nvidia-smi >/dev/null 2>&1; then
     # No device: run and check say so with exit 3, after validating the cases.
+    # preprocess's smoke sweep names datasets/images/astronaut.jpg from the
+    # repository root, where kbench runs (scripts/main.sh cds there).
+    prefix=(env -C "$src")
     expect 3 "no CUDA device" -- run preprocess --sweep smoke
     expect 3 "no CUDA device" -- check preprocess
     expect 3 "no CUDA device" -- check preprocess --no-isolate
+    prefix=()
     expect 3 "\(2 case\(s\) were valid" -- check nms --max-cases 2
     expect 0 "no CUDA device" -- info
     # with no driver at all, say that (not "driver version is insufficient")
@@ -94,8 +82,8 @@ if ! nvidia-smi >/dev/null 2>&1; then
         if ! ls "$out" | grep -q kbench-tmp; then pass=$((pass + 1)); else
             fail=$((fail + 1)); echo "FAIL: a temporary was left in $out: $(ls "$out")"; fi
     }
-    cp tests/data/nms.csv "$out/results.csv"
-    cp tests/data/nms.csv "$out/orig.csv"
+    cp $d/nms.csv "$out/results.csv"
+    cp $d/nms.csv "$out/orig.csv"
     expect 2 "-o $out/results.csv: the file exists: --overwrite replaces it .*--resume" -- \
         run nms -o "$out/results.csv"
     same "$out/results.csv" "$out/orig.csv"
@@ -158,18 +146,6 @@ if ! nvidia-smi >/dev/null 2>&1; then
 fi
 
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----
-d=tests/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# expect_file FILE PATTERN: FILE exists and has a line matching PATTERN.
-expect_file() {
-    if grep -Eq -- "$2" "$1" 2>/dev/null; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $1 missing or without /$2/"
-    fi
-}
 expect 2 "needs two files" -- compare $d/nms.csv
 expect 2 "no_such.csv: cannot open" -- compare $d/nms.csv $d/no_such.csv
 expect 2 "--format html: expected table or md" -- compare $d/nms.csv $d/nms.csv --format html
@@ -222,36 +198,28 @@ expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
 expect 2 "partial_last_line.csv:7: last line cut short.*--baseline nope: no row" -- \
     plot $d/partial_last_line.csv --baseline nope -o "$tmp/p0"
 expect 2 "--format jpg: expected png, svg or png,svg" -- plot $d/nms.csv --format jpg
+
+# ---- without gnuplot: plot and report write their scripts and text, exit 4 ----
 prefix=(env PATH=/nonexistent)
 expect 4 "gnuplot is not on PATH" -- plot $d/nms.csv -o "$tmp/scripts"
-prefix=()
 expect_file "$tmp/scripts/nms.nms.time.gp" "nms.nms.time.dat"
-if command -v gnuplot >/dev/null; then
-    expect 0 "nms.nms.speedup.png .svg.*No baseline ran on: n=100000" -- \
-        plot $d/nms.csv -o "$tmp/plots"
-    for f in nms.nms.time.png nms.nms.time.svg nms.nms.pairwise_fast_vs_exact.png; do
-        expect_file "$tmp/plots/$f" "."
-    done
-    code=0
-else
-    code=4
-fi
-expect $code "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
+expect 4 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
+prefix=()
 for f in report.md report.html; do
     for op in preprocess nms deform_conv2d; do expect_file "$tmp/report/$f" "$op \(cold mode\)"; done
     expect_file "$tmp/report/$f" "IoU mask of 1250400000 bytes" # an UNSUPPORTED row, listed
 done
 expect_file "$tmp/report/report.md" "^\| n=16 \| bilinear_vec \| 72.40 us ± 0.3% \| 2.37× over bilinear_naive"
-[[ $code -eq 0 ]] && expect_file "$tmp/report/report.html" "src=\"data:image/svg\+xml;base64,"
 # summary.md: the README's excerpt (scripts/make-report.sh splices it in)
 expect_file "$tmp/report/summary.md" "^\| n=16 \| bilinear_vec \| 72.40 us \| 2.37× bilinear_naive \| 6.49× peer:opencv_cuda \| 0 B \|"
 expect_file "$tmp/report/summary.md" "^\| n=100000 \| blockwalk \| 2.890 ms \| - \| 7.44× peer:torchvision"
-[[ $code -eq 0 ]] && expect_file "$tmp/report/summary.md" "!\[nms speedup\]\(nms.nms.speedup.svg\)"
 # files from two GPUs and two commits: the report names every one of them
 sed -e 's/GPU-6f1c2a9e-4b7d/GPU-0a0a0a0a-1111/' -e 's/^# kbench 3623961 /# kbench 7e57c0d /' \
     $d/nms.csv >"$tmp/nms-other-gpu.csv"
-expect $code "report.md" -- report $d/nms.csv "$tmp/nms-other-gpu.csv" -o "$tmp/report-2gpu"
+prefix=(env PATH=/nonexistent)
+expect 4 "report.md" -- report $d/nms.csv "$tmp/nms-other-gpu.csv" -o "$tmp/report-2gpu"
+prefix=()
 for f in report.md summary.md; do
     for id in GPU-6f1c2a9e-4b7d-1c55-9a0e-3d2f8b61c0aa GPU-0a0a0a0a-1111-1c55-9a0e-3d2f8b61c0aa \
         3623961 7e57c0d; do
@@ -259,6 +227,19 @@ for f in report.md summary.md; do
     done
 done
 expect_file "$tmp/report-2gpu/report.md" "more than one device or build"
+# scripts/make-report.sh stops with 4 before it writes anything (dirname is
+# all it runs before it looks for gnuplot)
+mkdir -p "$tmp/nognuplot" "$tmp/base"
+ln -s "$(command -v dirname)" "$tmp/nognuplot/dirname"
+cp $d/nms.csv "$tmp/base/"
+printf '# r\n<!-- results:begin -->\nstale\n<!-- results:end -->\n' >"$tmp/README.md"
+cp "$tmp/README.md" "$tmp/README.before"
+PATH=$tmp/nognuplot README="$tmp/README.md" "$BASH" "$src/scripts/make-report.sh" "$tmp/base" "$k" \
+    >"$tmp/mr.log" 2>&1
+check "make-report.sh without gnuplot: exit 4 naming it" \
+    test "$?:$(grep -c 'gnuplot is not on PATH' "$tmp/mr.log")" == 4:1
+check "make-report.sh without gnuplot left README.md as it was" cmp -s "$tmp/README.md" "$tmp/README.before"
+check "make-report.sh without gnuplot wrote no report" test ! -e "$tmp/base/report"
 
 # ---- verify: another program's outputs judged by the op's compare (peers/) ----
 v=$d/verify_nms # n=5 boxes; no reference.*.npy, so verify computes it on the CPU
@@ -279,67 +260,4 @@ expect 0 '"status":"PASS".*"nan":0,"unwritten":0' -- verify preprocess $v peer_g
 expect 1 '"status":"FAIL".*"nan":3,"unwritten":0,"note":"out: 3 of 12 element\(s\) are NaN"' -- \
     verify preprocess $v peer_nan
 
-# ---- peers/peerlib.py writes kbench's CSV schema (standard library only) ----
-if command -v python3 >/dev/null; then
-    python3 - "$tmp/nms-peers.csv" <<'PY'
-import sys
-sys.path.insert(0, "peers")
-import peerlib
-rule = peerlib.StopRule(min_samples=3, max_noise=0.01, max_time_s=10)
-assert not rule.done([1.0, 1.0], 0.1) and rule.done([1.0, 1.0, 1.0], 0.1)
-assert not rule.done([1.0, 2.0, 1.0], 0.1) and rule.done([1.0, 2.0, 1.0], 10)
-st = peerlib.stats([4e-6, 1e-6, 3e-6, 2e-6])  # type-7 percentiles, as stats.c
-assert abs(st["median"] - 2.5e-6) < 1e-12 and abs(st["p10"] - 1.3e-6) < 1e-12
-assert peerlib.parse_params("n=5 image=a b.jpg iou=0.5") == {"n": "5", "image": "a b.jpg", "iou": "0.5"}
-meta = ["kbench abc | 2026-01-01T00:00:00Z | host h", "command: peers/run.py --op nms",
-        "gpu: X | peaks: copy 3000 GB/s, sgemm 50000 GFLOP/s", "peers: torch stub"]
-assert peerlib.peaks_of(meta) == (3000.0, 50000.0)
-out = peerlib.CsvOut(sys.argv[1], meta)
-base = dict(op="nms", params="n=1000 iou=0.5 classes=1 max_out=0 dist=uniform", peaks=(3000.0, 50000.0),
-            bytes=24000, flops=0, stats=peerlib.stats([500e-6, 510e-6, 490e-6]))
-chk = {"rel_l2": 0, "max_abs": 0, "max_rel": 0, "tolerance": 0}
-out.row(dict(base, variant="peer:torchvision_nms", status="PASS", check=chk, deterministic=True,
-             note='torchvision 0.26 ops.nms, "greedy", as users call it'))
-out.row(dict(base, variant="peer:torch_topk", status="FAIL", check=chk, deterministic=True,
-             reason="does not match the reference", note="count 4 vs 3 expected, ties"))
-out.row(dict(base, variant="peer:opencv_cpu", status="UNSUPPORTED", stats=None,
-             reason="dtype=bf16: kbench cannot dump it, as .npy"))
-out.close()
-PY
-    expect 5 "1 STILL FAILING, 2 SAME.*STILL FAILING +nms +peer:torch_topk" -- \
-        compare "$tmp/nms-peers.csv" "$tmp/nms-peers.csv"
-    cp "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv"
-    sed -i 's/,500.0000,490.0000/,800.0000,490.0000/' "$tmp/nms-peers-2.csv"
-    expect 5 "SLOWER +nms +peer:torchvision_nms .*\+60\.0%" -- \
-        compare "$tmp/nms-peers.csv" "$tmp/nms-peers-2.csv" --max-noise 100
-    expect $code "report.md" -- report $d/nms.csv "$tmp/nms-peers.csv" -o "$tmp/report-peers"
-    # the peer's time on the same case becomes the winner's "vs" column; refusals are listed
-    expect_file "$tmp/report-peers/report.md" "^\| \(defaults\) \| blockwalk \| 18.90 us ± 0.6% \|.*\| 26.46× \|"
-    expect_file "$tmp/report-peers/report.md" "^\| peer:opencv_cpu \| \(defaults\) \| UNSUPPORTED \| dtype=bf16: kbench cannot dump it, as .npy"
-    expect_file "$tmp/report-peers/report.md" "^\| peer:torch_topk \| \(defaults\) \| FAIL \| does not match the reference \| count 4 vs 3 expected, ties"
-else
-    echo "python3 not found: the peers CSV writer test is skipped"
-fi
-
-# ---- scripts/make-report.sh: report of a baseline folder + the README's section ----
-mkdir -p "$tmp/base"
-cp $d/nms.csv "$tmp/base/"
-printf '# r\n<!-- results:begin -->\nstale\n<!-- results:end -->\nkept\n' >"$tmp/README.md"
-if command -v gnuplot >/dev/null; then
-    if README="$tmp/README.md" bash scripts/make-report.sh "$tmp/base" "$k" >"$tmp/mr.log" 2>&1; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1)); echo "FAIL: make-report.sh"; cat "$tmp/mr.log"
-    fi
-    expect_file "$tmp/README.md" "^\| n=100000 \| blockwalk \| 2.890 ms \|"
-    expect_file "$tmp/README.md" "\]\($tmp/base/report/nms.nms.time.svg\)"
-    expect_file "$tmp/README.md" "^kept$"
-    expect_file "$tmp/base/report/nms.nms.speedup.png" "."
-    if grep -q stale "$tmp/README.md"; then fail=$((fail + 1)); echo "FAIL: stale section kept"; fi
-else
-    README="$tmp/README.md" bash scripts/make-report.sh "$tmp/base" "$k" >/dev/null 2>&1
-    [[ $? -eq 4 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: make-report without gnuplot"; }
-fi
-
-echo "cli: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish cli

@@ -31,7 +31,7 @@ static int read_text(const char *text, kb_results *res, kb_error *e) {
 KB_TEST(fixture_rows_and_metadata_read_back) {
     kb_results res = {0};
     kb_error e;
-    KB_EXPECT(kb_results_read(&res, "tests/data/preprocess.csv", NULL, &e) == KB_OK);
+    KB_EXPECT(kb_results_read(&res, kbt_src("tests/data/preprocess.csv"), NULL, &e) == KB_OK);
     KB_EXPECT(res.nfiles == 1 && res.count == 12);
     const kb_result_file *m = &res.files[0];
     KB_EXPECT(strcmp(m->commit, "3623961") == 0);
@@ -132,7 +132,8 @@ KB_TEST(partial_last_line_is_reported_and_skipped) {
     kb_error e;
     char wpath[] = "/tmp/kb_test_warn_XXXXXX";
     FILE *warn = fdopen(mkstemp(wpath), "w+");
-    KB_EXPECT(kb_results_read(&res, "tests/data/partial_last_line.csv", warn, &e) == KB_OK);
+    KB_EXPECT(kb_results_read(&res, kbt_src("tests/data/partial_last_line.csv"), warn, &e) ==
+              KB_OK);
     KB_EXPECT(res.count == 2);
     char text[512] = "";
     rewind(warn);
@@ -175,8 +176,8 @@ KB_TEST(bad_status_and_bad_number_name_the_line) {
 KB_TEST(missing_file_is_an_error_naming_it) {
     kb_results res = {0};
     kb_error e;
-    KB_EXPECT(kb_results_read(&res, "tests/data/no_such.csv", NULL, &e) == KB_ERR);
-    KB_EXPECT_STR_CONTAINS(e.msg, "tests/data/no_such.csv: cannot open");
+    KB_EXPECT(kb_results_read(&res, kbt_src("tests/data/no_such.csv"), NULL, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, kbt_src("tests/data/no_such.csv: cannot open"));
     kb_results_free(&res);
 }
 
@@ -197,8 +198,8 @@ KB_TEST(short_case_keeps_only_axes_off_their_defaults) {
 }
 
 KB_TEST(view_orders_registry_variants_then_peers_and_cases_by_size) {
-    static const char *const files[] = {"tests/data/preprocess_peers.csv",
-                                        "tests/data/preprocess.csv"};
+    const char *const files[] = {kbt_src("tests/data/preprocess_peers.csv"),
+                                 kbt_src("tests/data/preprocess.csv")};
     kb_results res = {0};
     kb_error e;
     kb_op_view *views;
@@ -218,7 +219,8 @@ KB_TEST(view_orders_registry_variants_then_peers_and_cases_by_size) {
 }
 
 KB_TEST(baseline_is_the_first_of_the_list_that_ran_on_the_case) {
-    static const char *const files[] = {"tests/data/preprocess.csv", "tests/data/nms.csv"};
+    const char *const files[] = {kbt_src("tests/data/preprocess.csv"),
+                                 kbt_src("tests/data/nms.csv")};
     kb_results res = {0};
     kb_error e;
     kb_op_view *views;

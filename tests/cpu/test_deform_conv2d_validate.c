@@ -6,17 +6,12 @@
 #include "deform_conv2d.h"
 #include "kbtest.h"
 
+/* validate() on the case. A setting that does not apply fails the test
+ * itself: it must never pass as "rejected" for the wrong reason. */
 static int check(const char *spec, kb_error *e) {
-    char buf[512];
     kb_case c;
-    kb_case_defaults(&c, &kb_op_deform_conv2d);
-    snprintf(buf, sizeof buf, "%s", spec);
     e->msg[0] = '\0';
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        *eq = '\0';
-        if (kb_case_set(&c, tok, eq + 1, e) != KB_OK) return KB_ERR;
-    }
+    if (kbt_case_from(&c, &kb_op_deform_conv2d, spec) != KB_OK) return KB_ERR;
     return kb_op_deform_conv2d.validate(&c, e);
 }
 
@@ -59,20 +54,46 @@ KB_TEST(mask_values_need_a_mask) {
     KB_EXPECT_STR_CONTAINS(e.msg, "mask=1");
 }
 
+/* The bytes of every tensor describe() lists, each once: the op's minimum
+ * bytes counted from the tensors themselves rather than from its formula. */
+static double tensor_bytes(const kb_case *c) {
+    kb_tensors in = {0}, out = {0};
+    double bytes = 0;
+    KB_EXPECT(kb_op_deform_conv2d.describe(c, &in, &out, NULL) == KB_OK);
+    for (int i = 0; i < in.count; i++) bytes += (double)kb_nbytes(&in.t[i]);
+    for (int i = 0; i < out.count; i++) bytes += (double)kb_nbytes(&out.t[i]);
+    return bytes;
+}
+
 KB_TEST(cost_counts_macs_and_every_tensor_once) {
     kb_case c;
-    kb_case_defaults(&c, &kb_op_deform_conv2d);
-    kb_case_set(&c, "n", "2", NULL);
-    kb_case_set(&c, "c_in", "8", NULL);
-    kb_case_set(&c, "c_out", "4", NULL);
-    kb_case_set(&c, "groups", "2", NULL);
-    kb_case_set(&c, "h", "5", NULL);
-    kb_case_set(&c, "w", "6", NULL);
-    kb_cost k = kb_op_deform_conv2d.cost(&c); /* 3x3, pad 1: ho*wo = 30 */
-    double macs = 2.0 * 4 * (8 / 2) * 9 * 30, samples = 2.0 * 8 * 9 * 30;
-    KB_EXPECT_NEAR(k.flops, 2 * macs + 16 * samples, 0.5);
-    double elems = 2.0 * 8 * 30 + 2.0 * 18 * 30 + 2.0 * 9 * 30 + 4 * 4 * 9 + 4 + 2.0 * 4 * 30;
-    KB_EXPECT_NEAR(k.bytes, 4 * elems, 0.5);
+    kbt_case_from(&c, &kb_op_deform_conv2d, "n=2 c_in=8 c_out=4 groups=2 h=5 w=6");
+    kb_cost k = kb_op_deform_conv2d.cost(&c);
+    /* 3x3, pad 1, stride 1: ho x wo = 5 x 6 = 30 pixels. Each of the
+     * 2 * 4 * 30 = 240 outputs sums c_in/groups * 9 = 36 products: 8640 MACs,
+     * 17280 flops. Each image samples 8 channels x 9 taps x 30 pixels = 2160
+     * points, 4320 for both, at 16 flops each: 69120. Total 86400. */
+    KB_EXPECT_NEAR(k.flops, 86400, 0.5);
+    /* f32 elements: input 2*8*5*6 = 480, offset 2*18*30 = 1080, mask
+     * 2*9*30 = 540, weight 4*4*3*3 = 144, bias 4, output 2*4*30 = 240:
+     * 2488 elements, 9952 bytes. */
+    KB_EXPECT_NEAR(k.bytes, 9952, 0.5);
+    KB_EXPECT_NEAR(k.bytes, tensor_bytes(&c), 0.5);
+}
+
+KB_TEST(cost_of_a_16_bit_case_without_mask_or_bias) {
+    kb_case c;
+    kbt_case_from(&c, &kb_op_deform_conv2d,
+                  "n=1 c_in=4 c_out=6 h=4 w=4 kh=1 kw=3 pad_h=0 pad_w=0 mask=0 bias=0 dtype=f16");
+    kb_cost k = kb_op_deform_conv2d.cost(&c);
+    /* 1x3, no padding: ho x wo = 4 x 2 = 8 pixels. 6 * 8 = 48 outputs of
+     * 4 * 3 = 12 MACs: 576 MACs, 1152 flops; 4 * 3 * 8 = 96 samples at the
+     * model's 16 flops (it counts the mask multiply either way): 1536. Total 2688. */
+    KB_EXPECT_NEAR(k.flops, 2688, 0.5);
+    /* f16 elements: input 4*16 = 64, offset 2*3*8 = 48, weight 6*4*3 = 72,
+     * output 6*8 = 48, no mask, no bias: 232 elements, 464 bytes. */
+    KB_EXPECT_NEAR(k.bytes, 464, 0.5);
+    KB_EXPECT_NEAR(k.bytes, tensor_bytes(&c), 0.5);
 }
 
 KB_TEST(fuzz_cases_are_valid) {

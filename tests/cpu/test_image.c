@@ -91,7 +91,7 @@ KB_TEST(load_says_it_was_built_without_decoders) {
     int h, w;
     uint8_t *bgr = NULL;
     kb_error e = {""};
-    KB_EXPECT(kb_image_load("datasets/images/coffee.jpg", &h, &w, &bgr, &e) == KB_ERR);
+    KB_EXPECT(kb_image_load(kbt_src("datasets/images/coffee.jpg"), &h, &w, &bgr, &e) == KB_ERR);
     KB_EXPECT_STR_CONTAINS(e.msg, "built without libjpeg/libpng");
 }
 
@@ -211,9 +211,9 @@ KB_TEST(committed_photos_load_with_their_sizes) {
     const struct {
         const char *path;
         int h, w;
-    } photos[] = {{"datasets/images/astronaut.jpg", 512, 512},
-                  {"datasets/images/coffee.jpg", 400, 600},
-                  {"datasets/images/chelsea.png", 300, 451}};
+    } photos[] = {{kbt_src("datasets/images/astronaut.jpg"), 512, 512},
+                  {kbt_src("datasets/images/coffee.jpg"), 400, 600},
+                  {kbt_src("datasets/images/chelsea.png"), 300, 451}};
     for (int i = 0; i < 3; i++) {
         loaded l = load(photos[i].path);
         KB_EXPECT(l.rc == KB_OK);
@@ -229,7 +229,7 @@ KB_TEST(committed_photos_load_with_their_sizes) {
 
 KB_TEST(png_photo_pixels_are_bgr_exactly) {
     /* RGB values from Pillow: chelsea[0,0] = (143,120,104), [150,200] = (125,64,35) */
-    loaded l = load("datasets/images/chelsea.png");
+    loaded l = load(kbt_src("datasets/images/chelsea.png"));
     KB_EXPECT(l.rc == KB_OK);
     if (l.rc != KB_OK) return;
     KB_EXPECT(is_bgr(&l, 0, 0, 104, 120, 143));
@@ -240,7 +240,7 @@ KB_TEST(png_photo_pixels_are_bgr_exactly) {
 
 KB_TEST(jpeg_photo_channels_are_in_bgr_order) {
     /* the coffee photo is warm: mean R 158.5, G 85.8, B 51.6 (Pillow) */
-    loaded l = load("datasets/images/coffee.jpg");
+    loaded l = load(kbt_src("datasets/images/coffee.jpg"));
     KB_EXPECT(l.rc == KB_OK);
     if (l.rc != KB_OK) return;
     double sum[3] = {0, 0, 0};
@@ -378,7 +378,7 @@ KB_TEST(gray_jpeg_replicates_into_three_equal_channels) {
 
 KB_TEST(format_comes_from_magic_bytes_not_the_name) {
     static uint8_t buf[300 * 1024];
-    size_t n = read_bytes("datasets/images/chelsea.png", buf, sizeof buf);
+    size_t n = read_bytes(kbt_src("datasets/images/chelsea.png"), buf, sizeof buf);
     KB_EXPECT(strcmp(load_error("really_a_png.jpg", buf, n), "") == 0);
     KB_EXPECT_STR_CONTAINS(load_error("text.png", "hello, not an image\n", 20),
                            "not a JPEG or PNG");
@@ -388,7 +388,7 @@ KB_TEST(format_comes_from_magic_bytes_not_the_name) {
 
 KB_TEST(truncated_jpeg_is_an_error_not_half_an_image) {
     static uint8_t buf[300 * 1024];
-    size_t n = read_bytes("datasets/images/astronaut.jpg", buf, sizeof buf);
+    size_t n = read_bytes(kbt_src("datasets/images/astronaut.jpg"), buf, sizeof buf);
     KB_EXPECT(n > 1000);
     const char *msg = load_error("cut.jpg", buf, n / 2);
     KB_EXPECT_STR_CONTAINS(msg, "corrupt JPEG");
@@ -404,14 +404,14 @@ KB_TEST(jpeg_with_garbage_after_the_magic_is_an_error) {
 
 KB_TEST(truncated_or_damaged_png_is_an_error) {
     static uint8_t buf[300 * 1024];
-    size_t n = read_bytes("datasets/images/chelsea.png", buf, sizeof buf);
+    size_t n = read_bytes(kbt_src("datasets/images/chelsea.png"), buf, sizeof buf);
     KB_EXPECT_STR_CONTAINS(load_error("cut.png", buf, n / 3), "corrupt PNG");
     buf[20] ^= 0x55; /* inside IHDR: its CRC no longer matches */
     KB_EXPECT_STR_CONTAINS(load_error("crc.png", buf, n), "corrupt PNG");
 }
 
 KB_TEST(missing_file_is_named) {
-    loaded l = load("datasets/images/no_such_photo.jpg");
+    loaded l = load(kbt_src("datasets/images/no_such_photo.jpg"));
     KB_EXPECT(l.rc == KB_ERR);
     KB_EXPECT_STR_CONTAINS(l.e.msg, "no_such_photo.jpg");
 }

@@ -34,10 +34,10 @@ static void make_case(nms_case *t, const char *n, const char *dist, const char *
                       const char *max_out, uint64_t seed) {
     memset(t, 0, sizeof *t);
     kb_case_defaults(&t->c, &kb_op_nms);
-    kb_case_set(&t->c, "n", n, NULL);
-    kb_case_set(&t->c, "dist", dist, NULL);
-    kb_case_set(&t->c, "classes", classes, NULL);
-    kb_case_set(&t->c, "max_out", max_out, NULL);
+    kbt_set(&t->c, "n", n);
+    kbt_set(&t->c, "dist", dist);
+    kbt_set(&t->c, "classes", classes);
+    kbt_set(&t->c, "max_out", max_out);
     kb_op_nms.describe(&t->c, &t->in, &t->out, NULL);
     kb_tensors_alloc_host(&t->in, NULL);
     kb_tensors_alloc_host(&t->out, NULL);

@@ -12,7 +12,7 @@ typedef struct {
 static void make_case(pp_case *pc, const char *const *kv) {
     memset(pc, 0, sizeof *pc);
     kb_case_defaults(&pc->c, &kb_op_preprocess);
-    kb_case_set(&pc->c, "norm", "unit", NULL);
+    kbt_set(&pc->c, "norm", "unit");
     for (int i = 0; kv[i]; i += 2) KB_EXPECT(kb_case_set(&pc->c, kv[i], kv[i + 1], NULL) == KB_OK);
     KB_EXPECT(kb_op_preprocess.validate(&pc->c, NULL) == KB_OK);
     kb_op_preprocess.describe(&pc->c, &pc->in, &pc->out, NULL);
@@ -185,9 +185,16 @@ KB_TEST(f16_output_rounds_the_f32_value) {
     fill_grey_ramp(&pc, 3, 3);
     run_reference(&pc);
     KB_EXPECT(pc.out.t[0].dtype == KB_F16);
-    double v = out_at(&pc, 0, 0, 0);
-    KB_EXPECT(v > -2.2 && v < 2.7);
-    KB_EXPECT_NEAR(v, kb_f16_to_f32(kb_f32_to_f16((float)v)), 0);
+    /* Bilinear 3x3 -> 2x2 samples at src = (d + 0.5) * 1.5 - 0.5 = 0.25, 1.75,
+     * and the ramp is linear: v(0.25, 0.25) = 10 * 0.25 + 0.25 + 1 = 3.75,
+     * v(1.75, 0.25) = 18.75. Normalised, in steps of the f16 spacing there:
+     *   R (3.75/255 - 0.485)/0.229 = -2.05369 = -1051.487 * 2^-9  -> -1051 * 2^-9
+     *   B (3.75/255 - 0.406)/0.225 = -1.73908 = -1780.823 * 2^-10 -> -1781 * 2^-10
+     *   R (18.75/255 - 0.485)/0.229 = -1.79681 = -1839.938 * 2^-10 -> -1840 * 2^-10
+     * rounded to the nearest (truncation would give -1780 and -1839). */
+    KB_EXPECT(out_at(&pc, 0, 0, 0) == -2.052734375);
+    KB_EXPECT(out_at(&pc, 2, 0, 0) == -1.7392578125);
+    KB_EXPECT(out_at(&pc, 0, 1, 0) == -1.796875);
     release(&pc);
 }
 
@@ -195,7 +202,7 @@ KB_TEST(validate_rejects_missing_image_file) {
     kb_case c;
     kb_error e;
     kb_case_defaults(&c, &kb_op_preprocess);
-    kb_case_set(&c, "image", "/no/such/file.png", NULL);
+    kbt_set(&c, "image", "/no/such/file.png");
     KB_EXPECT(kb_op_preprocess.validate(&c, &e) == KB_ERR);
     KB_EXPECT_STR_CONTAINS(e.msg, "image=/no/such/file.png");
 }

@@ -120,7 +120,7 @@ KB_TEST(rpn_boxes_not_above_min_size_are_removed) {
     rpn_run r;
     KB_EXPECT(prepare(&r, "64", "64", "2") == KB_OK);
     identical_boxes(&r); /* 32 x 22 boxes */
-    kb_case_set(&r.c, "min_bbox_size", "22", NULL);
+    kbt_set(&r.c, "min_bbox_size", "22");
     KB_EXPECT(reference(&r) == KB_OK);
     KB_EXPECT(count(&r) == 0 && rows(&r)[0] == 0);
     done(&r);
@@ -137,7 +137,7 @@ KB_TEST(rpn_default_case_has_the_mmdet_level_sizes) {
 KB_TEST(rpn_max_per_img_caps_the_count) {
     rpn_run r;
     KB_EXPECT(prepare(&r, "256", "320", "4") == KB_OK);
-    kb_case_set(&r.c, "max_per_img", "7", NULL);
+    kbt_set(&r.c, "max_per_img", "7");
     kb_tensors_free_host(&r.out);
     r.out.count = 0;
     kb_error e;

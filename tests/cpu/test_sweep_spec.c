@@ -1,8 +1,12 @@
 /* Sweep specs are data: lists, inclusive ranges, pow2, errors that name the
  * axis, and the cartesian expansion of sweep lines into validated cases. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, chdir */
 #include "harness.h"
 #include "kbtest.h"
 #include "preprocess.h"
+
+#include <stdlib.h>
+#include <unistd.h>
 
 static kb_spec parse_ok(const char *text) {
     kb_spec s;
@@ -77,7 +81,7 @@ KB_TEST(malformed_specs_name_the_problem) {
     KB_EXPECT_STR_CONTAINS(parse_err("n=1,2"), "must be in brackets");
     KB_EXPECT_STR_CONTAINS(parse_err("n[log]=3"), "[pow2]");
     KB_EXPECT_STR_CONTAINS(parse_err("n[pow2]=[0:70]"), "not an exponent");
-    KB_EXPECT_STR_CONTAINS(parse_err("n=[]"), "n");
+    KB_EXPECT_STR_CONTAINS(parse_err("n=[]"), "axis n: no values");
     KB_EXPECT_STR_CONTAINS(parse_err("n=[0:1000000]"), "more than");
 }
 
@@ -132,7 +136,13 @@ KB_TEST(unknown_axis_and_out_of_range_are_named) {
     kb_case_list_free(&list);
 }
 
+/* Named sweeps may name repository files (preprocess: image=datasets/...)
+ * relative to the root, where kbench runs (scripts/main.sh cds there): they
+ * expand from there, whatever directory the test itself runs in. */
 KB_TEST(every_named_sweep_of_every_op_expands) {
+    char cwd[4096];
+    KB_EXPECT(getcwd(cwd, sizeof cwd) != NULL);
+    KB_EXPECT(chdir(KBT_SOURCE_DIR) == 0);
     for (int i = 0; kb_ops[i]; i++)
         for (int s = 0; kb_ops[i]->sweeps[s].name; s++) {
             kb_case_list list = {0};
@@ -143,23 +153,43 @@ KB_TEST(every_named_sweep_of_every_op_expands) {
             KB_EXPECT(rc == KB_OK && list.count > 0);
             kb_case_list_free(&list);
         }
+    KB_EXPECT(chdir(cwd) == 0);
+}
+
+/* A temporary sweep file holding text (its path in path, removed by the caller). */
+static int write_sweep_file(char *path, const char *text) {
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "  cannot create a temporary file from %s\n", path);
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
 }
 
 KB_TEST(sweep_file_lines_and_comments) {
-    const char *path = "build-test-sweep.txt";
-    FILE *f = fopen(path, "w");
-    fputs("# a comment line\nn=1 interp=nearest\n\n  n=[2,3]   # trailing comment\n", f);
-    fclose(f);
+    char path[] = "/tmp/kb_test_sweep_XXXXXX";
+    KB_EXPECT(write_sweep_file(
+        path, "# a comment line\nn=1 interp=nearest\n\n  n=[2,3]   # trailing comment\n"));
     kb_case_list list = {0};
     kb_error e;
     KB_EXPECT(kb_expand_sweep(&kb_op_preprocess, path, NULL, 0, &list, &e) == KB_OK);
     KB_EXPECT(list.count == 3);
     kb_case_list_free(&list);
-    f = fopen(path, "w");
-    fputs("n=1\nn=oops\n", f);
-    fclose(f);
+    remove(path);
+}
+
+KB_TEST(sweep_file_error_names_the_file_line_and_setting) {
+    char path[] = "/tmp/kb_test_sweep_XXXXXX";
+    KB_EXPECT(write_sweep_file(path, "n=1\nn=oops\n"));
+    kb_case_list list = {0};
+    kb_error e;
     KB_EXPECT(kb_expand_sweep(&kb_op_preprocess, path, NULL, 0, &list, &e) == KB_ERR);
-    KB_EXPECT_STR_CONTAINS(e.msg, ":2: n=oops");
+    char want[64];
+    snprintf(want, sizeof want, "%s:2: n=oops", path);
+    KB_EXPECT_STR_CONTAINS(e.msg, want);
     kb_case_list_free(&list);
     remove(path);
 }

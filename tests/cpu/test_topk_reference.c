@@ -92,7 +92,7 @@ KB_TEST(topk_key_orders_like_floats_and_merges_zeros) {
 KB_TEST(topk_rpn5_layout_has_the_five_levels_per_image) {
     kb_case c;
     kb_case_defaults(&c, &kb_op_topk);
-    kb_case_set(&c, "batch", "2", NULL);
+    kbt_set(&c, "batch", "2");
     int64_t n = 0, total = 0;
     int64_t *len = kb_topk_lengths(&c, &n, &total, NULL);
     KB_EXPECT(len && n == 10 && total == 2 * 268569 && len[0] == 201600 && len[9] == 819);
@@ -103,7 +103,7 @@ KB_TEST(topk_malformed_layout_is_rejected_by_name) {
     kb_case c;
     kb_error e = {{0}};
     kb_case_defaults(&c, &kb_op_topk);
-    kb_case_set(&c, "segments", "12x", NULL);
+    kbt_set(&c, "segments", "12x");
     KB_EXPECT(kb_op_topk.validate(&c, &e) != KB_OK);
     KB_EXPECT_STR_CONTAINS(e.msg, "segments=12x");
 }
@@ -112,7 +112,7 @@ KB_TEST(topk_ties_inputs_hold_both_zeros) {
     topk_run r;
     kb_error e;
     KB_EXPECT(run_reference(&r, "1x4000", "10", NULL) == KB_OK);
-    kb_case_set(&r.c, "dist", "ties", NULL);
+    kbt_set(&r.c, "dist", "ties");
     kb_op_topk.make_inputs(&r.c, 3, &r.in, &e);
     const float *v = r.in.t[0].data;
     int neg = 0, pos = 0;

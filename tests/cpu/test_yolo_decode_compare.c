@@ -13,10 +13,10 @@ typedef struct {
 static void make_case(cmp_case *t, const char *dist, const char *max_det) {
     memset(t, 0, sizeof *t);
     kb_case_defaults(&t->c, &kb_op_yolo_decode);
-    kb_case_set(&t->c, "b", "2", NULL);
-    kb_case_set(&t->c, "n", "6300", NULL);
-    kb_case_set(&t->c, "dist", dist, NULL);
-    kb_case_set(&t->c, "max_det", max_det, NULL);
+    kbt_set(&t->c, "b", "2");
+    kbt_set(&t->c, "n", "6300");
+    kbt_set(&t->c, "dist", dist);
+    kbt_set(&t->c, "max_det", max_det);
     kb_op_yolo_decode.describe(&t->c, &t->in, &t->ref, NULL);
     t->got = t->ref;
     kb_tensors_alloc_host(&t->in, NULL);

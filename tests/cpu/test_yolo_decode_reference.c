@@ -17,9 +17,9 @@ typedef struct {
 static void make_case(yolo_case *t, const char *b, const char *n, const char *c) {
     memset(t, 0, sizeof *t);
     kb_case_defaults(&t->c, &kb_op_yolo_decode);
-    kb_case_set(&t->c, "b", b, NULL);
-    kb_case_set(&t->c, "n", n, NULL);
-    kb_case_set(&t->c, "c", c, NULL);
+    kbt_set(&t->c, "b", b);
+    kbt_set(&t->c, "n", n);
+    kbt_set(&t->c, "c", c);
     kb_op_yolo_decode.describe(&t->c, &t->in, &t->out, NULL);
     kb_tensors_alloc_host(&t->in, NULL);
     kb_tensors_alloc_host(&t->out, NULL);
@@ -85,7 +85,7 @@ KB_TEST(argmax_ties_take_the_lowest_class) {
 KB_TEST(objectness_exactly_at_the_threshold_is_kept) {
     yolo_case t;
     make_case(&t, "1", "10", "4");
-    kb_case_set(&t.c, "conf", "0.25", NULL);
+    kbt_set(&t.c, "conf", "0.25");
     set_pred(&t, 0, 0, 100, 320, 20, 20, 0.25f, 1, 1.0f);   /* obj = conf, score = conf */
     set_pred(&t, 0, 1, 300, 320, 20, 20, 0.2499f, 1, 1.0f); /* just below */
     set_pred(&t, 0, 2, 500, 320, 20, 20, 0.5f, 2, 0.49f);   /* obj * cls below */
@@ -104,25 +104,33 @@ KB_TEST(boxes_map_back_by_the_letterbox_and_clip_to_the_source) {
     set_pred(&t, 0, 2, 630, 495, 40, 40, 0.7f, 0, 0.9f); /* past the right and bottom */
     KB_EXPECT(run_ref(&t));
     KB_EXPECT(count_of(&t, 0) == 3);
-    float d2i[6];
-    kb_pp_letterbox_d2i(1920, 1080, 640, 640, d2i);
+    /* The inverse of x' = x/3 + (640 - 640)/2 + (1/3 - 1)/2 = x/3 - 1/3 and
+     * y' = y/3 + (640 - 360)/2 - 1/3 = y/3 + 139 + 2/3 is x = 3x' + 1,
+     * y = 3y' - 419. Box a: corners (290, 305) (350, 335) -> (871, 496) (1051, 586). */
     float *a = det(&t, 0, 0);
-    KB_EXPECT(fabsf(a[0] - (d2i[0] * 290 + d2i[2])) < 1e-3f);
-    KB_EXPECT(fabsf(a[1] - (d2i[4] * 305 + d2i[5])) < 1e-3f);
-    KB_EXPECT(fabsf(a[2] - (d2i[0] * 350 + d2i[2])) < 1e-3f);
-    KB_EXPECT(fabsf(a[3] - (d2i[4] * 335 + d2i[5])) < 1e-3f);
-    KB_EXPECT(fabsf(a[2] - a[0] - 180) < 1e-2f && fabsf(a[3] - a[1] - 90) < 1e-2f);
-    float *b = det(&t, 0, 1); /* score 0.72 */
-    KB_EXPECT(b[1] == 0.0f && b[3] > 0.0f);
-    float *c = det(&t, 0, 2); /* score 0.63 */
-    KB_EXPECT(c[2] == 1920.0f && c[3] == 1080.0f && c[0] < 1920.0f);
+    KB_EXPECT_NEAR(a[0], 871, 1e-3);
+    KB_EXPECT_NEAR(a[1], 496, 1e-3);
+    KB_EXPECT_NEAR(a[2], 1051, 1e-3);
+    KB_EXPECT_NEAR(a[3], 586, 1e-3);
+    /* b, score 0.72: (80, 120) (120, 160) -> (241, -59 clipped to 0) (361, 61) */
+    float *b = det(&t, 0, 1);
+    KB_EXPECT_NEAR(b[0], 241, 1e-3);
+    KB_EXPECT(b[1] == 0.0f);
+    KB_EXPECT_NEAR(b[2], 361, 1e-3);
+    KB_EXPECT_NEAR(b[3], 61, 1e-3);
+    /* c, score 0.63: (610, 475) (650, 515) -> (1831, 1006) (1951 clipped to 1920,
+     * 1126 clipped to 1080) */
+    float *c = det(&t, 0, 2);
+    KB_EXPECT_NEAR(c[0], 1831, 1e-3);
+    KB_EXPECT_NEAR(c[1], 1006, 1e-3);
+    KB_EXPECT(c[2] == 1920.0f && c[3] == 1080.0f);
     free_case(&t);
 }
 
 KB_TEST(more_than_max_det_keeps_the_highest_scoring) {
     yolo_case t;
     make_case(&t, "1", "100", "3");
-    kb_case_set(&t.c, "max_det", "5", NULL);
+    kbt_set(&t.c, "max_det", "5");
     /* 20 disjoint boxes, scores rising with the index; two tie at the cut. */
     for (int i = 0; i < 20; i++)
         set_pred(&t, 0, 10 + i, 20 + 30 * (float)i, 320, 10, 10, 0.3f + 0.03f * (float)i, 0, 1.0f);
@@ -131,10 +139,8 @@ KB_TEST(more_than_max_det_keeps_the_highest_scoring) {
     KB_EXPECT(count_of(&t, 0) == 5);
     KB_EXPECT(det(&t, 0, 0)[4] == row(&t, 0, 29)[4]);
     /* ranks: 29, 28, 27, 26, then 24 and 25 tie: the lower index (24) is 5th */
-    float want_x1 = (20 + 30 * 14.0f - 5);
-    float d2i[6];
-    kb_pp_letterbox_d2i(1920, 1080, 640, 640, d2i);
-    KB_EXPECT(fabsf(det(&t, 0, 4)[0] - (d2i[0] * want_x1 + d2i[2])) < 1e-3f);
+    /* box 24 (i = 14): x1' = 20 + 30 * 14 - 10/2 = 435, x1 = 3 * 435 + 1 = 1306 */
+    KB_EXPECT_NEAR(det(&t, 0, 4)[0], 1306, 1e-3);
     free_case(&t);
 }
 
@@ -189,7 +195,7 @@ KB_TEST(realistic_inputs_have_clusters_and_dense_more_than_max_det) {
     KB_EXPECT(count_of(&t, 0) >= 3 && count_of(&t, 0) < q);
     free_case(&t);
     make_case(&t, "1", "25200", "80");
-    kb_case_set(&t.c, "dist", "dense", NULL);
+    kbt_set(&t.c, "dist", "dense");
     kb_op_yolo_decode.make_inputs(&t.c, 3, &t.in, NULL);
     KB_EXPECT(kb_yolo_qualifying(&t.c, &t.in, 0) > 1024);
     free_case(&t);
@@ -198,8 +204,8 @@ KB_TEST(realistic_inputs_have_clusters_and_dense_more_than_max_det) {
 KB_TEST(validate_rejects_int32_overflow) {
     kb_case c;
     kb_case_defaults(&c, &kb_op_yolo_decode);
-    kb_case_set(&c, "b", "32", NULL);
-    kb_case_set(&c, "n", "1000000", NULL);
+    kbt_set(&c, "b", "32");
+    kbt_set(&c, "n", "1000000");
     kb_error e = {{0}};
     KB_EXPECT(kb_op_yolo_decode.validate(&c, &e) != KB_OK);
     KB_EXPECT(strstr(e.msg, "n=1000000") != NULL);

@@ -1,6 +1,9 @@
 /* test_deform_conv2d_variants.c — every deform_conv2d variant, called directly
  * (supports/setup/run/teardown), against the CPU reference on the correctness
- * matrix; outputs poisoned first; a second run must be bit-identical.
+ * matrix; outputs poisoned first; a second run must be bit-identical. Each
+ * case names the variants that must run it (their supports() accept it): a
+ * refusal by one of them fails; the others may refuse, and run when they
+ * accept.
  *   ./test_deform_conv2d_variants [test_name]      (exits 77 with no GPU)
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -11,15 +14,58 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static void set_spec(kb_case *c, const char *spec) {
-    char buf[512];
-    kb_error e;
-    kb_case_defaults(c, &kb_op_deform_conv2d);
-    snprintf(buf, sizeof buf, "%s", spec);
+/* Who must run a case, from the variants' supports(): a dtype picks the
+ * variants of its data (explicit_gemm_i32/_i64 and implicit_gemm take every
+ * dtype; *_tf32, nhwc_gemm f32 only; *_f16 / *_bf16 their own), and the NHWC
+ * variants need c_in/groups and c_in/offset_groups to be multiples of a
+ * 16-byte vector (4 f32 or 8 16-bit channels). The wgmma variants need a 9.0
+ * device and an sm_90a build: must_run() drops them elsewhere. */
+#define NCHW_F32                                                                                   \
+    "explicit_gemm_i64 explicit_gemm_i32 explicit_gemm_tf32 implicit_gemm implicit_gemm_tf32 "
+#define NHWC_F32  "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 "
+#define NCHW_F16  "explicit_gemm_i64 explicit_gemm_i32 implicit_gemm implicit_gemm_f16 "
+#define NHWC_F16  "explicit_nhwc nhwc_fused_f16 nhwc_wgmma_f16 "
+#define NCHW_BF16 "explicit_gemm_i64 explicit_gemm_i32 implicit_gemm implicit_gemm_bf16 "
+#define NHWC_BF16 "explicit_nhwc nhwc_fused_bf16 nhwc_wgmma_bf16 "
+#define ALL_F32   NCHW_F32 NHWC_F32
+#define ALL_F16   NCHW_F16 NHWC_F16
+#define ALL_BF16  NCHW_BF16 NHWC_BF16
+
+/* The wgmma kernels exist in this build (tests/CMakeLists.txt says so) and
+ * the device is compute capability 9.0. */
+static int wgmma_here(void) {
+#ifdef KBT_HAVE_SM90A
+    int dev = 0, major = 0, minor = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+           major == 9 && minor == 0;
+#else
+    return 0;
+#endif
+}
+
+/* Whether `name` is a word of the list `must`. */
+static int listed(const char *must, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = strstr(must, name); p; p = strstr(p + 1, name))
+        if ((p == must || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+static int must_run(const char *must, const char *name) {
+    if (!listed(must, name)) return 0;
+    return strncmp(name, "nhwc_wgmma_", 11) != 0 || wgmma_here();
+}
+
+/* Every name of the list is a deform_conv2d variant (a typo would require nothing). */
+static void expect_known_names(const char *must) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", must);
     for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
-        char *eq = strchr(tok, '=');
-        *eq = '\0';
-        if (kb_case_set(c, tok, eq + 1, &e) != KB_OK) fprintf(stderr, "  %s\n", e.msg);
+        const kb_variant *v = kb_find_variant("deform_conv2d", tok);
+        if (!v) fprintf(stderr, "  the list names '%s', which is no deform_conv2d variant\n", tok);
+        KB_EXPECT(v != NULL);
     }
 }
 
@@ -46,13 +92,14 @@ static int run_variant(const kb_variant *v, const kb_case *c, const kb_tensors *
     return rc;
 }
 
-/* Every applicable variant on one case; returns how many ran. */
-static int check_case(const char *spec) {
+/* Every variant that accepts the case runs it; those of `must` must accept it. */
+static void check_case(const char *spec, const char *must) {
     kb_case c;
     kb_error e;
     kb_dcn_params p;
     kb_tensors in = {0}, ref = {0}, got = {0}, dev_in = {0}, dev_out = {0}, again = {0};
-    set_spec(&c, spec);
+    expect_known_names(must);
+    if (kbt_case_from(&c, &kb_op_deform_conv2d, spec) != KB_OK) return;
     KB_EXPECT(kb_dcn_params_from_case(&c, &p, &e) == KB_OK);
     kb_op_deform_conv2d.describe(&c, &in, &ref, &e);
     got = again = ref;
@@ -74,9 +121,10 @@ static int check_case(const char *spec) {
         const kb_variant *v = &kb_variants[i];
         if (strcmp(v->op, "deform_conv2d") != 0) continue;
         int s = v->impl->supports(&c, &e);
-        if (s == KB_NOT_APPLICABLE) continue;
         if (s != KB_OK) {
-            fprintf(stderr, "  %s unsupported on %s: %s\n", v->name, spec, e.msg);
+            if (must_run(must, v->name))
+                fprintf(stderr, "  %s refused %s, which it must run: %s\n", v->name, spec, e.msg);
+            KB_EXPECT(!must_run(must, v->name));
             continue;
         }
         kb_accuracy acc;
@@ -90,24 +138,21 @@ static int check_case(const char *spec) {
         KB_EXPECT(memcmp(got.t[0].data, again.t[0].data, kb_nbytes(&got.t[0])) == 0);
         ran++;
     }
+    KB_EXPECT(ran > 0);
     for (int i = 0; i < in.count; i++) cudaFree(dev_in.t[i].data);
     cudaFree(dev_out.t[0].data);
     kb_tensors_free_host(&in);
     kb_tensors_free_host(&ref);
     kb_tensors_free_host(&got);
     kb_tensors_free_host(&again);
-    return ran;
 }
 
 KB_TEST(groups_that_do_not_nest_match_the_reference) {
     KB_REQUIRE_DEVICE();
-    const char *dt[] = {"f32", "f16", "bf16"};
-    for (int i = 0; i < 3; i++) {
-        char spec[256];
-        snprintf(spec, sizeof spec, "n=3 c_in=6 c_out=4 h=7 w=9 groups=2 offset_groups=3 dtype=%s",
-                 dt[i]);
-        KB_EXPECT(check_case(spec) >= 3);
-    }
+    /* c_in/groups = 3: no 16-byte channel vectors, the NCHW variants only */
+    check_case("n=3 c_in=6 c_out=4 h=7 w=9 groups=2 offset_groups=3 dtype=f32", NCHW_F32);
+    check_case("n=3 c_in=6 c_out=4 h=7 w=9 groups=2 offset_groups=3 dtype=f16", NCHW_F16);
+    check_case("n=3 c_in=6 c_out=4 h=7 w=9 groups=2 offset_groups=3 dtype=bf16", NCHW_BF16);
 }
 
 KB_TEST(batch_edges_match_the_reference) {
@@ -116,18 +161,20 @@ KB_TEST(batch_edges_match_the_reference) {
     for (int i = 0; i < 6; i++) {
         char spec[256];
         snprintf(spec, sizeof spec, "n=%s c_in=16 c_out=24 h=6 w=5 offset_groups=2", ns[i]);
-        KB_EXPECT(check_case(spec) >= 4);
+        check_case(spec, ALL_F32);
     }
 }
 
 KB_TEST(depthwise_and_asymmetric_geometry_match_the_reference) {
     KB_REQUIRE_DEVICE();
-    KB_EXPECT(check_case("n=2 c_in=8 c_out=8 h=9 w=11 kh=3 kw=2 stride_h=2 pad_w=0 dil_w=2 "
-                         "groups=8 offset_groups=8") >= 4);
-    KB_EXPECT(check_case("n=2 c_in=16 c_out=8 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 stride_w=2 "
-                         "dil_h=2 dtype=f16") >= 3);
-    KB_EXPECT(check_case("n=3 c_in=40 c_out=36 h=12 w=10 kh=1 kw=1 stride_h=2 stride_w=2 pad_h=0 "
-                         "pad_w=0") >= 4);
+    check_case("n=2 c_in=8 c_out=8 h=9 w=11 kh=3 kw=2 stride_h=2 pad_w=0 dil_w=2 groups=8 "
+               "offset_groups=8",
+               NCHW_F32); /* one channel per group */
+    check_case("n=2 c_in=16 c_out=8 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 stride_w=2 dil_h=2 "
+               "dtype=f16",
+               ALL_F16);
+    check_case("n=3 c_in=40 c_out=36 h=12 w=10 kh=1 kw=1 stride_h=2 stride_w=2 pad_h=0 pad_w=0",
+               ALL_F32);
 }
 
 KB_TEST(offset_distributions_and_masks_match_the_reference) {
@@ -140,13 +187,13 @@ KB_TEST(offset_distributions_and_masks_match_the_reference) {
         "mask=0",
         "mask_values=zeros",
         "mask_values=ones offsets=zero",
-        "bias=0 dtype=bf16 offsets=edges",
     };
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 7; i++) {
         char spec[256];
         snprintf(spec, sizeof spec, "n=2 c_in=32 c_out=40 h=10 w=12 %s", cases[i]);
-        KB_EXPECT(check_case(spec) >= 2);
+        check_case(spec, ALL_F32);
     }
+    check_case("n=2 c_in=32 c_out=40 h=10 w=12 bias=0 dtype=bf16 offsets=edges", ALL_BF16);
 }
 
 /* explicit_nhwc*'s windowed im2col, forced on cases too small to pick it:
@@ -157,19 +204,20 @@ KB_TEST(offset_distributions_and_masks_match_the_reference) {
 KB_TEST(sampling_window_borders_match_the_reference) {
     KB_REQUIRE_DEVICE();
     setenv("KB_DCN_IM2COL", "window", 1);
-    KB_EXPECT(check_case("n=2 c_in=16 c_out=8 h=12 w=140 offsets=uniform offset_scale=7") >= 4);
-    KB_EXPECT(check_case("n=1 c_in=32 c_out=8 h=10 w=130 offsets=uniform offset_scale=7 "
-                         "dtype=f16") >= 3);
-    KB_EXPECT(check_case("n=2 c_in=16 c_out=8 h=17 w=71 stride_h=2 dil_w=3 pad_w=3 "
-                         "offsets=uniform offset_scale=6") >= 4);
-    KB_EXPECT(check_case("n=2 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 "
-                         "offsets=uniform offset_scale=20 dtype=bf16") >= 3);
+    check_case("n=2 c_in=16 c_out=8 h=12 w=140 offsets=uniform offset_scale=7", ALL_F32);
+    check_case("n=1 c_in=32 c_out=8 h=10 w=130 offsets=uniform offset_scale=7 dtype=f16", ALL_F16);
+    check_case("n=2 c_in=16 c_out=8 h=17 w=71 stride_h=2 dil_w=3 pad_w=3 offsets=uniform "
+               "offset_scale=6",
+               ALL_F32);
+    check_case("n=2 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 offsets=uniform "
+               "offset_scale=20 dtype=bf16",
+               ALL_BF16);
     const char *cases[] = {"offsets=out_of_bounds", "offsets=edges", "mask=0 bias=0",
                            "mask_values=zeros", "n=33 offset_groups=2"};
     for (int i = 0; i < 5; i++) {
         char spec[256];
         snprintf(spec, sizeof spec, "n=2 c_in=32 c_out=40 h=10 w=12 %s", cases[i]);
-        KB_EXPECT(check_case(spec) >= 2);
+        check_case(spec, ALL_F32);
     }
     unsetenv("KB_DCN_IM2COL");
 }
@@ -177,7 +225,7 @@ KB_TEST(sampling_window_borders_match_the_reference) {
 KB_TEST(large_identity_cases_match_the_reference) {
     KB_REQUIRE_DEVICE();
     /* zero offsets, mask 1: a plain convolution; integer offsets: a shifted one */
-    KB_EXPECT(check_case("n=4 c_in=128 c_out=256 h=40 w=56 offsets=zero mask_values=ones") >= 4);
-    KB_EXPECT(check_case("n=4 c_in=128 c_out=256 h=40 w=56 offsets=integer dtype=f16") >= 3);
-    KB_EXPECT(check_case("n=2 c_in=256 c_out=256 h=50 w=84") >= 4);
+    check_case("n=4 c_in=128 c_out=256 h=40 w=56 offsets=zero mask_values=ones", ALL_F32);
+    check_case("n=4 c_in=128 c_out=256 h=40 w=56 offsets=integer dtype=f16", ALL_F16);
+    check_case("n=2 c_in=256 c_out=256 h=50 w=84", ALL_F32);
 }
