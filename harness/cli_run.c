@@ -282,12 +282,16 @@ static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *n
     return bad ? KB_ERR : KB_OK;
 }
 
+/* Rows match by their params' values (kb_params_key), as compare matches
+ * them: a file from before an axis existed still holds that axis's default. */
 static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mode mode) {
     const kb_results *res = ctx;
+    char key[sizeof res->rows[0].key];
+    kb_params_key(kb_find_op(v->op), params, key, sizeof key);
     for (int i = 0; i < res->count; i++) {
         const kb_result *r = &res->rows[i];
         if (strcmp(r->variant, v->name) == 0 && strcmp(r->op, v->op) == 0 &&
-            strcmp(r->mode, kb_mode_name(mode)) == 0 && strcmp(r->params, params) == 0)
+            strcmp(r->mode, kb_mode_name(mode)) == 0 && strcmp(r->key, key) == 0)
             return 1;
     }
     return 0;

@@ -615,6 +615,25 @@ void kb_params_key(const kb_op *op, const char *params, char *buf, size_t n) {
         snprintf(buf, n, "%s", params);
         return;
     }
+    /* An axis the row does not name has its default: files written before the
+     * op gained an axis still match the rows that write it. */
+    kb_case def;
+    kb_case_defaults(&def, op);
+    for (int a = 0; a < def.naxes && count < MAX_TOKENS; a++) {
+        int named = 0;
+        for (int i = 0; i < count && !named; i++) named = tokens[i].order == a;
+        if (named) continue;
+        key_token *k = &tokens[count];
+        k->t = (param_token){.axis = op->axes[a].name,
+                             .value = op->axes[a].def,
+                             .axis_len = strlen(op->axes[a].name),
+                             .value_len = strlen(op->axes[a].def)};
+        k->order = a;
+        k->seen = count++;
+        int numeric = op->axes[a].kind == KB_AXIS_INT || op->axes[a].kind == KB_AXIS_FLOAT;
+        if (!numeric || canonical_number(def.v[a].s, k->number, sizeof k->number) != KB_OK)
+            k->number[0] = '\0';
+    }
     qsort(tokens, (size_t)count, sizeof *tokens, cmp_key_token);
     size_t used = 0;
     buf[0] = '\0';
