@@ -274,6 +274,12 @@ typedef struct kb_runner {
 int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e);
 int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
                    kb_error *e);
+/* No CUDA either, before the device is opened: --inputs DIR exists, is a
+ * directory and holds every case's inputs as .npy files of its dtype and
+ * shape (headers only: values are read with the case); --dump DIR is created
+ * (parents too) and writable. KB_ERR naming the option, the path and what is
+ * wrong. */
+int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e);
 /* The device side: L2 flush buffer and stream (creates the CUDA context). */
 int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e);
 void kb_runner_free(kb_runner *r);
