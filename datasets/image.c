@@ -6,11 +6,14 @@
  * it allocated and turns the library's message into a kb_error. Pointers
  * assigned after setjmp are volatile so that they survive the longjmp.
  */
+#define _POSIX_C_SOURCE 200809L /* stat */
 #include "image.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- fitting ------------------------------------------------------------- */
 
@@ -29,6 +32,64 @@ int kb_image_fit(const uint8_t *src, int sh, int sw, uint8_t *dst, int dh, int d
         for (int64_t x = 0; x < dw; x++) memcpy(drow + 3 * x, srow + 3 * fit_index(x, sw, dw), 3);
     }
     return KB_OK;
+}
+
+/* ---- telling the format ------------------------------------------------- */
+
+typedef enum image_format { IMAGE_UNKNOWN, IMAGE_JPEG, IMAGE_PNG } image_format;
+
+/* By the magic bytes, never the name: a .jpg may hold a PNG. */
+static image_format sniff(const unsigned char *magic, size_t got) {
+    static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    static const unsigned char jpeg_magic[3] = {0xFF, 0xD8, 0xFF};
+    if (got >= sizeof jpeg_magic && memcmp(magic, jpeg_magic, sizeof jpeg_magic) == 0)
+        return IMAGE_JPEG;
+    if (got >= sizeof png_magic && memcmp(magic, png_magic, sizeof png_magic) == 0)
+        return IMAGE_PNG;
+    return IMAGE_UNKNOWN;
+}
+
+static int not_an_image(const char *path, const unsigned char *magic, size_t got, kb_error *e) {
+    if (got == 0) return kb_fail(e, "%s: not a JPEG or PNG image: the file is empty", path);
+    char hex[3 * 4 + 1] = "";
+    for (size_t i = 0, used = 0; i < got && i < 4; i++)
+        used += (size_t)snprintf(hex + used, sizeof hex - used, "%s%02x", i ? " " : "", magic[i]);
+    return kb_fail(e,
+                   "%s: not a JPEG or PNG image (first bytes %s; the format is told by its "
+                   "magic bytes, not the name)",
+                   path, hex);
+}
+
+/* Opens path for reading, refusing what is not a regular file by name. */
+static FILE *open_image(const char *path, kb_error *e) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        kb_fail(e, "%s: cannot open the image: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        kb_fail(e, "%s: is a directory, not an image", path);
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) kb_fail(e, "%s: cannot open the image: %s", path, strerror(errno));
+    return f;
+}
+
+int kb_image_probe(const char *path, kb_error *e) {
+    FILE *f = open_image(path, e);
+    if (!f) return KB_ERR;
+    unsigned char magic[8] = {0};
+    size_t got = fread(magic, 1, sizeof magic, f);
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) return kb_fail(e, "%s: cannot read the image", path);
+    if (sniff(magic, got) == IMAGE_UNKNOWN) return not_an_image(path, magic, got, e);
+#ifndef KB_HAVE_IMAGE_IO
+    return kb_fail(e, "%s: cannot decode images: kbench was built without libjpeg/libpng", path);
+#else
+    return KB_OK;
+#endif
 }
 
 #ifndef KB_HAVE_IMAGE_IO
@@ -208,23 +269,23 @@ static int load_png(FILE *f, const char *path, int *h, int *w, uint8_t **out, kb
 }
 
 int kb_image_load(const char *path, int *h, int *w, uint8_t **bgr, kb_error *e) {
-    static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    static const unsigned char jpeg_magic[3] = {0xFF, 0xD8, 0xFF};
-    FILE *f = fopen(path, "rb");
-    if (!f) return kb_fail(e, "%s: cannot open the image for reading", path);
+    FILE *f = open_image(path, e);
+    if (!f) return KB_ERR;
     unsigned char magic[8] = {0};
     size_t got = fread(magic, 1, sizeof magic, f);
     rewind(f);
     int rc;
-    if (got >= sizeof jpeg_magic && memcmp(magic, jpeg_magic, sizeof jpeg_magic) == 0)
+    switch (sniff(magic, got)) {
+    case IMAGE_JPEG:
         rc = load_jpeg(f, path, h, w, bgr, e);
-    else if (got == sizeof png_magic && memcmp(magic, png_magic, sizeof png_magic) == 0)
+        break;
+    case IMAGE_PNG:
         rc = load_png(f, path, h, w, bgr, e);
-    else
-        rc = kb_fail(e,
-                     "%s: not a JPEG or PNG file (first bytes %02x %02x %02x %02x; the format is "
-                     "told by its magic bytes, not the name)",
-                     path, magic[0], magic[1], magic[2], magic[3]);
+        break;
+    default:
+        rc = not_an_image(path, magic, got, e);
+        break;
+    }
     fclose(f);
     return rc;
 }

@@ -28,6 +28,13 @@ extern "C" {
  * (KB_HAVE_IMAGE_IO undefined) it returns KB_ERR saying so. */
 int kb_image_load(const char *path, int *h, int *w, uint8_t **bgr, kb_error *e);
 
+/* What validation asks before any decoding: KB_OK when path is a regular
+ * file that opens and starts with a JPEG's or a PNG's magic bytes (and
+ * kbench has the decoders); else KB_ERR naming the path and the problem
+ * ("is a directory", "not a JPEG or PNG image (first bytes ...)", the open
+ * error). A file that passes may still turn out corrupt in kb_image_load. */
+int kb_image_probe(const char *path, kb_error *e);
+
 /* Fill a dh x dw BGR image from an sh x sw one, each axis on its own:
  *  - dst no larger than src along an axis: the centred window, starting at
  *    (s - d) / 2 (rounded down);

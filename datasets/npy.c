@@ -12,6 +12,7 @@
  */
 #include "npy.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,7 +263,9 @@ static int lookup_descr(const char *label, const char *descr, kb_dtype *dtype, k
     return kb_fail(e, "%s: unsupported dtype '%s' (supported: %s)", label, descr, npy_supported);
 }
 
-static int read_npy(npy_src *s, kb_tensor *t, kb_error *e) {
+/* The header: dtype, ndim and shape into t (data untouched), *bytes the data
+ * size the shape needs, checked against what the source holds after it. */
+static int read_npy_header(npy_src *s, kb_tensor *t, size_t *bytes_out, kb_error *e) {
     unsigned char pre[NPY_PREFIX_V2];
     size_t got = src_read(s, pre, NPY_PREFIX_V1);
     if (got < sizeof npy_magic || memcmp(pre, npy_magic, sizeof npy_magic) != 0)
@@ -317,37 +320,122 @@ static int read_npy(npy_src *s, kb_tensor *t, kb_error *e) {
                        "%s: data shorter than the shape says: shape %s of '%s' needs %zu bytes, "
                        "the file has %llu after the header",
                        s->label, shape_text, h.descr, bytes, (unsigned long long)left);
-    void *data = malloc(bytes ? bytes : 1);
-    if (!data)
-        return kb_fail(e, "%s: out of host memory: shape %s needs %zu bytes", s->label, shape_text,
-                       bytes);
-    got = src_read(s, data, bytes);
-    if (got != bytes) {
-        free(data);
-        return kb_fail(e, "%s: read error: %zu of %zu data bytes read", s->label, got, bytes);
-    }
     t->dtype = dtype;
     t->ndim = h.ndim;
     memset(t->shape, 0, sizeof t->shape);
     memcpy(t->shape, h.shape, sizeof h.shape);
-    t->data = data;
+    *bytes_out = bytes;
+    return KB_OK;
+}
+
+static int read_npy(npy_src *s, kb_tensor *t, kb_error *e) {
+    kb_tensor h = *t;
+    size_t bytes;
+    if (read_npy_header(s, &h, &bytes, e) != KB_OK) return KB_ERR;
+    char shape_text[NPY_SHAPE_TEXT];
+    format_shape(h.ndim, h.shape, shape_text, sizeof shape_text);
+    void *data = malloc(bytes ? bytes : 1);
+    if (!data)
+        return kb_fail(e, "%s: out of host memory: shape %s needs %zu bytes", s->label, shape_text,
+                       bytes);
+    size_t got = src_read(s, data, bytes);
+    if (got != bytes) {
+        free(data);
+        return kb_fail(e, "%s: read error: %zu of %zu data bytes read", s->label, got, bytes);
+    }
+    h.data = data;
+    *t = h;
+    return KB_OK;
+}
+
+static int open_src(const char *path, npy_src *s, kb_error *e) {
+    memset(s, 0, sizeof *s);
+    s->label = path;
+    s->f = fopen(path, "rb");
+    if (!s->f) return kb_fail(e, "%s: cannot open for reading: %s", path, strerror(errno));
+    long size = -1;
+    if (fseek(s->f, 0, SEEK_END) == 0) size = ftell(s->f);
+    if (size < 0 || fseek(s->f, 0, SEEK_SET) != 0) {
+        fclose(s->f);
+        return kb_fail(e, "%s: cannot determine the file size (not a regular file?)", path);
+    }
+    s->size = (uint64_t)size;
     return KB_OK;
 }
 
 int kb_npy_read(const char *path, kb_tensor *t, kb_error *e) {
-    npy_src s = {0};
-    s.label = path;
-    s.f = fopen(path, "rb");
-    if (!s.f) return kb_fail(e, "%s: cannot open for reading", path);
-    long size = -1;
-    if (fseek(s.f, 0, SEEK_END) == 0) size = ftell(s.f);
-    if (size < 0 || fseek(s.f, 0, SEEK_SET) != 0) {
-        fclose(s.f);
-        return kb_fail(e, "%s: cannot determine the file size (not a regular file?)", path);
-    }
-    s.size = (uint64_t)size;
+    npy_src s;
+    if (open_src(path, &s, e) != KB_OK) return KB_ERR;
     int rc = read_npy(&s, t, e);
     fclose(s.f);
+    return rc;
+}
+
+int kb_npy_read_header(const char *path, kb_tensor *t, kb_error *e) {
+    npy_src s;
+    if (open_src(path, &s, e) != KB_OK) return KB_ERR;
+    kb_tensor h = *t;
+    size_t bytes;
+    int rc = read_npy_header(&s, &h, &bytes, e);
+    fclose(s.f);
+    if (rc == KB_OK) {
+        h.data = NULL;
+        *t = h;
+    }
+    return rc;
+}
+
+/* ---- a case's tensor from a file ------------------------------------------ */
+
+void kb_bf16_widen(const uint16_t *src, float *dst, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = kb_bf16_to_f32(src[i]);
+}
+
+int kb_bf16_narrow_exact(const float *src, uint16_t *dst, int64_t n, int64_t *bad) {
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &src[i], 4);
+        if (u & 0xFFFFu) { /* bits a bf16 does not have: rounding would change the data */
+            if (bad) *bad = i;
+            return KB_ERR;
+        }
+        dst[i] = (uint16_t)(u >> 16);
+    }
+    return KB_OK;
+}
+
+int kb_npy_fits(const char *path, const kb_tensor *file, const kb_tensor *want, kb_error *e) {
+    int64_t n_file = kb_numel(file), n_want = kb_numel(want);
+    int same = (file->dtype == want->dtype || (want->dtype == KB_BF16 && file->dtype == KB_F32)) &&
+               n_file == n_want && (file->ndim == want->ndim || n_want == 0);
+    for (int d = 0; same && d < want->ndim && file->ndim == want->ndim; d++)
+        same = file->shape[d] == want->shape[d];
+    if (same) return KB_OK;
+    char a[160], b[160];
+    kb_tensor_shape_text(file, a, sizeof a);
+    kb_tensor_shape_text(want, b, sizeof b);
+    return kb_fail(e, "%s: %s, but the case's %s is %s%s", path, a, want->name, b,
+                   want->dtype == KB_BF16 ? " (a bf16 tensor is read from an f32 file)" : "");
+}
+
+int kb_npy_read_into(const char *path, kb_tensor *want, kb_error *e) {
+    kb_tensor file;
+    memset(&file, 0, sizeof file);
+    if (kb_npy_read(path, &file, e) != KB_OK) return KB_ERR;
+    int rc = kb_npy_fits(path, &file, want, e);
+    int64_t bad = 0;
+    if (rc == KB_OK && want->dtype == KB_BF16 && file.dtype == KB_F32 &&
+        kb_bf16_narrow_exact(file.data, want->data, kb_numel(want), &bad) != KB_OK) {
+        float v;
+        memcpy(&v, (const char *)file.data + 4 * bad, 4);
+        rc = kb_fail(e,
+                     "%s: element %lld (%.9g) is not a bf16 value: the case's %s is bf16, and "
+                     "its f32 file must hold bf16 values exactly (the low 16 bits zero)",
+                     path, (long long)bad, (double)v, want->name);
+    } else if (rc == KB_OK && want->dtype == file.dtype) {
+        memcpy(want->data, file.data, kb_nbytes(want));
+    }
+    free(file.data);
     return rc;
 }
 
@@ -363,12 +451,29 @@ int kb_npy_read_buffer(const void *bytes, size_t size, const char *label, kb_ten
 /* ---- writing ------------------------------------------------------------ */
 
 int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e) {
+    if (t->dtype == KB_BF16) { /* NumPy has no bf16: f32 holds every bf16 value exactly */
+        kb_tensor wide = *t;
+        wide.dtype = KB_F32;
+        int64_t n;
+        size_t bytes;
+        if (t->ndim < 0 || t->ndim > KB_MAX_NDIM ||
+            shape_bytes(t->ndim, t->shape, 4, &n, &bytes) != KB_OK || (bytes && !t->data))
+            return kb_npy_write(path, &wide, e); /* the same checks, the same messages */
+        wide.data = malloc(bytes ? bytes : 1);
+        if (!wide.data)
+            return kb_fail(e, "%s: out of host memory widening bf16 tensor '%s' to f32", path,
+                           t->name);
+        kb_bf16_widen(t->data, wide.data, n);
+        int rc = kb_npy_write(path, &wide, e);
+        free(wide.data);
+        return rc;
+    }
     const char *descr = NULL;
     for (int i = 0; i < NPY_NDTYPES && !descr; i++)
         if (npy_dtypes[i].dtype == t->dtype) descr = npy_dtypes[i].descr;
     if (!descr)
-        return kb_fail(e, "%s: tensor '%s' is %s, which has no NumPy dtype; convert it to f32",
-                       path, t->name, kb_dtype_name(t->dtype));
+        return kb_fail(e, "%s: tensor '%s' is %s, which has no NumPy dtype", path, t->name,
+                       kb_dtype_name(t->dtype));
     if (t->ndim < 0 || t->ndim > KB_MAX_NDIM)
         return kb_fail(e, "%s: tensor '%s' has ndim %d (0 to %d allowed)", path, t->name, t->ndim,
                        KB_MAX_NDIM);

@@ -28,17 +28,26 @@ static void run_help(const char *cmd) {
          "  --sweep NAME|FILE   a named sweep of the op (kbench list OP) or a file with one\n"
          "                      line of AXIS=VALUES tokens per case; -a overrides its axes\n"
          "                      (default: 'default' for run, 'smoke' for check; with only -a,\n"
-         "                      the op's defaults with the -a axes swept)\n"
+         "                      the op's defaults with the -a axes swept). A file must give\n"
+         "                      at least one case. Relative paths (image=...): in a FILE,\n"
+         "                      from the working directory, else from the FILE's folder; in\n"
+         "                      a named sweep, from the source tree; in -a, from the working\n"
+         "                      directory\n"
          "  --max-cases N       only the first N cases of each op's sweep (a quick look;\n"
          "                      compute-sanitizer's racecheck)\n"
          "  -v, --variant V,..  only these variants (default: all of the op)\n"
          "  --seed N            inputs are made from this seed (default 1)\n"
-         "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead\n"
+         "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead (checked\n"
+         "                      against every case's dtype and shape before the device;\n"
+         "                      a bf16 tensor from f32 values that are exactly bf16)\n"
          "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
-         "                      under DIR/case<k>/ (see README)\n"
+         "                      under DIR/case<k>/ (created up front; bf16 as f32; a write\n"
+         "                      that fails is said on stderr, rows keep their status)\n"
          "  --device N          CUDA device ordinal (default 0)");
     if (check)
-        puts("  --fuzz N            also check N random valid cases per op (default 0)");
+        printf("  --fuzz N            also check N random valid cases per op (default 0; one run\n"
+               "                      holds at most %d cases, sweeps included)\n",
+               KB_MAX_CASES);
     else
         puts("timing:\n"
              "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
@@ -155,7 +164,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "--max-cases") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->max_cases) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--fuzz") == 0 && !a->opts.timing) {
-            if (kb_opt_int(cmd, o, v, 0, 100000, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
+            if (kb_opt_int(cmd, o, v, 0, KB_MAX_CASES, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--no-check") == 0 && a->opts.timing) {
             a->opts.check = 0;
             takes = 0;
@@ -229,27 +238,35 @@ static int select_variants(const char *cmd, const kb_op *op, const char *list,
     return KB_OK;
 }
 
-static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *list) {
-    if (!op->fuzz_case || n == 0) return 0;
+/* n random valid cases of op appended to list (*added: how many; an op
+ * whose generator finds too few valid cases gives fewer). */
+static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *list, int *added,
+                          kb_error *e) {
+    *added = 0;
+    if (!op->fuzz_case || n == 0) return KB_OK;
+    if (list->count + n > KB_MAX_CASES)
+        return kb_fail(e,
+                       "--fuzz %ld: one run holds at most %d cases, and %d come before %s's %ld "
+                       "random ones (the sweeps, and the random cases of the ops before it)",
+                       n, KB_MAX_CASES, list->count, op->name, n);
     uint64_t rng = seed * 0x2545F4914F6CDD1Dull + 7;
-    int added = 0;
-    for (long tries = 0; added < n && tries < 100 * n; tries++) {
+    for (long tries = 0; *added < n && tries < 100 * n; tries++) {
         kb_case c;
         kb_case_defaults(&c, op);
         op->fuzz_case(&rng, &c);
-        kb_error e;
-        if (op->validate(&c, &e) != KB_OK) continue;
+        kb_error why;
+        if (kb_case_validate(&c, &why) != KB_OK) continue;
         if (list->count == list->cap) {
             int cap = list->cap ? 2 * list->cap : 16;
             void *p = realloc(list->cases, (size_t)cap * sizeof *list->cases);
-            if (!p) break;
+            if (!p) return kb_fail(e, "out of host memory for %d cases", cap);
             list->cases = p;
             list->cap = cap;
         }
         list->cases[list->count++] = c;
-        added++;
+        (*added)++;
     }
-    return added;
+    return KB_OK;
 }
 
 /* A row that holds no result: ERROR, its reason beginning KB_NOT_RUN (bare
@@ -434,7 +451,14 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         }
         return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
     }
-    int fuzzed = 0;
+    int fuzzed = 0, fuzz_ops = 0;
+    for (int i = 0; kb_ops[i]; i++)
+        fuzz_ops += (all || strcmp(kb_ops[i]->name, a.opname) == 0) && kb_ops[i]->fuzz_case;
+    if (a.fuzz * fuzz_ops > KB_MAX_CASES)
+        return kb_usage_error(a.cmd,
+                              "--fuzz %ld: %d ops x %ld random cases pass the %d cases one run "
+                              "holds (at most %d per op here, less the sweeps' cases)",
+                              a.fuzz, fuzz_ops, a.fuzz, KB_MAX_CASES, KB_MAX_CASES / fuzz_ops);
     for (int i = 0; kb_ops[i]; i++) {
         const kb_op *op = kb_ops[i];
         if (!all && strcmp(op->name, a.opname) != 0) continue;
@@ -448,9 +472,15 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
         if (a.max_cases >= 0 && cp->count - first > a.max_cases)
             cp->count = first + (int)a.max_cases;
-        fuzzed += add_fuzz_cases(op, a.fuzz, a.opts.seed, cp);
+        int added = 0;
+        if (add_fuzz_cases(op, a.fuzz, a.opts.seed, cp, &added, &e) != KB_OK)
+            return kb_usage_error(a.cmd, "%s", e.msg);
+        fuzzed += added;
     }
     variants[nvar] = NULL;
+    kb_error de;
+    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK)
+        return kb_usage_error(a.cmd, "%s", de.msg);
 
     /* Output files, still before the device: every problem with them is
      * usage, and nothing named is touched until a row exists. */

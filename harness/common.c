@@ -1,5 +1,6 @@
 /* common.c — the small pieces every op and the harness share: error values,
  * tensor descriptions, cases (axis values), a seedable RNG, f16/bf16. */
+#define _POSIX_C_SOURCE 200809L /* stat */
 #include "kbench.h"
 
 #include <assert.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 unsigned kb_check_flags;
 
@@ -54,14 +56,67 @@ int kb_dtype_parse(const char *name, kb_dtype *t) {
     return KB_ERR;
 }
 
+int kb_mul_i64(int64_t a, int64_t b, int64_t *out) {
+    if (a < 0 || b < 0 || (b != 0 && a > INT64_MAX / b)) return KB_ERR;
+    *out = a * b;
+    return KB_OK;
+}
+
+int kb_prod_i64(const int64_t *factors, int n, int64_t *out) {
+    int64_t p = 1;
+    for (int i = 0; i < n; i++)
+        if (factors[i] < 0) return KB_ERR;
+    for (int i = 0; i < n; i++) /* a zero factor makes any other product harmless */
+        if (factors[i] == 0) {
+            *out = 0;
+            return KB_OK;
+        }
+    for (int i = 0; i < n; i++)
+        if (kb_mul_i64(p, factors[i], &p) != KB_OK) return KB_ERR;
+    *out = p;
+    return KB_OK;
+}
+
+int kb_bytes_of(int64_t numel, size_t elem_size, size_t *out) {
+    if (numel < 0 || (elem_size && (uint64_t)numel > SIZE_MAX / elem_size)) return KB_ERR;
+    *out = (size_t)numel * elem_size;
+    return KB_OK;
+}
+
 int64_t kb_numel(const kb_tensor *t) {
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
-    return n;
+    int64_t n;
+    return kb_prod_i64(t->shape, t->ndim, &n) == KB_OK ? n : INT64_MAX;
 }
 
 size_t kb_nbytes(const kb_tensor *t) {
-    return (size_t)kb_numel(t) * kb_dtype_size(t->dtype);
+    size_t b;
+    int64_t n;
+    if (kb_prod_i64(t->shape, t->ndim, &n) != KB_OK ||
+        kb_bytes_of(n, kb_dtype_size(t->dtype), &b) != KB_OK)
+        return SIZE_MAX;
+    return b;
+}
+
+int kb_tensors_check_size(const kb_tensors *ts, kb_error *e) {
+    size_t total = 0;
+    for (int i = 0; i < ts->count; i++) {
+        const kb_tensor *t = &ts->t[i];
+        char shape[200];
+        kb_tensor_shape_text(t, shape, sizeof shape);
+        int64_t n;
+        size_t b;
+        if (kb_prod_i64(t->shape, t->ndim, &n) != KB_OK)
+            return kb_fail(e, "tensor %s %s: the element count passes INT64_MAX (%lld)", t->name,
+                           shape, (long long)INT64_MAX);
+        if (kb_bytes_of(n, kb_dtype_size(t->dtype), &b) != KB_OK)
+            return kb_fail(e, "tensor %s %s: %lld elements of %zu bytes pass SIZE_MAX bytes",
+                           t->name, shape, (long long)n, kb_dtype_size(t->dtype));
+        if (b > SIZE_MAX - total)
+            return kb_fail(e, "tensor %s %s: the tensors' bytes together pass SIZE_MAX", t->name,
+                           shape);
+        total += b;
+    }
+    return KB_OK;
 }
 
 void kb_tensor_shape_text(const kb_tensor *t, char *buf, size_t n) {
@@ -96,7 +151,10 @@ const kb_tensor *kb_tensors_get(const kb_tensors *ts, const char *name) {
 
 size_t kb_tensors_bytes(const kb_tensors *ts) {
     size_t b = 0;
-    for (int i = 0; i < ts->count; i++) b += kb_nbytes(&ts->t[i]);
+    for (int i = 0; i < ts->count; i++) {
+        size_t one = kb_nbytes(&ts->t[i]);
+        b = one > SIZE_MAX - b ? SIZE_MAX : b + one; /* saturates, as kb_nbytes */
+    }
     return b;
 }
 
@@ -205,6 +263,8 @@ int kb_case_set(kb_case *c, const char *axis, const char *text, kb_error *e) {
     snprintf(v->s, sizeof v->s, "%s", text);
     v->i = 0;
     v->f = 0;
+    v->dir = NULL; /* text as given: the caller says where else a path may lie */
+    v->dir_first = 0;
     return KB_OK;
 }
 
@@ -234,6 +294,32 @@ double kb_float(const kb_case *c, const char *axis) {
 }
 const char *kb_str(const kb_case *c, const char *axis) {
     return value_of(c, axis)->s;
+}
+
+int kb_case_path(const kb_case *c, const char *axis, char *buf, size_t n, kb_error *e) {
+    const kb_value *v = value_of(c, axis);
+    char cand[2][2 * KB_STR + 2];
+    int ncand = 0;
+    if (v->s[0] == '/' || !v->dir || !v->dir_first)
+        snprintf(cand[ncand++], sizeof cand[0], "%s", v->s);
+    if (v->s[0] != '/' && v->dir) snprintf(cand[ncand++], sizeof cand[0], "%s/%s", v->dir, v->s);
+    int err = ENOENT;
+    for (int k = 0; k < ncand; k++) {
+        struct stat st;
+        if (stat(cand[k], &st) != 0) {
+            if (err == ENOENT) err = errno; /* a reason other than absence says more */
+            continue;
+        }
+        if (strlen(cand[k]) >= n)
+            return kb_fail(e, "%s=%s: the path %s is longer than %zu characters", axis, v->s,
+                           cand[k], n - 1);
+        snprintf(buf, n, "%s", cand[k]);
+        return KB_OK;
+    }
+    if (ncand == 1 && strcmp(cand[0], v->s) == 0)
+        return kb_fail(e, "%s=%s: cannot open: %s", axis, v->s, strerror(err));
+    return kb_fail(e, "%s=%s: cannot open: %s (looked for %s%s%s)", axis, v->s, strerror(err),
+                   cand[0], ncand > 1 ? " and " : "", ncand > 1 ? cand[1] : "");
 }
 
 void kb_case_format(const kb_case *c, char *buf, size_t size) {

@@ -87,8 +87,23 @@ typedef struct kb_tensors {
     kb_tensor t[KB_MAX_TENSORS];
 } kb_tensors;
 
+/* Checked size arithmetic, for every product of sizes an op forms from its
+ * axes: KB_ERR (and *out untouched) when a factor is negative or the result
+ * passes INT64_MAX (kb_mul_i64, kb_prod_i64) or SIZE_MAX (kb_bytes_of). */
+int kb_mul_i64(int64_t a, int64_t b, int64_t *out);
+int kb_prod_i64(const int64_t *factors, int n, int64_t *out);
+int kb_bytes_of(int64_t numel, size_t elem_size, size_t *out);
+
+/* Elements and bytes of a tensor. A shape whose product does not fit
+ * saturates (INT64_MAX elements, SIZE_MAX bytes) rather than wrapping, so an
+ * allocation of it fails instead of succeeding small; kb_tensors_check_size
+ * says which tensor it is. */
 int64_t kb_numel(const kb_tensor *t);
 size_t kb_nbytes(const kb_tensor *t);
+/* KB_ERR naming the tensor, its shape and the limit when a tensor's element
+ * count passes INT64_MAX or its bytes (or all the tensors' bytes together)
+ * pass SIZE_MAX. */
+int kb_tensors_check_size(const kb_tensors *ts, kb_error *e);
 /* "f32[2,3,4]": dtype and shape, for messages. */
 void kb_tensor_shape_text(const kb_tensor *t, char *buf, size_t n);
 /* Append a tensor description (no data); shape has ndim entries. */
@@ -122,6 +137,12 @@ typedef struct kb_value {
     int64_t i; /* INT */
     double f;  /* INT and FLOAT */
     char s[KB_STR];
+    /* STRING: the folder a relative path in s is also looked for in (the
+     * sweep file's, or the source tree for a built-in sweep; kb_case_path);
+     * NULL for a value given on the command line: the working directory only.
+     * Not part of the case's identity (kb_case_format prints s as written). */
+    const char *dir;
+    int dir_first; /* 1: dir only (built-in sweeps); 0: the working directory, then dir */
 } kb_value;
 
 struct kb_op;
@@ -140,6 +161,11 @@ int kb_axis_index(const struct kb_op *op, const char *axis); /* -1 if none */
 int64_t kb_int(const kb_case *c, const char *axis);
 double kb_float(const kb_case *c, const char *axis);
 const char *kb_str(const kb_case *c, const char *axis);
+/* The file a path-valued STRING axis (image=...) names, to open: an absolute
+ * path as it is; a relative one by the value's rule (kb_value.dir), the first
+ * candidate that exists. KB_ERR naming the axis, the value and every place
+ * looked in when none exists. */
+int kb_case_path(const kb_case *c, const char *axis, char *buf, size_t n, kb_error *e);
 /* "n=16 in_h=1080 ..." — every axis, in table order; the case's identity in outputs. */
 void kb_case_format(const kb_case *c, char *buf, size_t size);
 

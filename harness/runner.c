@@ -169,22 +169,9 @@ static int tensors_equal(const kb_tensors *a, const kb_tensors *b) {
 
 static int load_inputs(const char *dir, kb_tensors *in, kb_error *e) {
     for (int i = 0; i < in->count; i++) {
-        kb_tensor *t = &in->t[i], got = *t;
         char path[2048];
-        snprintf(path, sizeof path, "%s/%s.npy", dir, t->name);
-        got.data = NULL;
-        if (kb_npy_read(path, &got, e) != KB_OK) return KB_ERR;
-        int same = got.dtype == t->dtype && got.ndim == t->ndim;
-        for (int d = 0; same && d < t->ndim; d++) same = got.shape[d] == t->shape[d];
-        if (!same) {
-            char want[160], have[160];
-            kb_tensor_shape_text(t, want, sizeof want);
-            kb_tensor_shape_text(&got, have, sizeof have);
-            free(got.data);
-            return kb_fail(e, "%s: %s but this case needs %s", path, have, want);
-        }
-        memcpy(t->data, got.data, kb_nbytes(t));
-        free(got.data);
+        snprintf(path, sizeof path, "%s/%s.npy", dir, in->t[i].name);
+        if (kb_npy_read_into(path, &in->t[i], e) != KB_OK) return KB_ERR;
     }
     return KB_OK;
 }
@@ -204,21 +191,72 @@ static int mkdirs(const char *path, kb_error *e) {
     return KB_OK;
 }
 
+int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e) {
+    struct stat st;
+    const char *in = o->inputs_dir;
+    if (in && stat(in, &st) != 0) return kb_fail(e, "--inputs %s: %s", in, strerror(errno));
+    if (in && !S_ISDIR(st.st_mode))
+        return kb_fail(e, "--inputs %s: not a directory (expected a case<k> folder of --dump)", in);
+    for (int i = 0; in && i < cases->count; i++) {
+        const kb_case *c = &cases->cases[i];
+        kb_tensors want = {0}, out = {0};
+        if (c->op->describe(c, &want, &out, e) != KB_OK) return KB_ERR;
+        for (int k = 0; k < want.count; k++) {
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%s.npy", in, want.t[k].name);
+            kb_tensor file;
+            memset(&file, 0, sizeof file);
+            kb_error why;
+            if (kb_npy_read_header(path, &file, &why) != KB_OK ||
+                kb_npy_fits(path, &file, &want.t[k], &why) != KB_OK) {
+                char params[1024];
+                kb_case_format(c, params, sizeof params);
+                return kb_fail(e, "--inputs: case {%s}: %s", params, why.msg);
+            }
+        }
+    }
+    const char *dump = o->dump_dir;
+    if (!dump) return KB_OK;
+    /* Made now, so that a path that cannot be a folder fails before the device. */
+    kb_error why;
+    if (stat(dump, &st) == 0 && !S_ISDIR(st.st_mode))
+        return kb_fail(e, "--dump %s: exists and is not a directory", dump);
+    if (mkdirs(dump, &why) != KB_OK) return kb_fail(e, "--dump %s: %s", dump, why.msg);
+    if (access(dump, W_OK | X_OK) != 0)
+        return kb_fail(e, "--dump %s: cannot write in it: %s", dump, strerror(errno));
+    return KB_OK;
+}
+
+/* DIR/case<k>/case.txt: the params on its first line (what peers and
+ * `kbench verify` read), then each tensor file with the case's dtype and
+ * shape; a bf16 tensor says that its file holds f32 (NumPy has no bf16). */
+static int write_case_txt(const char *path, const char *params, const kb_tensors *in,
+                          const kb_tensors *out, kb_error *e) {
+    char txt[2100];
+    snprintf(txt, sizeof txt, "%s/case.txt", path);
+    FILE *f = fopen(txt, "w");
+    if (!f) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
+    fprintf(f, "%s\n", params);
+    const kb_tensors *sets[2] = {in, out};
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < sets[s]->count; i++) {
+            const kb_tensor *t = &sets[s]->t[i];
+            char shape[200];
+            kb_tensor_shape_text(t, shape, sizeof shape);
+            fprintf(f, "%s %s %s%s\n", s ? "output" : "input", t->name, shape,
+                    t->dtype == KB_BF16 ? " stored as f32 (every value exactly a bf16)" : "");
+        }
+    if (fclose(f) != 0) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
+    return KB_OK;
+}
+
 /* --dump DIR: DIR/case<k>/<input>.npy, reference.<output>.npy,
  * <variant>.<output>.npy and case.txt (README "Dumped tensors"). */
 static int dump_tensors(const char *dir, int k, const char *prefix, const kb_tensors *ts,
-                        const char *params, kb_error *e) {
+                        kb_error *e) {
     char path[2048];
     snprintf(path, sizeof path, "%s/case%d", dir, k);
     if (mkdirs(path, e) != KB_OK) return KB_ERR;
-    if (params) {
-        char txt[2100];
-        snprintf(txt, sizeof txt, "%s/case.txt", path);
-        FILE *f = fopen(txt, "w");
-        if (!f) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
-        fprintf(f, "%s\n", params);
-        fclose(f);
-    }
     for (int i = 0; i < ts->count; i++) {
         char file[2300];
         snprintf(file, sizeof file, "%s/%s%s%s.npy", path, prefix ? prefix : "", prefix ? "." : "",
@@ -226,6 +264,12 @@ static int dump_tensors(const char *dir, int k, const char *prefix, const kb_ten
         if (kb_npy_write(file, &ts->t[i], e) != KB_OK) return KB_ERR;
     }
     return KB_OK;
+}
+
+/* A dump that fails is said on stderr; the row keeps the status its check
+ * earned (a full disk is not the variant's fault). */
+static void dump_failed(const char *what, const kb_error *e) {
+    fprintf(stderr, "kbench: --dump: %s not written: %s\n", what, e->msg);
 }
 
 /* ---- one variant on one case ---- */
@@ -283,9 +327,10 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
     }
     kb_nvtx_pop();
     row->deterministic = tensors_equal(&got, &again);
+    kb_error de;
     if (r->opts.dump_dir &&
-        dump_tensors(r->opts.dump_dir, cd->index, lc->v->name, &got, NULL, e) != KB_OK)
-        goto out;
+        dump_tensors(r->opts.dump_dir, cd->index, lc->v->name, &got, &de) != KB_OK)
+        dump_failed(lc->v->name, &de);
     if (cd->have_ref) {
         memset(&row->acc, 0, sizeof row->acc);
         row->acc.pass = 1;
@@ -536,9 +581,13 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
         if (rc != KB_OK) return KB_ERR;
         cd->have_ref = 1;
         if (r->opts.dump_dir) {
-            if (dump_tensors(r->opts.dump_dir, cd->index, NULL, &cd->in, cd->params, e) != KB_OK ||
-                dump_tensors(r->opts.dump_dir, cd->index, "reference", &cd->ref, NULL, e) != KB_OK)
-                return KB_ERR;
+            char path[2048];
+            kb_error de;
+            snprintf(path, sizeof path, "%s/case%d", r->opts.dump_dir, cd->index);
+            if (dump_tensors(r->opts.dump_dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
+                write_case_txt(path, cd->params, &cd->in, &cd->out_desc, &de) != KB_OK ||
+                dump_tensors(r->opts.dump_dir, cd->index, "reference", &cd->ref, &de) != KB_OK)
+                dump_failed("the case's inputs and reference", &de);
         }
     }
     cd->dev_in = cd->in;

@@ -8,9 +8,12 @@
  *
  * A sweep line is whitespace-separated specs; a line with lists expands to
  * their cartesian product. A sweep file holds one line per case (or product),
- * '#' starting a comment.
+ * '#' starting a comment, and must give at least one case. A relative path
+ * in a value (image=...) is looked for where its text came from: -a, the
+ * working directory; a sweep file, the working directory then the file's
+ * folder; a built-in sweep, the source tree (kb_value.dir, kb_case_path).
  */
-#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#define _POSIX_C_SOURCE 200809L /* strtok_r, getline, stat */
 #include "harness.h"
 
 #include <ctype.h>
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 void kb_spec_free(kb_spec *spec) {
     free(spec->values);
@@ -163,9 +168,14 @@ static int list_push(kb_case_list *list, const kb_case *c, kb_error *e) {
     return KB_OK;
 }
 
-/* A kb_case is ~8.7 KB (KB_MAX_AXES values of KB_STR text): 65536 cases are
- * ~570 MB of descriptions, and more than any sweep could time. */
-enum { KB_MAX_CASES = 65536 };
+int kb_case_validate(const kb_case *c, kb_error *e) {
+    if (c->op->validate(c, e) != KB_OK) return KB_ERR;
+    kb_tensors in = {0}, out = {0};
+    if (c->op->describe(c, &in, &out, e) != KB_OK) return KB_ERR;
+    if (kb_tensors_check_size(&in, e) != KB_OK || kb_tensors_check_size(&out, e) != KB_OK)
+        return KB_ERR;
+    return KB_OK;
+}
 
 static int expand(const kb_op *op, kb_spec *specs, int nspecs, int depth, kb_case *c,
                   kb_case_list *list, kb_error *e) {
@@ -173,22 +183,28 @@ static int expand(const kb_op *op, kb_spec *specs, int nspecs, int depth, kb_cas
         if (list->count >= KB_MAX_CASES)
             return kb_fail(e, "the sweep expands to more than %d cases", KB_MAX_CASES);
         kb_error why;
-        if (op->validate(c, &why) != KB_OK) {
+        if (kb_case_validate(c, &why) != KB_OK) {
             char params[1024];
             kb_case_format(c, params, sizeof params);
             return kb_fail(e, "invalid case {%s}: %s", params, why.msg);
         }
         return list_push(list, c, e);
     }
-    for (int i = 0; i < specs[depth].count; i++) {
-        if (kb_case_set(c, specs[depth].axis, specs[depth].values[i], e) != KB_OK) return KB_ERR;
+    const kb_spec *sp = &specs[depth];
+    kb_value *v = &c->v[kb_axis_index(op, sp->axis)];
+    for (int i = 0; i < sp->count; i++) {
+        if (kb_case_set(c, sp->axis, sp->values[i], e) != KB_OK) return KB_ERR;
+        v->dir = sp->dir;
+        v->dir_first = sp->dir_first;
         if (expand(op, specs, nspecs, depth + 1, c, list, e) != KB_OK) return KB_ERR;
     }
     return KB_OK;
 }
 
-int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, int noverrides,
-                   kb_case_list *list, kb_error *e) {
+/* kb_expand_line, with the folder that relative paths on the line (not in
+ * the overrides) also resolve against. */
+static int expand_line(const kb_op *op, const char *line, const char *dir, int dir_first,
+                       const kb_spec *overrides, int noverrides, kb_case_list *list, kb_error *e) {
     enum { MAX_SPECS = 2 * KB_MAX_AXES };
     kb_spec specs[MAX_SPECS];
     int nspecs = 0, rc = KB_OK;
@@ -203,7 +219,11 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
             break;
         }
         rc = kb_spec_parse(tok, &specs[nspecs], e);
-        if (rc == KB_OK) nspecs++;
+        if (rc == KB_OK) {
+            specs[nspecs].dir = dir;
+            specs[nspecs].dir_first = dir_first;
+            nspecs++;
+        }
     }
     /* Overrides replace the line's own spec of the same axis; of two
      * overrides of one axis the later wins. src: the override a spec came
@@ -241,8 +261,10 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
         double total = 1;
         for (int j = 0; j < nspecs; j++) total *= specs[j].count;
         if (list->count + total > KB_MAX_CASES) {
-            rc = kb_fail(e, "the sweep expands to more than %d cases (%.0f from this line)",
-                         KB_MAX_CASES, total);
+            rc = kb_fail(e,
+                         "a run holds at most %d cases: %d are there before this line, and it "
+                         "expands to %.0f",
+                         KB_MAX_CASES, list->count, total);
         } else {
             kb_case c;
             kb_case_defaults(&c, op);
@@ -254,10 +276,80 @@ int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, 
     return rc;
 }
 
+int kb_expand_line(const kb_op *op, const char *line, const kb_spec *overrides, int noverrides,
+                   kb_case_list *list, kb_error *e) {
+    return expand_line(op, line, NULL, 0, overrides, noverrides, list, e);
+}
+
 const kb_sweep *kb_find_sweep(const kb_op *op, const char *name) {
     for (int i = 0; op->sweeps && op->sweeps[i].name; i++)
         if (strcmp(op->sweeps[i].name, name) == 0) return &op->sweeps[i];
     return NULL;
+}
+
+/* The folder of a sweep file, kept for the life of the process: cases point
+ * at it (kb_value.dir) wherever they are copied. NULL for a file in the
+ * working directory, whose paths need no second place to look. */
+static const char *sweep_file_dir(const char *path) {
+    static struct dir_node {
+        struct dir_node *next;
+        char dir[];
+    } * dirs;
+    const char *slash = strrchr(path, '/');
+    if (!slash) return NULL;
+    size_t len = slash == path ? 1 : (size_t)(slash - path); /* "/x.txt": "/" */
+    for (struct dir_node *d = dirs; d; d = d->next)
+        if (strlen(d->dir) == len && strncmp(d->dir, path, len) == 0) return d->dir;
+    struct dir_node *d = malloc(sizeof *d + len + 1);
+    if (!d) return NULL;
+    memcpy(d->dir, path, len);
+    d->dir[len] = '\0';
+    d->next = dirs;
+    dirs = d;
+    return d->dir;
+}
+
+/* Built-in sweeps name files of the source tree (datasets/images/...). */
+#ifdef KB_SOURCE_DIR
+static const char *const source_dir = KB_SOURCE_DIR;
+#else
+static const char *const source_dir = NULL;
+#endif
+
+static int expand_file(const kb_op *op, const char *path, FILE *f, const kb_spec *overrides,
+                       int noverrides, kb_case_list *list, kb_error *e) {
+    enum { MAX_LINE = 4094 };
+    const char *dir = sweep_file_dir(path);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int lineno = 0, rc = KB_OK, first = list->count;
+    while (rc == KB_OK && (len = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            rc = kb_fail(e, "%s:%d: a binary file (it holds a NUL byte), not a sweep file of text",
+                         path, lineno);
+            break;
+        }
+        if (len > MAX_LINE + (line[len - 1] == '\n')) {
+            rc = kb_fail(e, "%s:%d: line longer than %d characters", path, lineno, MAX_LINE);
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *p = line;
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == '\0') continue;
+        kb_error le;
+        if (expand_line(op, p, dir, 0, overrides, noverrides, list, &le) != KB_OK)
+            rc = kb_fail(e, "%s:%d: %s", path, lineno, le.msg);
+    }
+    if (rc == KB_OK && ferror(f)) rc = kb_fail(e, "%s: read error: %s", path, strerror(errno));
+    if (rc == KB_OK && list->count == first)
+        rc = kb_fail(e, "--sweep %s: no cases: the file %s", path,
+                     lineno ? "holds only comments and blank lines" : "is empty");
+    free(line);
+    return rc;
 }
 
 int kb_expand_sweep(const kb_op *op, const char *name_or_file, const kb_spec *overrides,
@@ -265,10 +357,15 @@ int kb_expand_sweep(const kb_op *op, const char *name_or_file, const kb_spec *ov
     const kb_sweep *sw = kb_find_sweep(op, name_or_file);
     if (sw) {
         for (int i = 0; sw->lines[i]; i++)
-            if (kb_expand_line(op, sw->lines[i], overrides, noverrides, list, e) != KB_OK)
+            if (expand_line(op, sw->lines[i], source_dir, 1, overrides, noverrides, list, e) !=
+                KB_OK)
                 return KB_ERR;
         return KB_OK;
     }
+    struct stat st;
+    if (stat(name_or_file, &st) == 0 && S_ISDIR(st.st_mode))
+        return kb_fail(e, "--sweep %s: is a directory, not a sweep file (nor a sweep of %s)",
+                       name_or_file, op->name);
     FILE *f = fopen(name_or_file, "r");
     if (!f) {
         char names[256] = "";
@@ -279,24 +376,7 @@ int kb_expand_sweep(const kb_op *op, const char *name_or_file, const kb_spec *ov
         return kb_fail(e, "--sweep %s: neither a sweep of %s (%s) nor a readable file: %s",
                        name_or_file, op->name, names, strerror(errno));
     }
-    char line[4096];
-    int lineno = 0, rc = KB_OK;
-    while (rc == KB_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = kb_fail(e, "%s:%d: line longer than %zu characters", name_or_file, lineno,
-                         sizeof line - 2);
-            break;
-        }
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        char *p = line;
-        while (isspace((unsigned char)*p)) p++;
-        if (*p == '\0') continue;
-        kb_error le;
-        if (kb_expand_line(op, p, overrides, noverrides, list, &le) != KB_OK)
-            rc = kb_fail(e, "%s:%d: %s", name_or_file, lineno, le.msg);
-    }
+    int rc = expand_file(op, name_or_file, f, overrides, noverrides, list, e);
     fclose(f);
     return rc;
 }

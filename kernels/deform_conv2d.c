@@ -110,6 +110,59 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) 
     return span < 0 ? 0 : span / s + 1;
 }
 
+/* One product of the op's sizes, for the whole batch, in bytes of 8 per
+ * element (the widest any variant stores): KB_ERR with every factor when it
+ * passes INT64_MAX. */
+static int check_product(const char *what, const char *const *names, const int64_t *f, int n,
+                         kb_error *e) {
+    int64_t factors[8], prod;
+    for (int i = 0; i < n; i++) factors[i] = f[i];
+    factors[n] = 8;
+    if (kb_prod_i64(factors, n + 1, &prod) == KB_OK) return KB_OK;
+    char text[512];
+    size_t used = 0;
+    for (int i = 0; i < n && used < sizeof text; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s=%lld x ", names[i],
+                                 (long long)f[i]);
+    return kb_fail(e, "%s: %s8 bytes passes INT64_MAX: the sizes overflow 64-bit arithmetic", what,
+                   text);
+}
+
+/* Every element count that describe() and the variants (kb_dcn_sizes_of,
+ * times the batch) form from the axes: the axes' own ranges allow products
+ * of over 2^80, which would wrap. Bounded at 2^60 elements, so that the bytes
+ * and small sums of them stay in int64 as well. */
+static int check_sizes(const kb_dcn_params *p, kb_error *e) {
+    static const char *const in_names[] = {"n", "c_in", "h", "w"};
+    static const char *const off_names[] = {"n", "2*offset_groups", "kh", "kw", "ho", "wo"};
+    static const char *const mask_names[] = {"n", "offset_groups", "kh", "kw", "ho", "wo"};
+    static const char *const col_names[] = {"n", "c_in", "kh", "kw", "ho", "wo"};
+    static const char *const w_names[] = {"c_out", "c_in/groups", "kh", "kw"};
+    static const char *const out_names[] = {"n", "c_out", "ho", "wo"};
+    const int64_t in[] = {p->n, p->c_in, p->h, p->w};
+    const int64_t off[] = {p->n, 2 * p->offset_groups, p->kh, p->kw, p->ho, p->wo};
+    const int64_t mask[] = {p->n, p->offset_groups, p->kh, p->kw, p->ho, p->wo};
+    const int64_t col[] = {p->n, p->c_in, p->kh, p->kw, p->ho, p->wo};
+    const int64_t w[] = {p->c_out, p->c_in / p->groups, p->kh, p->kw};
+    const int64_t out[] = {p->n, p->c_out, p->ho, p->wo};
+    struct {
+        const char *what;
+        const char *const *names;
+        const int64_t *f;
+        int n;
+    } prods[] = {{"input", in_names, in, 4},    {"offset", off_names, off, 6},
+                 {"mask", mask_names, mask, 6}, {"im2col columns", col_names, col, 6},
+                 {"weight", w_names, w, 4},     {"output", out_names, out, 4}};
+    for (size_t i = 0; i < sizeof prods / sizeof prods[0]; i++) {
+        /* n = 0 makes a batch product 0: the per-image product must fit alone */
+        int skip = p->n == 0 && strcmp(prods[i].names[0], "n") == 0;
+        if (check_product(prods[i].what, prods[i].names + skip, prods[i].f + skip,
+                          prods[i].n - skip, e) != KB_OK)
+            return KB_ERR;
+    }
+    return KB_OK;
+}
+
 int kb_dcn_params_from_case(const kb_case *c, kb_dcn_params *p, kb_error *e) {
     memset(p, 0, sizeof *p);
     p->n = kb_int(c, "n");
@@ -153,7 +206,7 @@ int kb_dcn_params_from_case(const kb_case *c, kb_dcn_params *p, kb_error *e) {
             (long long)p->pad_w, (long long)p->dil_w, (long long)p->kw, (long long)p->stride_w);
     if (!p->mask && strcmp(kb_str(c, "mask_values"), "random") != 0)
         return kb_fail(e, "mask_values=%s needs mask=1", kb_str(c, "mask_values"));
-    return KB_OK;
+    return check_sizes(p, e);
 }
 
 kb_dcn_sizes kb_dcn_sizes_of(const kb_dcn_params *p) {

@@ -26,7 +26,8 @@ static const kb_axis axes[] = {
     {"norm", KB_AXIS_ENUM, "imagenet", 0, 0, "imagenet,unit",
      "imagenet mean/std, or unit (v/255: mean 0, std 1, as YOLOv5)"},
     {"image", KB_AXIS_STRING, "synthetic", 0, 0, NULL,
-     "synthetic, or a JPEG/PNG path whose content is cropped/mirrored to in_h x in_w"},
+     "synthetic, or a JPEG/PNG path whose content is cropped/mirrored to in_h x in_w (in a "
+     "sweep file, relative to the working directory, else to the file's folder)"},
     {NULL},
 };
 
@@ -102,9 +103,13 @@ static int validate(const kb_case *c, kb_error *e) {
                        p.in_h, p.in_w, p.out_h, p.out_w, (in_bytes + out_bytes) / (1u << 30));
     const char *img = kb_str(c, "image");
     if (strcmp(img, "synthetic") != 0) {
-        FILE *f = fopen(img, "rb");
-        if (!f) return kb_fail(e, "image=%s: cannot open the file", img);
-        fclose(f);
+        char path[2 * KB_STR + 2];
+        kb_error why;
+        if (kb_case_path(c, "image", path, sizeof path, e) != KB_OK) return KB_ERR;
+        /* why starts with the file's path: once when it is the value itself */
+        if (kb_image_probe(path, &why) != KB_OK)
+            return strcmp(path, img) == 0 ? kb_fail(e, "image=%s", why.msg)
+                                          : kb_fail(e, "image=%s: %s", img, why.msg);
     }
     return KB_OK;
 }
@@ -158,7 +163,10 @@ static int make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error
     }
     int h, w;
     uint8_t *photo = NULL;
-    if (kb_image_load(path, &h, &w, &photo, e) != KB_OK) return KB_ERR;
+    char file[2 * KB_STR + 2];
+    if (kb_case_path(c, "image", file, sizeof file, e) != KB_OK ||
+        kb_image_load(file, &h, &w, &photo, e) != KB_OK)
+        return KB_ERR;
     /* Every image of the batch is the photo, shifted by a seeded offset so
      * that the images differ. */
     uint64_t rng = seed;

@@ -3,7 +3,8 @@
 points.
 
   torchvision          torchvision.ops.deform_conv2d in the case's dtype
-                       (f32 or f16; bf16 cannot be dumped as .npy)
+                       (f32 or f16; kbench dumps bf16 as f32, which this
+                       peer does not run)
   cudnn_conv2d         F.conv2d with the same weight, bias, stride, padding,
                        dilation and groups, no offsets: the dense-convolution
                        floor, OTHER WORK (rows UNCHECKED); f32 with TF32 off,
@@ -23,7 +24,7 @@ def peers(ctx):
     p = ctx.params
     dtype = {"f32": torch.float32, "f16": torch.float16}.get(p["dtype"])
     if dtype is None:
-        raise Unsupported("dtype=%s: kbench cannot dump it as .npy" % p["dtype"])
+        raise Unsupported("dtype=%s: this peer runs f32 and f16 only" % p["dtype"])
 
     def dev(name, optional=False):  # an absent mask or bias is dumped with 0 elements
         a = ctx.load(name)

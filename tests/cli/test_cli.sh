@@ -51,14 +51,11 @@ expect 2 "--force needs isolation" -- run preprocess --force --no-isolate
 expect 2 "--case-timeout needs isolation" -- check preprocess --no-isolate --case-timeout 5
 expect 2 "--case-timeout abc: expected a number" -- check preprocess --case-timeout abc
 if ! nvidia-smi >/dev/null 2>&1; then
-    # No device: run and check say so with exit 3, after validating the cases.
-    # preprocess's smoke sweep names datasets/images/astronaut.jpg from the
-    # repository root, where kbench runs (scripts/main.sh cds there).
-    prefix=(env -C "$src")
+    # No device: run and check say so with exit 3, after validating the cases
+    # (from the build folder: the smoke sweep's image resolves in the source tree).
     expect 3 "no CUDA device" -- run preprocess --sweep smoke
     expect 3 "no CUDA device" -- check preprocess
     expect 3 "no CUDA device" -- check preprocess --no-isolate
-    prefix=()
     expect 3 "\(2 case\(s\) were valid" -- check nms --max-cases 2
     expect 0 "no CUDA device" -- info
     # with no driver at all, say that (not "driver version is insufficient")
@@ -144,6 +141,46 @@ if ! nvidia-smi >/dev/null 2>&1; then
     no_strays
     rm -rf "$out"
 fi
+
+# ---- inputs and sweeps are validated before the device (exit 2, naming the problem) ----
+vt=$(mktemp -d)
+mkdir -p "$vt/sub"
+printf '' >"$vt/empty.txt"
+printf '# nothing\n\n' >"$vt/comments.txt"
+printf 'n=1\0\n' >"$vt/nul.txt"
+printf 'not an image\n' >"$vt/notes.txt"
+cp "$src/datasets/images/coffee.jpg" "$vt/sub/c.jpg"
+printf 'image=c.jpg in_h=10 in_w=10\n' >"$vt/sub/s.txt"
+expect 2 "empty.txt: no cases: the file is empty" -- check nms --sweep "$vt/empty.txt"
+expect 2 "comments.txt: no cases: the file holds only comments" -- check nms --sweep "$vt/comments.txt"
+expect 2 "/dev/null: no cases" -- check nms --sweep /dev/null
+expect 2 "--sweep $vt/sub: is a directory" -- check nms --sweep "$vt/sub"
+expect 2 "nul.txt:1: a binary file" -- check nms --sweep "$vt/nul.txt"
+expect 2 "image=$vt/sub: is a directory" -- run preprocess -a image="$vt/sub"
+expect 2 "image=$vt/notes.txt: not a JPEG or PNG image" -- run preprocess -a image="$vt/notes.txt"
+expect 2 "input: n=4096 x c_in=65536 x h=1048576 x w=1048576 x 8 bytes passes INT64_MAX" -- \
+    run deform_conv2d -a n=4096 -a c_in=65536 -a c_out=65536 -a h=1048576 -a w=1048576 -a kh=1 \
+    -a kw=1 -a pad_h=0 -a pad_w=0 -a groups=65536 -a offset_groups=65536
+expect 2 "--inputs /nonexistent: No such file or directory" -- check nms --inputs /nonexistent
+expect 2 "--inputs: case \{n=6 .*boxes.npy: cannot open" -- check nms -a n=6 --inputs "$vt"
+expect 2 "--dump /proc/nope: cannot create" -- check nms --dump /proc/nope
+expect 2 "--fuzz 100000: expected an integer in \[0, 65536\]" -- check all --fuzz 100000
+expect 2 "--fuzz 20000: [0-9]+ ops x 20000 random cases pass the 65536 cases one run holds" -- \
+    check all --fuzz 20000
+if ! nvidia-smi >/dev/null 2>&1; then
+    # exit 3 (no device) comes after validation: these cases were valid, from another folder
+    k_repo=$k
+    k=$(cd "$(dirname "$k")" && pwd)/$(basename "$k")
+    prefix=(bash -c 'cd "$0" && exec "$@"' "$vt")
+    expect 3 "no CUDA device" -- run preprocess --sweep smoke # its images: the source tree
+    expect 3 "no CUDA device" -- check all --fuzz 10
+    expect 3 "\(1 case\(s\) were valid" -- check preprocess --sweep sub/s.txt # its folder's c.jpg
+    expect 2 "image=c.jpg: cannot open: No such file" -- check preprocess -a image=c.jpg # CWD only
+    expect 3 "no CUDA device" -- check preprocess -a image=sub/c.jpg
+    prefix=()
+    k=$k_repo
+fi
+rm -rf "$vt"
 
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----
 expect 2 "needs two files" -- compare $d/nms.csv

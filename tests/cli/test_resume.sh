@@ -4,9 +4,6 @@
 # (skipped) without a device.
 set -u
 k=$(realpath "${KBENCH:-build/kbench}")
-# preprocess's smoke sweep names datasets/images/astronaut.jpg from the
-# repository root, where kbench runs (scripts/main.sh cds there).
-cd "${KB_SOURCE_DIR:-$(dirname "$0")/../..}" || exit 1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 args=(check preprocess --sweep smoke --quiet)

@@ -107,3 +107,22 @@ KB_TEST(fuzz_cases_are_valid) {
         KB_EXPECT(ok);
     }
 }
+
+KB_TEST(sizes_past_int64_are_refused_with_their_numbers) {
+    kb_error e;
+    /* every axis within its range; n*c_in*h*w = 2^12 * 2^16 * 2^20 * 2^20 = 2^68 elements */
+    KB_EXPECT(check("n=4096 c_in=65536 c_out=65536 h=1048576 w=1048576 kh=1 kw=1 pad_h=0 pad_w=0 "
+                    "groups=65536 offset_groups=65536",
+                    &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "input: n=4096 x c_in=65536 x h=1048576 x w=1048576");
+    KB_EXPECT_STR_CONTAINS(e.msg, "INT64_MAX");
+    /* an empty batch still forms per-image columns: c_in*kh*kw*ho*wo = 2^16 * 49 * ~2^40 */
+    KB_EXPECT(check("n=0 c_in=65536 c_out=64 h=1048576 w=1048576 kh=7 kw=7 groups=1 "
+                    "offset_groups=1",
+                    &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "im2col columns: c_in=65536 x kh=7 x kw=7 x ho=1048572");
+    /* the largest index_limits case is far from it */
+    KB_EXPECT(check("n=1 c_in=512 c_out=64 h=2050 w=2050 kh=1 kw=1 stride_h=2 stride_w=2 pad_h=0 "
+                    "pad_w=0",
+                    &e) == KB_OK);
+}

@@ -416,4 +416,40 @@ KB_TEST(missing_file_is_named) {
     KB_EXPECT_STR_CONTAINS(l.e.msg, "no_such_photo.jpg");
 }
 
+/* ---- what validation asks before any decoding ---- */
+
+static const char *probe_error(const char *name, const void *bytes, size_t n) {
+    static kb_error e;
+    const char *path = scratch(name);
+    write_bytes(path, bytes, n);
+    int rc = kb_image_probe(path, &e);
+    remove(path);
+    return rc == KB_OK ? "" : e.msg;
+}
+
+KB_TEST(probe_accepts_the_committed_photos) {
+    kb_error e = {""};
+    KB_EXPECT(kb_image_probe("datasets/images/astronaut.jpg", &e) == KB_OK);
+    KB_EXPECT(kb_image_probe("datasets/images/chelsea.png", &e) == KB_OK);
+}
+
+KB_TEST(probe_and_load_name_a_directory_as_a_directory) {
+    kb_error e = {""};
+    KB_EXPECT(kb_image_probe("/tmp", &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "/tmp: is a directory");
+    loaded l = load("/tmp");
+    KB_EXPECT(l.rc == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(l.e.msg, "/tmp: is a directory");
+}
+
+KB_TEST(probe_refuses_a_text_file_and_an_empty_file_by_their_bytes) {
+    KB_EXPECT_STR_CONTAINS(probe_error("notes.jpg", "hello\n", 6),
+                           "notes.jpg: not a JPEG or PNG image (first bytes 68 65 6c 6c;");
+    KB_EXPECT_STR_CONTAINS(probe_error("empty.png", "", 0), "empty.png: not a JPEG or PNG image: "
+                                                            "the file is empty");
+    kb_error e = {""};
+    KB_EXPECT(kb_image_probe("/no/such/photo.png", &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "/no/such/photo.png: cannot open the image: No such file");
+}
+
 #endif

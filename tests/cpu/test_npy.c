@@ -302,14 +302,90 @@ KB_TEST(truncated_file_on_disk_is_named) {
     free(a.data);
 }
 
-KB_TEST(bf16_write_is_refused_by_name_and_leaves_no_file) {
-    const int64_t shape[1] = {4};
-    kb_tensor a = make_tensor(KB_BF16, 1, shape);
+/* ---- bf16: NumPy has no such dtype, so its tensors travel as f32 ---- */
+
+KB_TEST(every_bf16_bit_pattern_widens_and_narrows_back_exactly) {
+    enum { N = 65536 };
+    uint16_t *bits = malloc(N * sizeof *bits), *back = malloc(N * sizeof *back);
+    float *wide = malloc(N * sizeof *wide);
+    for (int i = 0; i < N; i++) bits[i] = (uint16_t)i; /* NaNs, infinities, -0, subnormals */
+    kb_bf16_widen(bits, wide, N);
+    int64_t bad = -1;
+    KB_EXPECT(kb_bf16_narrow_exact(wide, back, N, &bad) == KB_OK);
+    KB_EXPECT(memcmp(bits, back, N * sizeof *bits) == 0);
+    free(bits);
+    free(back);
+    free(wide);
+}
+
+KB_TEST(an_f32_that_is_not_a_bf16_value_is_refused_at_its_index) {
+    const float v[4] = {1.0f, -2.5f, 1.0f + 0x1.0p-20f, 3.0f}; /* v[2] needs 20 mantissa bits */
+    uint16_t out[4];
+    int64_t bad = -1;
+    KB_EXPECT(kb_bf16_narrow_exact(v, out, 4, &bad) == KB_ERR);
+    KB_EXPECT(bad == 2);
+    uint32_t nan_payload = 0x7FC00001u; /* a NaN whose payload lies in the low 16 bits */
+    float q;
+    memcpy(&q, &nan_payload, 4);
+    KB_EXPECT(kb_bf16_narrow_exact(&q, out, 1, &bad) == KB_ERR && bad == 0);
+}
+
+KB_TEST(bf16_is_written_as_f32_and_read_back_bit_for_bit) {
+    const int64_t shape[2] = {3, 5};
+    kb_tensor a = make_tensor(KB_BF16, 2, shape); /* arbitrary bits: NaNs among them */
     kb_error e = {""};
-    KB_EXPECT(kb_npy_write(scratch("bf16.npy"), &a, &e) == KB_ERR);
-    KB_EXPECT_STR_CONTAINS(e.msg, "bf16");
-    KB_EXPECT(access(scratch("bf16.npy"), F_OK) != 0);
+    const char *path = scratch("bf16.npy");
+    KB_EXPECT(kb_npy_write(path, &a, &e) == KB_OK);
+    kb_tensor h;
+    memset(&h, 0, sizeof h);
+    KB_EXPECT(kb_npy_read_header(path, &h, &e) == KB_OK);
+    KB_EXPECT(h.dtype == KB_F32 && h.ndim == 2 && h.shape[0] == 3 && h.shape[1] == 5 && !h.data);
+    kb_tensor b = a;
+    b.data = calloc(15, 2);
+    KB_EXPECT(kb_npy_read_into(path, &b, &e) == KB_OK);
+    KB_EXPECT(memcmp(a.data, b.data, 15 * 2) == 0);
+    remove(path);
     free(a.data);
+    free(b.data);
+}
+
+KB_TEST(reading_a_bf16_tensor_from_inexact_f32_values_is_refused_by_name) {
+    const int64_t shape[1] = {3};
+    kb_tensor f = make_tensor(KB_F32, 1, shape);
+    float v[3] = {0.5f, 0.1f, 2.0f}; /* 0.1 is no bf16 value */
+    memcpy(f.data, v, sizeof v);
+    kb_error e = {""};
+    const char *path = scratch("inexact.npy");
+    KB_EXPECT(kb_npy_write(path, &f, &e) == KB_OK);
+    kb_tensor want = f;
+    snprintf(want.name, sizeof want.name, "offset");
+    want.dtype = KB_BF16;
+    want.data = calloc(3, 2);
+    KB_EXPECT(kb_npy_read_into(path, &want, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "inexact.npy: element 1 (0.100000001) is not a bf16 value");
+    KB_EXPECT_STR_CONTAINS(e.msg, "offset is bf16");
+    remove(path);
+    free(f.data);
+    free(want.data);
+}
+
+KB_TEST(reading_into_a_case_tensor_of_another_shape_or_dtype_is_refused) {
+    const int64_t shape[1] = {4}, other[1] = {5};
+    kb_tensor f = make_tensor(KB_I32, 1, shape);
+    kb_error e = {""};
+    const char *path = scratch("shape.npy");
+    KB_EXPECT(kb_npy_write(path, &f, &e) == KB_OK);
+    kb_tensor want = make_tensor(KB_I32, 1, other);
+    snprintf(want.name, sizeof want.name, "keep");
+    KB_EXPECT(kb_npy_read_into(path, &want, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "shape.npy: i32[4], but the case's keep is i32[5]");
+    want.dtype = KB_BF16; /* only f32 stands in for bf16 */
+    want.shape[0] = 4;
+    KB_EXPECT(kb_npy_read_into(path, &want, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "i32[4], but the case's keep is bf16[4]");
+    remove(path);
+    free(f.data);
+    free(want.data);
 }
 
 KB_TEST(write_with_negative_dim_is_refused) {

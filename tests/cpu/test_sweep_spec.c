@@ -1,6 +1,6 @@
 /* Sweep specs are data: lists, inclusive ranges, pow2, errors that name the
  * axis, and the cartesian expansion of sweep lines into validated cases. */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, chdir */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, mkdtemp, chdir, getcwd */
 #include "harness.h"
 #include "kbtest.h"
 #include "preprocess.h"
@@ -192,4 +192,171 @@ KB_TEST(sweep_file_error_names_the_file_line_and_setting) {
     KB_EXPECT_STR_CONTAINS(e.msg, want);
     kb_case_list_free(&list);
     remove(path);
+}
+
+/* ---- sweep files: what they must hold, and where their paths lead ---- */
+
+/* A fresh folder under /tmp, for the files one test makes. */
+static const char *scratch_dir(void) {
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/kbench_test_sweep_XXXXXX");
+    return mkdtemp(dir);
+}
+
+static void write_file(const char *path, const void *bytes, size_t n) {
+    FILE *f = fopen(path, "wb");
+    KB_EXPECT(f && fwrite(bytes, 1, n, f) == n);
+    if (f) fclose(f);
+}
+
+/* The sweep of preprocess expanded from FILE: KB_ERR's message, or "" on success. */
+static const char *expand_file_err(const char *path, kb_case_list *list) {
+    static kb_error e;
+    e.msg[0] = '\0';
+    if (kb_expand_sweep(&kb_op_preprocess, path, NULL, 0, list, &e) == KB_OK) e.msg[0] = '\0';
+    return e.msg;
+}
+
+KB_TEST(a_sweep_file_without_cases_is_an_error_naming_it) {
+    const char *dir = scratch_dir();
+    char empty[128], comments[128];
+    snprintf(empty, sizeof empty, "%s/empty.txt", dir);
+    snprintf(comments, sizeof comments, "%s/comments.txt", dir);
+    write_file(empty, "", 0);
+    write_file(comments, "# only a comment\n\n   # and another\n", 35);
+    kb_case_list list = {0};
+    KB_EXPECT_STR_CONTAINS(expand_file_err(empty, &list), "empty.txt: no cases: the file is empty");
+    KB_EXPECT_STR_CONTAINS(expand_file_err(comments, &list),
+                           "comments.txt: no cases: the file holds only comments");
+    KB_EXPECT_STR_CONTAINS(expand_file_err("/dev/null", &list), "/dev/null: no cases");
+    KB_EXPECT(list.count == 0);
+    remove(empty);
+    remove(comments);
+    rmdir(dir);
+}
+
+KB_TEST(a_directory_as_sweep_file_is_named_a_directory) {
+    kb_case_list list = {0};
+    KB_EXPECT_STR_CONTAINS(expand_file_err("/tmp", &list), "--sweep /tmp: is a directory");
+}
+
+KB_TEST(a_sweep_file_with_a_nul_byte_is_a_binary_file) {
+    const char *dir = scratch_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/bin.txt", dir);
+    write_file(path, "n=1\nn=2\0junk\n", 13);
+    kb_case_list list = {0};
+    const char *msg = expand_file_err(path, &list);
+    KB_EXPECT_STR_CONTAINS(msg, "bin.txt:2: a binary file");
+    KB_EXPECT(!strstr(msg, "longer than"));
+    kb_case_list_free(&list);
+    remove(path);
+    rmdir(dir);
+}
+
+/* Only the magic bytes are read before the run: 8 are an image to validation. */
+static void write_png_magic(const char *path) {
+    write_file(path, "\x89PNG\r\n\x1a\n", 8);
+}
+
+KB_TEST(a_relative_image_in_a_sweep_file_resolves_against_its_folder) {
+    const char *dir = scratch_dir();
+    char sweep[128], img[128], path[600];
+    snprintf(sweep, sizeof sweep, "%s/s.txt", dir);
+    snprintf(img, sizeof img, "%s/photo.png", dir);
+    write_png_magic(img);
+    write_file(sweep, "image=photo.png in_h=8 in_w=8\n", 30);
+    kb_case_list list = {0};
+    kb_error e;
+    KB_EXPECT(kb_expand_sweep(&kb_op_preprocess, sweep, NULL, 0, &list, &e) == KB_OK);
+    KB_EXPECT(list.count == 1);
+    if (list.count == 1) {
+        KB_EXPECT(kb_case_path(&list.cases[0], "image", path, sizeof path, &e) == KB_OK);
+        KB_EXPECT(strcmp(path, img) == 0);
+        char params[1024];
+        kb_case_format(&list.cases[0], params, sizeof params);
+        KB_EXPECT_STR_CONTAINS(params, " image=photo.png"); /* the identity is the text */
+    }
+    kb_case_list_free(&list);
+    /* one missing: the message says both places it looked */
+    write_file(sweep, "image=none.png\n", 15);
+    const char *msg = expand_file_err(sweep, &list);
+    KB_EXPECT_STR_CONTAINS(msg, "image=none.png: cannot open: No such file or directory");
+    KB_EXPECT_STR_CONTAINS(msg, "(looked for none.png and /tmp/kbench_test_sweep_");
+    kb_case_list_free(&list);
+    remove(sweep);
+    remove(img);
+    rmdir(dir);
+}
+
+KB_TEST(a_sweep_file_path_is_looked_for_in_the_working_directory_first) {
+    const char *dir = scratch_dir(), *cwd_dir;
+    char here[4096], sweep[128], img[128], cwd_img[160], path[600];
+    KB_EXPECT(getcwd(here, sizeof here) != NULL);
+    static char second[64];
+    snprintf(second, sizeof second, "/tmp/kbench_test_cwd_XXXXXX");
+    cwd_dir = mkdtemp(second);
+    snprintf(sweep, sizeof sweep, "%s/s.txt", dir);
+    snprintf(img, sizeof img, "%s/photo.png", dir);
+    snprintf(cwd_img, sizeof cwd_img, "%s/photo.png", cwd_dir);
+    write_png_magic(img);
+    write_png_magic(cwd_img);
+    write_file(sweep, "image=photo.png in_h=8 in_w=8\n", 30);
+    KB_EXPECT(chdir(cwd_dir) == 0);
+    kb_case_list list = {0};
+    kb_error e;
+    KB_EXPECT(kb_expand_sweep(&kb_op_preprocess, sweep, NULL, 0, &list, &e) == KB_OK);
+    KB_EXPECT(list.count == 1 &&
+              kb_case_path(&list.cases[0], "image", path, sizeof path, &e) == KB_OK &&
+              strcmp(path, "photo.png") == 0);
+    KB_EXPECT(chdir(here) == 0);
+    kb_case_list_free(&list);
+    remove(sweep);
+    remove(img);
+    remove(cwd_img);
+    rmdir(dir);
+    rmdir(cwd_dir);
+}
+
+KB_TEST(an_image_given_with_dash_a_is_relative_to_the_working_directory_only) {
+    const char *dir = scratch_dir();
+    char sweep[128], img[128];
+    snprintf(sweep, sizeof sweep, "%s/s.txt", dir);
+    snprintf(img, sizeof img, "%s/photo.png", dir);
+    write_png_magic(img);
+    write_file(sweep, "in_h=8 in_w=8\n", 14);
+    kb_spec o;
+    kb_error e;
+    KB_EXPECT(kb_spec_parse("image=photo.png", &o, &e) == KB_OK);
+    kb_case_list list = {0};
+    KB_EXPECT(kb_expand_sweep(&kb_op_preprocess, sweep, &o, 1, &list, &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "image=photo.png: cannot open: No such file or directory");
+    KB_EXPECT(!strstr(e.msg, "looked for")); /* the sweep file's folder is not the value's */
+    kb_spec_free(&o);
+    kb_case_list_free(&list);
+    remove(sweep);
+    remove(img);
+    rmdir(dir);
+}
+
+KB_TEST(built_in_sweeps_find_their_images_from_any_working_directory) {
+    char here[4096];
+    KB_EXPECT(getcwd(here, sizeof here) != NULL);
+    KB_EXPECT(chdir("/") == 0);
+    kb_case_list list = {0};
+    kb_error e = {""};
+    int rc = kb_expand_sweep(&kb_op_preprocess, "smoke", NULL, 0, &list, &e);
+    if (rc != KB_OK) fprintf(stderr, "  %s\n", e.msg);
+    KB_EXPECT(rc == KB_OK);
+    int with_image = 0;
+    for (int i = 0; i < list.count; i++) {
+        char path[600];
+        if (strcmp(kb_str(&list.cases[i], "image"), "synthetic") == 0) continue;
+        with_image++;
+        KB_EXPECT(kb_case_path(&list.cases[i], "image", path, sizeof path, &e) == KB_OK &&
+                  path[0] == '/');
+    }
+    KB_EXPECT(with_image > 0);
+    KB_EXPECT(chdir(here) == 0);
+    kb_case_list_free(&list);
 }
