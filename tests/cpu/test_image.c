@@ -429,8 +429,8 @@ static const char *probe_error(const char *name, const void *bytes, size_t n) {
 
 KB_TEST(probe_accepts_the_committed_photos) {
     kb_error e = {""};
-    KB_EXPECT(kb_image_probe("datasets/images/astronaut.jpg", &e) == KB_OK);
-    KB_EXPECT(kb_image_probe("datasets/images/chelsea.png", &e) == KB_OK);
+    KB_EXPECT(kb_image_probe(kbt_src("datasets/images/astronaut.jpg"), &e) == KB_OK);
+    KB_EXPECT(kb_image_probe(kbt_src("datasets/images/chelsea.png"), &e) == KB_OK);
 }
 
 KB_TEST(probe_and_load_name_a_directory_as_a_directory) {
