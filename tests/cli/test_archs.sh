@@ -12,10 +12,13 @@ stub() { # stub NAME OUTPUT [RC]
     printf '#!/bin/sh\nprintf "%%b" "%s"\nexit %s\n' "$2" "${3:-0}" >"$tmp/bin/$1"
     chmod +x "$tmp/bin/$1"
 }
+# The stubs are named outright, so that a machine's own nvidia-smi and nvcc
+# (a GPU machine has both) play no part.
+cmake_bin=$(command -v cmake)
 choose() { # choose [cmake -D args]: prints the chosen list
-    env -u CUDAARCHS -u CUDACXX -u CUDA_PATH PATH="$tmp/bin:/usr/bin:/bin" \
-        cmake "$@" -DSRC="$src" -P "$src/tests/cmake/choose_archs.cmake" 2>&1 |
-        sed -n 's/^archs=//p'
+    env -u CUDAARCHS -u CUDACXX -u CUDA_PATH "$cmake_bin" -DKB_NVIDIA_SMI="$tmp/bin/nvidia-smi" \
+        -DCMAKE_CUDA_COMPILER="$tmp/bin/nvcc" "$@" -DSRC="$src" \
+        -P "$src/tests/cmake/choose_archs.cmake" 2>&1 | sed -n 's/^archs=//p'
 }
 expect() { # expect WHAT GOT WANT
     if [ "$2" = "$3" ]; then
@@ -48,8 +51,8 @@ stub nvidia-smi '13.0\n'
 expect "unknown GPU" "$(choose)" "80-real;86-real;89-real;90"
 # The user's list wins: CMAKE_CUDA_ARCHITECTURES or CUDAARCHS leave it alone.
 expect "user list" "$(choose -DCMAKE_CUDA_ARCHITECTURES=75)" ""
-got=$(CUDAARCHS=86 PATH="$tmp/bin:/usr/bin:/bin" cmake -DSRC="$src" \
-    -P "$src/tests/cmake/choose_archs.cmake" 2>&1 | sed -n 's/^archs=//p')
+got=$(CUDAARCHS=86 "$cmake_bin" -DSRC="$src" -P "$src/tests/cmake/choose_archs.cmake" 2>&1 |
+    sed -n 's/^archs=//p')
 expect "CUDAARCHS" "$got" ""
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
