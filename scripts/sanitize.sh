@@ -4,11 +4,11 @@
 # VARIANT --sweep sanitize --no-isolate` (correctness runs only, no timing; in
 # one process, so that the tool sees every launch). Each op's sanitize sweep
 # (kernels/<op>.c, `kbench list OP`) holds the fewest small cases that reach
-# every branch of every variant, so that every tool, racecheck included, runs
-# it whole: the four tools over every variant take a few minutes on an H100
-# with 16 runs at once. explicit_nhwc* run once more with KB_DCN_IM2COL=window,
-# so that the windowed im2col, which only the sweep's largest case picks by
-# itself, is sanitized on every case. On a GPU machine:
+# every branch of every variant, sized so that every tool, racecheck included,
+# runs it whole and the four tools over every variant fit one device call of
+# a few minutes (16 runs at once). explicit_nhwc* run once more with
+# KB_DCN_IM2COL=window, so that the windowed im2col, which only the sweep's
+# largest case picks by itself, is sanitized on every case. On a GPU machine:
 #
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
