@@ -117,7 +117,7 @@ static const char *const sanitize_lines[] = {
     /* 5x5, every sample outside the image; DCNv1 (no mask), no bias */
     "n=1 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 mask=0 bias=0 "
     "offsets=out_of_bounds offset_scale=20 dtype=[f32,f16,bf16]",
-    /* samples exactly on the borders (-1, -0.5, 0, H-1, H: clamped corners,
+    /* samples exactly on the borders (-1, -0.5, 0, H-1, H-0.5, H: clamped corners,
      * zero weights) and far ones (up to 20 px, past the window's 5 px margin:
      * its global loads); wo = 70: two 64-wide window tiles, the second partial */
     "n=1 c_in=16 c_out=24 h=5 w=70 offsets=[edges,uniform] offset_scale=20 "
