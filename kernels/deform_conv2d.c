@@ -94,12 +94,58 @@ static const char *const full[] = {
     NULL,
 };
 
+/* The fewest, smallest cases that reach every branch of every variant under
+ * compute-sanitizer (scripts/sanitize.sh; each variant sees the cases of its
+ * dtype). Block shapes depend on the SM count (kb_gpu_sms): the branches
+ * named are those of a 132-SM H100. explicit_nhwc* pick the windowed im2col
+ * on the last line only; KB_DCN_IM2COL=window forces it on every line (the
+ * script runs them so once more). Not reached: a columns block of fewer
+ * images than n (2^27 column elements) and bias rows past 65535 (n * c_out). */
+static const char *const sanitize_lines[] = {
+    /* n = 0: every variant's no-pixel return */
+    "n=0 c_in=16 c_out=8 h=5 w=6 dtype=[f32,f16,bf16]",
+    /* NCHW variants only (c_in/groups = 3 is no 16-byte vector): 2 weight
+     * groups x 3 offset groups, so K tiles straddle offset groups (weights
+     * per sample, not from the table); 2 images of 63 pixels in one tile */
+    "n=2 c_in=6 c_out=4 h=7 w=9 groups=2 offset_groups=3 dtype=[f32,f16,bf16]",
+    /* 3x2 kernel (explicit im2col TAPS = 0), stride and dilation differing in
+     * h and w; 2 weight groups with bias: explicit_nhwc fills the bias (no
+     * bias column), P = 45 (the fill's scalar tail); c_out/groups = 8:
+     * nhwc_fused n64, wgmma wg64, implicit BM 64 */
+    "n=1 c_in=16 c_out=16 h=9 w=11 kh=3 kw=2 stride_h=2 stride_w=1 pad_h=1 pad_w=0 dil_h=1 "
+    "dil_w=2 groups=2 offset_groups=2 dtype=[f32,f16,bf16]",
+    /* 5x5, every sample outside the image; DCNv1 (no mask), no bias */
+    "n=1 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 mask=0 bias=0 "
+    "offsets=out_of_bounds offset_scale=20 dtype=[f32,f16,bf16]",
+    /* samples exactly on the borders (-1, -0.5, 0, H-1, H-0.5, H: clamped corners,
+     * zero weights) and far ones (up to 20 px, past the window's 5 px margin:
+     * its global loads); wo = 70: two 64-wide window tiles, the second partial */
+    "n=1 c_in=16 c_out=24 h=5 w=70 offsets=[edges,uniform] offset_scale=20 "
+    "dtype=[f32,f16,bf16]",
+    /* c_out = 72: nhwc_fused n128, wgmma wg128; offset groups of 8 channels:
+     * a K chunk spans offset groups (weights inline); 2 images of 42 pixels
+     * in one tile; explicit_nhwc's bias column (groups = 1, bias) */
+    "n=2 c_in=32 c_out=72 h=6 w=7 offset_groups=4 dtype=[f32,f16,bf16]",
+    /* c_out = 136 on 64 pixels (< 2 x 132 x 64): nhwc_fused n256, wgmma wg128
+     * in two channel tiles, implicit BM 64; c_out not a multiple of a tile */
+    "n=1 c_in=16 c_out=136 h=8 w=8 dtype=[f32,f16,bf16]",
+    /* the big-grid branches, 1x1 on 8 channels to stay cheap (18.8M MACs):
+     * 17280 pixels >= 2 x 132 x 64: nhwc_fused n256w; >= 132 x 128: wgmma
+     * wg256; 135 pixel x 2 channel tiles of 128 >= 2 x 132 blocks: implicit
+     * BM 128; 270 window tiles of 8x8 pixels >= 2 x 132: explicit_nhwc's
+     * windowed im2col unforced; explicit im2col TAPS = 1 */
+    "n=1 c_in=8 c_out=136 h=2160 w=8 kh=1 kw=1 pad_h=0 pad_w=0 dtype=[f32,f16,bf16]",
+    NULL,
+};
+
 static const kb_sweep sweeps[] = {
     {"smoke", "tiny cases across the correctness matrix", smoke},
     {"default", "ResNet-50-DCN layers at 800x1344 (3x3, DCNv2), f32 and f16", default_sweep},
     {"index_limits", "largest indices straddling 2^31 (int32 variants UNSUPPORTED past it)",
      index_limits},
     {"full", "scaling in n, c and h*w up to (64,256,128,128)", full},
+    {"sanitize", "the fewest small cases reaching every branch (scripts/sanitize.sh)",
+     sanitize_lines},
     {NULL, NULL, NULL},
 };
 

@@ -50,12 +50,43 @@ static const char *const full_lines[] = {
     "n=[25200,100000] iou=0.5 max_out=[100,1000]",
     NULL,
 };
+/* The fewest cases reaching every branch of every variant under
+ * compute-sanitizer (scripts/sanitize.sh). The sort: one block of 64..1024
+ * threads (n <= 1024, each size its own kernel), 1024 threads over <= 4096,
+ * chunks + merge <= 32768, CUB beyond; the masks: 4 threads a row under 64
+ * words (n / 64 rounded up), 4 tiles a block from 256 words; blockwalk's walk:
+ * the small walk up to 16 words, the block walk unpruned under 64, x-pruned
+ * with far lists of 30 slots up to 512 words, 60 beyond. */
+static const char *const sanitize_lines[] = {
+    /* n = 0 (no launch); n = 1, 64, 65, 200, 500, 1024: each one-block sort
+     * size; 1024 = 16 words, the small walk's largest */
+    "n=[0,1,64,65,200,500,1024] iou=0.5",
+    /* 17 words: the 1024-thread sort, the unpruned block walk; zero-area boxes */
+    "n=1025 dist=degenerate",
+    /* class-aware masks of 4 threads a row; scores on 8 levels (rank ties) */
+    "n=2000 dist=ties classes=7",
+    /* 65 words: chunk sort + merge, x-sorted tiles, 1 thread a row, class-
+     * agnostic and aware; clusters at 0.3: ~20 kept rows with more than 30
+     * far words, which the block walk reads densely */
+    "n=4097 iou=0.3 dist=clustered classes=[1,7]",
+    /* max_out = 100 of ~800 / ~2000 keeps: the cap in the small walk, the
+     * block walk, the box walk and fast NMS's compaction */
+    "n=[1000,3000] max_out=100",
+    /* 513 words: CUB's radix sort, 4 mask tiles a block, far lists of 60
+     * slots; at IoU 0 any overlap suppresses: ~340 keeps, ~300 of them rows
+     * with more than 60 far words (read densely), and fast NMS drops every
+     * box in its first tile (the cheapest 32769 boxes for every variant) */
+    "n=32769 iou=0",
+    NULL,
+};
 static const kb_sweep nms_sweeps[] = {
     {"smoke", "edge sizes around the 64-box block, every distribution, class-aware, capped, iou=0",
      smoke_lines},
     {"default", "the peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered",
      default_lines},
     {"full", "sizes x IoU x distribution; many classes; capped outputs", full_lines},
+    {"sanitize", "the fewest cases reaching every sort, mask and walk branch (sanitize.sh)",
+     sanitize_lines},
     {NULL, NULL, NULL},
 };
 

@@ -60,10 +60,27 @@ static const char *const full[] = {
     NULL,
 };
 
+/* The fewest cases reaching every branch of every variant under
+ * compute-sanitizer (scripts/sanitize.sh): each rule and dtype, the vec
+ * kernels' 16-byte stores (out_w % 4 == 0) and their scalar tail. */
+static const char *const sanitize_lines[] = {
+    /* downscale, a batch, out_w = 29: the vec kernels' 1-pixel tail */
+    "n=2 in_h=37 in_w=53 out_h=17 out_w=29 interp=[nearest,bilinear,letterbox] dtype=[f32,f16]",
+    /* upscale, out_w = 8: whole 4-pixel groups, vector stores */
+    "in_h=2 in_w=3 out_h=5 out_w=8 interp=[nearest,bilinear,letterbox] dtype=[f32,f16]",
+    /* one input row; letterbox borders above and below */
+    "in_h=1 in_w=7 out_h=3 out_w=2 interp=[nearest,bilinear,letterbox]",
+    /* one input column: letterbox borders left and right */
+    "in_h=7 in_w=1 out_h=4 out_w=4 interp=letterbox",
+    NULL,
+};
+
 static const kb_sweep sweeps[] = {
     {"smoke", "tiny and odd sizes, every rule and dtype (seconds)", smoke},
     {"default", "camera frames to network inputs: 1080p/720p/4K -> 640/1024, 320 -> 640", dflt},
     {"full", "batch, input height and output size scaling", full},
+    {"sanitize", "the fewest tiny cases reaching every rule, dtype and store (sanitize.sh)",
+     sanitize_lines},
     {NULL, NULL, NULL},
 };
 

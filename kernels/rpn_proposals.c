@@ -28,8 +28,8 @@ static const kb_axis rpn_axes[] = {
     {NULL, 0, NULL, 0, 0, NULL, NULL},
 };
 
-/* Small cases first: scripts/sanitize.sh runs racecheck over the first two
- * only (racecheck could not finish one 800x1344 case in 170 s). */
+/* Small cases first, so that --max-cases N takes a quick look (racecheck
+ * could not finish one 800x1344 case in 170 s; sanitize.sh runs "sanitize"). */
 static const char *const smoke_lines[] = {
     "img_h=128 img_w=160 levels=3 nms_pre=300 max_per_img=300 objects=5",
     "img_h=[64,333] img_w=[96,517] levels=[1,3] nms_pre=[5,300] max_per_img=[7,1000] "
@@ -44,10 +44,38 @@ static const char *const default_lines[] = {
     "img_h=[512,1024] img_w=[512,1024]",
     NULL,
 };
+/* The fewest cases reaching every branch of every variant under
+ * compute-sanitizer (scripts/sanitize.sh), on small images: level sizes
+ * ceil(img_h / stride) x ceil(img_w / stride) x 3 anchors, strides 4..128; slots = sum of
+ * min(nms_pre, level size) go through the nms op's sort (one block up to
+ * 1024, 1024 threads up to 4096, chunks beyond) and box walk; the top-k
+ * cluster takes 1..16 blocks (k = nms_pre); fused keeps a level's masks in
+ * shared memory while nms_pre x 8 words_of(nms_pre) + 40 nms_pre bytes fit
+ * (H100: nms_pre <= 1088), else reads them from global memory. */
+static const char *const sanitize_lines[] = {
+    /* one level (a cluster of one block), 5 slots, 7 rows > the kept: zero rows */
+    "img_h=64 img_w=96 levels=1 nms_pre=5 max_per_img=7 objects=0",
+    /* 6 levels (a cluster of 6), levels smaller than nms_pre: 37 and 687
+     * slots; top-k clusters of 1 and 2 blocks */
+    "img_h=64 img_w=96 levels=6 nms_pre=[7,300] max_per_img=1000 objects=5",
+    /* boxes under min_bbox_size: filtered slots (score -inf) */
+    "img_h=64 img_w=96 levels=5 nms_pre=300 max_per_img=1000 min_bbox_size=16 iou=0.5 objects=5",
+    /* 2200 slots (the 1024-thread sort), top-k clusters of 4; max_per_img
+     * 50 ends the walk early */
+    "img_h=128 img_w=160 levels=3 nms_pre=1000 max_per_img=[50,300] objects=5",
+    /* nms_pre = 1200: fused reads the masks from global memory (360 slots) */
+    "img_h=32 img_w=48 levels=2 nms_pre=1200 max_per_img=100 objects=3",
+    /* nms_pre = 4096: 64 mask words, top-k clusters of 16, 5296 slots (chunk
+     * sort + merge) */
+    "img_h=160 img_w=160 levels=2 nms_pre=4096 max_per_img=50 objects=3",
+    NULL,
+};
 static const kb_sweep rpn_sweeps[] = {
     {"smoke", "tiny images and level counts, the default case, a size filter", smoke_lines},
     {"default", "800x1344 with 5 levels (the goal case); other object counts and images",
      default_lines},
+    {"sanitize", "the fewest small cases reaching every sort, walk and shared-memory branch",
+     sanitize_lines},
     {NULL, NULL, NULL},
 };
 

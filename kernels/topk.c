@@ -41,10 +41,36 @@ static const char *const ties_lines[] = {
     "segments=rpn5 k=1000 dist=[ties,normal]",
     NULL,
 };
+/* The fewest cases reaching every branch of every variant under
+ * compute-sanitizer (scripts/sanitize.sh). radix_select's cluster takes 1..16
+ * blocks of 1024 threads, enough for <= 4096 keys and <= 256 candidates a
+ * block (k + 256 candidates), halved while that makes fewer waves; each
+ * block's keys stay in shared memory unless they and the candidates pass
+ * 200 KB. CUB: single-tile and multi-pass radix sorts, segmented sort's
+ * small, medium and large segments. */
+static const char *const sanitize_lines[] = {
+    /* k = 0; an empty segment; k > a segment's length (the sentinel tail,
+     * the select done after one pass); batch = 2 */
+    "segments=5+0+3+2000 batch=2 k=[0,7] dist=ties",
+    /* clusters of 2, 4, 8, 16 blocks, sized by k alone */
+    "segments=1x4096 k=[257,513,1025,2049] dist=normal",
+    /* ~3640 copies of each value: all three passes, ties ranked by index
+     * across blocks and over several 1024-key tiles of a block; 8 and 16 blocks */
+    "segments=1x32768 k=[100,3000] dist=ties",
+    /* 43750 keys a block of 16 + 4352 candidates > 200 KB: keys re-read from
+     * global memory; uniform: the select ends after the second pass */
+    "segments=1x700000 k=4096",
+    /* 200 segments, k = 300 > 256: 2 blocks a cluster would take more waves
+     * than 1 (66 against 132 clusters at once on 132 SMs): halved to 1 */
+    "segments=200x300 k=300 dist=normal",
+    NULL,
+};
 static const kb_sweep topk_sweeps[] = {
     {"smoke", "small layouts, k = 0 / k > length / empty segments, ties and -0/+0", smoke_lines},
     {"default", "5 RPN levels k=1000; 1M and 16M k=100/1000; 32 images; 32x4096", default_lines},
     {"ties", "the RPN levels with many equal values, and normal values", ties_lines},
+    {"sanitize", "the fewest cases reaching every cluster size and select branch (sanitize.sh)",
+     sanitize_lines},
     {NULL, NULL, NULL},
 };
 

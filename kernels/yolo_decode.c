@@ -56,11 +56,32 @@ static const char *const sizes_lines[] = {
     "b=[1,8] n=[6300,25200,102000]",
     NULL,
 };
+/* The fewest cases reaching every branch of every variant under
+ * compute-sanitizer (scripts/sanitize.sh): every stage with no, few and more
+ * than max_det candidates; atomic_bitmask's nms blockwalk over max_det boxes
+ * (the small walk up to 1024, the block walk, x-pruned from 4033). */
+static const char *const sanitize_lines[] = {
+    /* one prediction; 80 classes: up to 3 per lane in the warp's class scan */
+    "b=2 n=[1,777] c=80",
+    /* no candidate in any image */
+    "b=2 n=2000 conf=0.999",
+    /* more candidates than max_det (atomic slots dropped, fused's select),
+     * max_out ends greedy NMS; 1 and 7 classes */
+    "b=2 n=3000 c=[1,7] dist=dense max_det=64 max_out=10",
+    /* 9000 > 8192 predictions: fused loads twice; over max_det = 1100 (the
+     * block walk, 18 words) and 4096 (x-pruned, 64 words; 136 KB stage) */
+    "n=9000 dist=dense max_det=[1100,4096]",
+    /* realistic scores, 3 images, max_det 1024: the small walk */
+    "b=3 n=6300 iou=0.3",
+    NULL,
+};
 static const kb_sweep yolo_sweeps[] = {
     {"smoke", "tiny cases: ties, zero candidates, more than max_det, clipping", smoke_lines},
     {"default", "the peer cases: b in {1, 8, 32} x 25200 x 80, realistic", default_lines},
     {"dense", "more than max_det qualify: the compaction's cap and ties", dense_lines},
     {"sizes", "320 / 640 / 1280 px networks: n in {6300, 25200, 102000}", sizes_lines},
+    {"sanitize", "the fewest cases reaching every stage and walk branch (sanitize.sh)",
+     sanitize_lines},
     {NULL, NULL, NULL},
 };
 

@@ -136,7 +136,9 @@ if want sanitize; then
     say ""
     say "## compute-sanitizer"
     OUT="$work/sanitize" KB_BUILD="$BUILD" scripts/sanitize.sh "${ops[@]}" >"$work/sanitize.log" 2>&1 || status=1
-    tail -30 "$work/sanitize/summary.md" 2>/dev/null | tee -a "$summary"
+    # the runs that are not clean, then the counts
+    { grep -E "^\| .* \| (TIMEOUT|[0-9]+ reports|kbench exit [0-9]+) \|" "$work/sanitize/summary.md"
+        tail -1 "$work/sanitize/summary.md"; } 2>/dev/null | tee -a "$summary"
 fi
 pack
 exit $status

@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
 # sanitize.sh — compute-sanitizer memcheck, racecheck, initcheck and synccheck
-# over every variant of every op on its smoke sweep: `kbench check OP -v
-# VARIANT --sweep smoke --no-isolate` (correctness runs only, no timing; in one
-# process, so that the tool sees every launch). One run per variant and tool,
-# KB_SAN_JOBS at a time. racecheck checks the first KB_SAN_RACE_CASES cases of
-# each smoke sweep (default 2): on an H100, 28 racecheck runs at once got
-# through 0 (rpn_proposals) to 36 (deform_conv2d) smoke rows per variant in
-# 100 s; whole smoke sweeps would take far longer than the ~6 minutes this
-# script is meant to take. Smoke sweeps therefore put small cases first
-# (rpn_proposals: a 128x160 image with 3 levels; its 800x1344 case could not
-# finish under racecheck in 170 s). On a GPU machine:
+# over every variant of every op on its "sanitize" sweep: `kbench check OP -v
+# VARIANT --sweep sanitize --no-isolate` (correctness runs only, no timing; in
+# one process, so that the tool sees every launch). Each op's sanitize sweep
+# (kernels/<op>.c, `kbench list OP`) holds the fewest small cases that reach
+# every branch of every variant, sized so that every tool, racecheck included,
+# runs it whole and the four tools over every variant fit one device call of
+# a few minutes (16 runs at once). explicit_nhwc* run once more with
+# KB_DCN_IM2COL=window, so that the windowed im2col, which only the sweep's
+# largest case picks by itself, is sanitized on every case. On a GPU machine:
 #
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
 #   KB_SAN_TOOLS="memcheck synccheck" scripts/sanitize.sh preprocess
 #
 # KB_SAN_JOBS runs at once (default 16), KB_SAN_TIMEOUT seconds per run
-# (default 150: a run killed there is a TIMEOUT, not clean; racecheck goes
-# first, so the whole takes at most about 2 x 150 s plus the short runs), KB_BUILD the build
-# folder (default build; kbench is built there when missing). Writes under
-# $OUT (default results/sanitize): summary.md (a line per variant x tool, then
-# the first reports of each run that is not clean) and sanitize.tar.gz (every
-# tool log and kbench log). Exit 0 when every run is clean; 1 on any sanitizer
-# report, kbench failure or timeout; 2 without compute-sanitizer or a build.
+# (default 150: a run killed there is a TIMEOUT, not clean), KB_SAN_SWEEP the
+# sweep (default sanitize; smoke is far slower), KB_SAN_RACE_CASES the first N
+# cases only under racecheck (default: all), KB_BUILD the build folder
+# (default build; kbench is built there when missing). Each run's CPU
+# reference gets OMP_NUM_THREADS (default: cores / KB_SAN_JOBS, at least 1).
+# Writes under $OUT (default results/sanitize): summary.md (a table of op,
+# variant, tool, result — clean, N reports, TIMEOUT or kbench's failing exit
+# code — seconds and rows checked; the first reports of each run that is not
+# clean; last, the line "N runs, N clean, N with reports, N timeouts, N failed,
+# wall S s") and sanitize.tar.gz (every tool log and kbench log). Exit 0 when
+# every run is clean; 1 on any sanitizer report, kbench failure or timeout; 2
+# without compute-sanitizer or a build.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-results/sanitize}
@@ -30,7 +34,10 @@ BUILD=${KB_BUILD:-build}
 TOOLS=${KB_SAN_TOOLS:-racecheck memcheck initcheck synccheck} # the slowest first
 JOBS=${KB_SAN_JOBS:-16}
 LIMIT=${KB_SAN_TIMEOUT:-150}
-RACE_CASES=${KB_SAN_RACE_CASES:-2}
+SWEEP=${KB_SAN_SWEEP:-sanitize}
+RACE_CASES=${KB_SAN_RACE_CASES:-}
+threads=$(($(nproc) / JOBS))
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((threads > 0 ? threads : 1))}
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$san" ] || { echo "sanitize.sh: compute-sanitizer not found"; exit 2; }
 if [ ! -x "$BUILD/kbench" ]; then
@@ -43,29 +50,35 @@ mkdir -p "$OUT"
 ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$BUILD/kbench" list --names | grep -v /)
 
-# One variant under one tool: the tool's log, kbench's log, a result line.
+# Each report opens with one of these lines (memcheck, initcheck, racecheck, synccheck).
+report_re="^========= (Invalid|Uninitialized|Host API|Error|Program hit|Barrier|Leaked|Race)"
+
+# One variant under one tool (im2col: a KB_DCN_IM2COL value, or empty): the
+# tool's log, kbench's log and CSV, and a result row of the summary table.
 run_one() {
-    local op=$1 variant=$2 tool=$3 extra=() cases=()
-    local base="$work/$op.$variant.$tool"
+    local op=$1 variant=$2 tool=$3 im2col=$4 extra=() cases=() env=() name=$2
+    [ -n "$im2col" ] && env=(KB_DCN_IM2COL="$im2col") name="$variant [KB_DCN_IM2COL=$im2col]"
+    local base="$work/$op.$variant${im2col:+.$im2col}.$tool"
     [ "$tool" = memcheck ] && extra=(--leak-check full)
-    [ "$tool" = racecheck ] && cases=(--max-cases "$RACE_CASES")
+    [ "$tool" = racecheck ] && [ -n "$RACE_CASES" ] && cases=(--max-cases "$RACE_CASES")
     local t0=$SECONDS
-    timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
-        --print-limit 20 --log-file "$base.san.log" \
-        "$BUILD/kbench" check "$op" -v "$variant" --sweep smoke "${cases[@]}" --no-isolate -q -o "$base.csv" \
-        >"$base.kbench.log" 2>&1
-    local rc=$? result reports
-    # Each report opens with one of these lines (memcheck, initcheck, racecheck, synccheck).
-    reports=$(grep -cE "^========= (Invalid|Uninitialized|Host API|Error|Program hit|Barrier|Leaked|Race)" \
-        "$base.san.log")
+    env ${env[@]+"${env[@]}"} timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" \
+        --error-exitcode 99 --print-limit 20 --log-file "$base.san.log" \
+        "$BUILD/kbench" check "$op" -v "$variant" --sweep "$SWEEP" ${cases[@]+"${cases[@]}"} \
+        --no-isolate -q -o "$base.csv" >"$base.kbench.log" 2>&1
+    local rc=$? result reports rows
+    # The tool's own count where it prints one, else the reports' first lines.
+    reports=$(grep -oE "ERROR SUMMARY: [0-9]+" "$base.san.log" 2>/dev/null | tail -1 | grep -oE "[0-9]+$")
+    [ -n "$reports" ] || reports=$(grep -cE "$report_re" "$base.san.log" 2>/dev/null)
     case $rc in
     0) result=clean ;;
-    99) result=REPORTS ;;
-    137) result="TIMEOUT (${LIMIT} s)" ;;
+    99) result="$((reports > 0 ? reports : 1)) reports" ;;
+    137) result="TIMEOUT" ;;
     *) result="kbench exit $rc" ;;
     esac
-    echo "| $op/$variant | $tool | $result | $reports | $(grep -vc '^#' "$base.csv" 2>/dev/null) | $((SECONDS - t0)) |" \
-        >"$base.result"
+    rows=$(grep -vc '^#' "$base.csv" 2>/dev/null) # the header, then one line per row
+    rows=$((rows > 0 ? rows - 1 : 0))
+    echo "| $op | $name | $tool | $result | $((SECONDS - t0)) | $rows |" >"$base.result"
 }
 
 start=$SECONDS
@@ -73,41 +86,52 @@ for tool in $TOOLS; do
     for op in "${ops[@]}"; do
         mapfile -t variants < <("$BUILD/kbench" list --names | grep "^$op/" | cut -d/ -f2)
         for variant in "${variants[@]}"; do
-            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-            run_one "$op" "$variant" "$tool" &
+            modes=("")
+            [ "$op" = deform_conv2d ] && [[ $variant == explicit_nhwc* ]] && modes+=(window)
+            for im2col in "${modes[@]}"; do
+                while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+                run_one "$op" "$variant" "$tool" "$im2col" &
+            done
         done
     done
 done
 wait
+wall=$((SECONDS - start))
 
 results=("$work"/*.result)
+[ -e "${results[0]}" ] || { echo "sanitize.sh: no run (no variant of: ${ops[*]})"; exit 2; }
+count() { cat "${results[@]}" | grep -cE "$1"; }
+n=${#results[@]}
+clean=$(count "\| clean \|")
+reported=$(count "\| [0-9]+ reports \|")
+timeouts=$(count "\| TIMEOUT \|")
+failed=$(count "\| kbench exit [0-9]+ \|")
+last="$n runs, $clean clean, $reported with reports, $timeouts timeouts, $failed failed, wall $wall s"
 {
-    echo "# compute-sanitizer over the smoke sweeps"
+    echo "# compute-sanitizer over the $SWEEP sweeps"
     echo
-    echo "$("$san" --version | tail -1); $(nvidia-smi --query-gpu=name,driver_version \
-        --format=csv,noheader 2>/dev/null); $JOBS at once, ${LIMIT} s each at most;" \
-        "$((SECONDS - start)) s in all"
+    gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+    echo "$("$san" --version | tail -1);${gpu:+ $gpu;} $JOBS at once, ${LIMIT} s each at most," \
+        "OMP_NUM_THREADS=$OMP_NUM_THREADS${RACE_CASES:+; racecheck: the first $RACE_CASES cases}"
     echo
-    echo "| variant | tool | result | reports | csv lines | seconds |"
-    echo "|---|---|---|---:|---:|---:|"
+    echo "| op | variant | tool | result | seconds | rows |"
+    echo "|---|---|---|---|---:|---:|"
     cat "${results[@]}"
-} >"$OUT/summary.md"
-# The first reports of each run that is not clean, so that the summary says what.
-for f in "${results[@]}"; do
-    grep -q "| clean |" "$f" && continue
-    b=${f%.result}
-    {
+    # The first reports of each run that is not clean, so that the summary says what.
+    for f in "${results[@]}"; do
+        grep -q "| clean |" "$f" && continue
+        b=${f%.result}
         echo
         echo "## $(basename "$b")"
         echo '```'
-        grep -m 8 -A2 -E "^========= (Invalid|Uninitialized|Host API|Error|Program hit|Barrier|Leaked|Race)" \
-            "$b.san.log" | grep -vE "Host Frame|Saved host"
+        grep -m 8 -A2 -E "$report_re" "$b.san.log" 2>/dev/null | grep -vE "Host Frame|Saved host"
         tail -3 "$b.kbench.log"
         echo '```'
-    } >>"$OUT/summary.md"
-done
+    done
+    echo
+    echo "$last"
+} >"$OUT/summary.md"
 tar -czf "$OUT/sanitize.tar.gz" -C "$work" .
-clean=$(cat "${results[@]}" | grep -c "| clean |")
-echo "sanitize.sh: $clean of ${#results[@]} runs clean ($((SECONDS - start)) s); see $OUT/summary.md"
 cat "${results[@]}" | grep -v "| clean |"
-[ "$clean" -eq ${#results[@]} ]
+echo "sanitize.sh: $last; see $OUT/summary.md"
+[ "$clean" -eq "$n" ]

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# scripts/sanitize.sh's runs and summary, with a stub compute-sanitizer and a
+# stub kbench (no GPU needed): each variant is checked on the sanitize sweep
+# under every tool, racecheck on all its cases; explicit_nhwc* once more with
+# KB_DCN_IM2COL=window; the summary's table says clean, N reports, TIMEOUT or
+# kbench's exit code per run, and its last line counts them.
+set -u
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # check WHAT COMMAND...: the command succeeds
+    local what=$1
+    shift
+    if "$@"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $what"
+    fi
+}
+
+mkdir -p "$tmp/bin" "$tmp/build"
+# kbench: two ops; `check` logs its arguments and KB_DCN_IM2COL, writes a CSV of 2 rows.
+cat >"$tmp/build/kbench" <<'STUB'
+#!/usr/bin/env bash
+if [ "$1" = list ]; then
+    printf '%s\n' opa opa/good opa/bad opa/slow opa/fails deform_conv2d \
+        deform_conv2d/explicit_nhwc deform_conv2d/implicit_gemm
+    exit 0
+fi
+echo "$* KB_DCN_IM2COL=${KB_DCN_IM2COL:-}" >>"$STUB_LOG"
+while [ $# -gt 0 ]; do [ "$1" = -o ] && printf '# kbench\nop,variant\nx,y\nx,y\n' >"$2"; shift; done
+STUB
+# compute-sanitizer: runs kbench; by variant: reports (bad), hangs (slow), kbench fails (fails).
+cat >"$tmp/bin/compute-sanitizer" <<'STUB'
+#!/usr/bin/env bash
+[ "$1" = --version ] && { echo "stub compute-sanitizer"; exit 0; }
+while [ "${1#--}" != "$1" ]; do
+    [ "$1" = --log-file ] && log=$2
+    shift 2
+done
+"$@"
+case " $* " in
+*" -v bad "*)
+    printf '========= Invalid __global__ read of size 4 bytes\n%.0s' 1 2 >"$log"
+    echo "========= ERROR SUMMARY: 2 errors" >>"$log"
+    exit 99 ;;
+*" -v slow "*) sleep 30 ;;
+*" -v fails "*) echo "========= ERROR SUMMARY: 0 errors" >"$log"; exit 1 ;;
+esac
+echo "========= ERROR SUMMARY: 0 errors" >"$log"
+STUB
+chmod +x "$tmp/build/kbench" "$tmp/bin/compute-sanitizer"
+
+out=$(PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/calls" OUT="$tmp/out" KB_BUILD="$tmp/build" \
+    KB_SAN_TOOLS="racecheck memcheck" KB_SAN_JOBS=4 KB_SAN_TIMEOUT=3 \
+    bash "$repo/scripts/sanitize.sh" 2>&1)
+rc=$?
+sum="$tmp/out/summary.md"
+check "exit 1 when a run is not clean (got $rc)" [ $rc -eq 1 ]
+check "every check runs the sanitize sweep" \
+    [ "$(grep -c -- '--sweep sanitize ' "$tmp/calls")" -eq 14 ]
+check "racecheck checks every case (no --max-cases)" [ "$(grep -c -- --max-cases "$tmp/calls")" -eq 0 ]
+check "explicit_nhwc runs once more per tool with KB_DCN_IM2COL=window" \
+    [ "$(grep -c "explicit_nhwc .*KB_DCN_IM2COL=window" "$tmp/calls")" -eq 2 ]
+check "only explicit_nhwc* get KB_DCN_IM2COL" [ "$(grep -c "KB_DCN_IM2COL=window" "$tmp/calls")" -eq 2 ]
+row() { grep -qE "^\| $1 \| [0-9]+ \| 2 \|$" "$sum"; }
+check "table: clean" row "opa \| good \| racecheck \| clean"
+check "table: reports counted" row "opa \| bad \| memcheck \| 2 reports"
+check "table: kbench's failure" row "opa \| fails \| racecheck \| kbench exit 1"
+check "table: the window run" \
+    row "deform_conv2d \| explicit_nhwc \[KB_DCN_IM2COL=window\] \| memcheck \| clean"
+check "table: a timeout" row "opa \| slow \| memcheck \| TIMEOUT"
+check "the first reports of a run that is not clean" \
+    grep -q "Invalid __global__ read of size 4 bytes" "$sum"
+check "last line counts the runs" \
+    grep -qE "^14 runs, 8 clean, 2 with reports, 2 timeouts, 2 failed, wall [0-9]+ s$" \
+    <(tail -1 "$sum")
+check "stdout ends with the same count" grep -qE "14 runs, 8 clean, .* see " <<<"$out"
+check "the logs are kept" tar -xzf "$tmp/out/sanitize.tar.gz" -C "$tmp" ./opa.bad.memcheck.san.log
+
+# KB_SAN_RACE_CASES limits racecheck alone.
+: >"$tmp/calls"
+PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/calls" OUT="$tmp/out2" KB_BUILD="$tmp/build" \
+    KB_SAN_TOOLS="racecheck memcheck" KB_SAN_RACE_CASES=2 bash "$repo/scripts/sanitize.sh" \
+    deform_conv2d >/dev/null 2>&1
+check "KB_SAN_RACE_CASES=2: racecheck's runs take --max-cases 2, memcheck's all" \
+    [ "$(grep -c -- "--max-cases 2 " "$tmp/calls")" -eq 3 ]
+check "a list of ops narrows the runs" [ "$(wc -l <"$tmp/calls")" -eq 6 ]
+
+echo "sanitize.sh summary: $pass passed, $fail failed"
+[ $fail -eq 0 ]
