@@ -33,8 +33,12 @@ static void run_help(const char *cmd) {
          "                      from the working directory, else from the FILE's folder; in\n"
          "                      a named sweep, from the source tree; in -a, from the working\n"
          "                      directory\n"
-         "  --max-cases N       only the first N cases of each op's sweep (a quick look;\n"
-         "                      compute-sanitizer's racecheck)\n"
+         "  --max-cases N       only the first N cases of each op's sweep (a quick look)\n"
+         "  --first-case K      skip the first K cases of each op's sweep (with --max-cases 1:\n"
+         "                      case K alone, as scripts/sanitize.sh runs racecheck)\n"
+         "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
+         "                      (op, variant, params; tab-separated), and run nothing: no\n"
+         "                      device, no file written\n"
          "  -v, --variant V,..  only these variants (default: all of the op)\n"
          "  --seed N            inputs are made from this seed (default 1)\n"
          "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead (checked\n"
@@ -98,7 +102,8 @@ typedef struct run_args {
     const char *outputs[KB_MAX_OUTPUTS];
     int noutputs, quiet, overwrite;
     int timeout_given;
-    long device, fuzz, max_cases; /* max_cases: -1 for all */
+    long device, fuzz, max_cases, first_case; /* max_cases: -1 for all */
+    int dry_run;
     kb_format format;
     kb_run_opts opts;
 } run_args;
@@ -163,6 +168,12 @@ static int parse_args(int argc, char **argv, run_args *a) {
             if (kb_opt_int(cmd, o, v, 0, 1023, &a->device) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--max-cases") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->max_cases) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--first-case") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->first_case) != KB_OK)
+                return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--dry-run") == 0) {
+            a->dry_run = 1;
+            takes = 0;
         } else if (strcmp(o, "--fuzz") == 0 && !a->opts.timing) {
             if (kb_opt_int(cmd, o, v, 0, KB_MAX_CASES, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--no-check") == 0 && a->opts.timing) {
@@ -435,6 +446,30 @@ static void begin_printers(void *ctx, const kb_device *dev, int sm_clock_now_mhz
     bc->begun = 1;
 }
 
+/* --dry-run: the pairs the plan holds, less those a variant declines as
+ * another function of the op (supports() without a device refuses nothing
+ * else), in the order a run takes them. */
+static int dry_run(const run_args *a, const kb_case_list *cases, const kb_variant **variants,
+                   kb_runner *r) {
+    kb_error e;
+    if (kb_runner_plan(r, cases, variants, &e) != KB_OK) {
+        fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    int shown = 0;
+    for (int p = 0; p < r->npairs; p++) {
+        const kb_case *c = &cases->cases[r->pairs[p].c];
+        const kb_variant *v = variants[r->pairs[p].v];
+        if (v->impl->supports(c, &e) == KB_NOT_APPLICABLE) continue;
+        char params[1024];
+        kb_case_format(c, params, sizeof params);
+        printf("%s\t%s\t%s\n", v->op, v->name, params);
+        shown++;
+    }
+    fprintf(stderr, "%d pair(s) of %d case(s); nothing was run\n", shown, cases->count);
+    return KB_EXIT_OK;
+}
+
 static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
                       kb_runner *rp, int *have_runner) {
     const run_args a = *ap;
@@ -470,6 +505,12 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, cp, &e)
                         : kb_expand_line(op, "", a.specs, a.nspecs, cp, &e);
         if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+        if (a.first_case > 0) { /* drop the sweep's first K cases of this op */
+            int skip = cp->count - first < a.first_case ? cp->count - first : (int)a.first_case;
+            memmove(&cp->cases[first], &cp->cases[first + skip],
+                    (size_t)(cp->count - first - skip) * sizeof *cp->cases);
+            cp->count -= skip;
+        }
         if (a.max_cases >= 0 && cp->count - first > a.max_cases)
             cp->count = first + (int)a.max_cases;
         int added = 0;
@@ -479,8 +520,15 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     }
     variants[nvar] = NULL;
     kb_error de;
-    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK)
-        return kb_usage_error(a.cmd, "%s", de.msg);
+    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK) return kb_usage_error(a.cmd, "%s", de.msg);
+    if (a.dry_run) {
+        if (kb_runner_init(rp, &a.opts, &de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
+        *have_runner = 1;
+        return dry_run(&a, cp, variants, rp);
+    }
 
     /* Output files, still before the device: every problem with them is
      * usage, and nothing named is touched until a row exists. */

@@ -55,12 +55,14 @@ report_re="^========= (Invalid|Uninitialized|Host API|Error|Program hit|Barrier|
 
 # One variant under one tool (im2col: a KB_DCN_IM2COL value, or empty): the
 # tool's log, kbench's log and CSV, and a result row of the summary table.
+# A fifth argument K runs case K of the sweep alone (racecheck: see below).
 run_one() {
-    local op=$1 variant=$2 tool=$3 im2col=$4 extra=() cases=() env=() name=$2
+    local op=$1 variant=$2 tool=$3 im2col=$4 one=${5:-} extra=() cases=() env=() name=$2
     [ -n "$im2col" ] && env=(KB_DCN_IM2COL="$im2col") name="$variant [KB_DCN_IM2COL=$im2col]"
-    local base="$work/$op.$variant${im2col:+.$im2col}.$tool"
+    local base="$work/$op.$variant${im2col:+.$im2col}.$tool${one:+.case$one}"
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     [ "$tool" = racecheck ] && [ -n "$RACE_CASES" ] && cases=(--max-cases "$RACE_CASES")
+    [ -n "$one" ] && cases=(--first-case "$one" --max-cases 1)
     local t0=$SECONDS
     env ${env[@]+"${env[@]}"} timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" \
         --error-exitcode 99 --print-limit 20 --log-file "$base.san.log" \
@@ -81,6 +83,11 @@ run_one() {
     echo "| $op | $name | $tool | $result | $((SECONDS - t0)) | $rows |" >"$base.result"
 }
 
+# racecheck is the slow tool (10-100x on kernels that live in shared
+# memory): it runs each case of a variant in a process of its own, so the
+# cases of one variant share the JOBS slots instead of running end to end
+# (one process took over 150 s on topk's, rpn's and yolo's sweeps), and
+# the runs of a variant are joined into one row of the summary afterwards.
 start=$SECONDS
 for tool in $TOOLS; do
     for op in "${ops[@]}"; do
@@ -88,15 +95,48 @@ for tool in $TOOLS; do
         for variant in "${variants[@]}"; do
             modes=("")
             [ "$op" = deform_conv2d ] && [[ $variant == explicit_nhwc* ]] && modes+=(window)
+            each=("")
+            if [ "$tool" = racecheck ] && [ -z "$RACE_CASES" ]; then
+                n=$("$BUILD/kbench" check "$op" -v "$variant" --sweep "$SWEEP" --dry-run 2>/dev/null |
+                    wc -l)
+                mapfile -t each < <(seq 0 $((n - 1)))
+            fi
             for im2col in "${modes[@]}"; do
-                while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-                run_one "$op" "$variant" "$tool" "$im2col" &
+                for one in "${each[@]}"; do
+                    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+                    run_one "$op" "$variant" "$tool" "$im2col" "$one" &
+                done
             done
         done
     done
 done
 wait
 wall=$((SECONDS - start))
+# One row per variant and tool: the per-case runs' worst result, their
+# longest time and their rows together.
+for first in "$work"/*.case0.result; do
+    [ -e "$first" ] || continue
+    stem=${first%.case0.result}
+    parts=("$stem".case*.result)
+    IFS='|' read -r _ op name tool _ <"$first"
+    worst=clean secs=0 rows=0 reports=0
+    for f in "${parts[@]}"; do
+        IFS='|' read -r _ _ _ _ res t r _ <"$f"
+        res=$(echo $res) t=$(echo $t) r=$(echo $r)
+        [ "$t" -gt "$secs" ] && secs=$t
+        rows=$((rows + r))
+        case $res in
+        TIMEOUT) worst=TIMEOUT ;;
+        *reports) reports=$((reports + ${res%% *})); [ "$worst" = clean ] && worst=reports ;;
+        clean) ;;
+        *) [ "$worst" = clean ] || [ "$worst" = reports ] && worst=$res ;;
+        esac
+    done
+    [ "$worst" = reports ] && worst="$reports reports"
+    echo "|$op|$name|$tool| $worst | $secs | $rows |" | sed -E 's/\| +/| /g; s/ +\|/ |/g' \
+        >"$stem.result"
+    for f in "${parts[@]}"; do mv "$f" "${f%.result}.part"; done
+done
 
 results=("$work"/*.result)
 [ -e "${results[0]}" ] || { echo "sanitize.sh: no run (no variant of: ${ops[*]})"; exit 2; }

@@ -142,6 +142,20 @@ if ! nvidia-smi >/dev/null 2>&1; then
     rm -rf "$out"
 fi
 
+# ---- --dry-run: the pairs a run would do, without a device; --first-case picks cases ----
+expect 0 "^nms	bitmask_host	n=0 iou=0.5 classes=1 max_out=0 dist=uniform" -- check nms --sweep smoke --dry-run
+check "--dry-run lists every (variant, case) pair: 4 variants x the smoke cases" \
+    test "$("$k" check nms --sweep smoke --dry-run 2>/dev/null | wc -l)" -eq \
+    "$((4 * $("$k" check nms --sweep smoke --dry-run -v blockwalk 2>/dev/null | wc -l)))"
+expect 0 "4 pair\(s\) of 1 case\(s\); nothing was run" -- \
+    check nms --sweep smoke --dry-run --first-case 2 --max-cases 1
+check "--first-case 2 --max-cases 1 is the third case alone" \
+    test "$("$k" check nms --sweep smoke --dry-run --first-case 2 --max-cases 1 -v blockwalk 2>/dev/null)" = \
+    "$("$k" check nms --sweep smoke --dry-run -v blockwalk 2>/dev/null | sed -n 3p)"
+check "--dry-run leaves out pairs of another function of the op" \
+    bash -c '! "$1" check preprocess -a interp=nearest --dry-run 2>/dev/null | grep -q bilinear' _ "$k"
+expect 2 "--first-case -1: expected an integer" -- check nms --first-case -1
+
 # ---- inputs and sweeps are validated before the device (exit 2, naming the problem) ----
 vt=$(mktemp -d)
 mkdir -p "$vt/sub"

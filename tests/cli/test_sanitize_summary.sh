@@ -29,6 +29,8 @@ if [ "$1" = list ]; then
         deform_conv2d/explicit_nhwc deform_conv2d/implicit_gemm
     exit 0
 fi
+# --dry-run: two cases of the sweep (one pair a line), nothing logged
+if [[ " $* " == *" --dry-run "* ]]; then printf 'op\tv\tn=1\nop\tv\tn=2\n'; exit 0; fi
 echo "$* KB_DCN_IM2COL=${KB_DCN_IM2COL:-}" >>"$STUB_LOG"
 while [ $# -gt 0 ]; do [ "$1" = -o ] && printf '# kbench\nop,variant\nx,y\nx,y\n' >"$2"; shift; done
 STUB
@@ -59,16 +61,21 @@ out=$(PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/calls" OUT="$tmp/out" KB_BUILD="$tmp/
 rc=$?
 sum="$tmp/out/summary.md"
 check "exit 1 when a run is not clean (got $rc)" [ $rc -eq 1 ]
+# 7 runs a tool; racecheck's each in a process per case (the stub's 2)
 check "every check runs the sanitize sweep" \
-    [ "$(grep -c -- '--sweep sanitize ' "$tmp/calls")" -eq 14 ]
-check "racecheck checks every case (no --max-cases)" [ "$(grep -c -- --max-cases "$tmp/calls")" -eq 0 ]
+    [ "$(grep -c -- '--sweep sanitize ' "$tmp/calls")" -eq 21 ]
+check "racecheck runs each case alone" \
+    [ "$(grep -c -- '--first-case 0 --max-cases 1 ' "$tmp/calls")/$(grep -c -- \
+        '--first-case 1 --max-cases 1 ' "$tmp/calls")" = 7/7 ]
+check "memcheck runs the sweep whole" [ "$(grep -c -- "--max-cases" "$tmp/calls")" -eq 14 ]
 check "explicit_nhwc runs once more per tool with KB_DCN_IM2COL=window" \
-    [ "$(grep -c "explicit_nhwc .*KB_DCN_IM2COL=window" "$tmp/calls")" -eq 2 ]
-check "only explicit_nhwc* get KB_DCN_IM2COL" [ "$(grep -c "KB_DCN_IM2COL=window" "$tmp/calls")" -eq 2 ]
-row() { grep -qE "^\| $1 \| [0-9]+ \| 2 \|$" "$sum"; }
-check "table: clean" row "opa \| good \| racecheck \| clean"
+    [ "$(grep -c "explicit_nhwc .*KB_DCN_IM2COL=window" "$tmp/calls")" -eq 3 ]
+check "only explicit_nhwc* get KB_DCN_IM2COL" [ "$(grep -c "KB_DCN_IM2COL=window" "$tmp/calls")" -eq 3 ]
+row() { grep -qE "^\| $1 \| [0-9]+ \| ${2:-2} \|$" "$sum"; }
+check "table: clean, racecheck's cases joined" row "opa \| good \| racecheck \| clean" 4
 check "table: reports counted" row "opa \| bad \| memcheck \| 2 reports"
-check "table: kbench's failure" row "opa \| fails \| racecheck \| kbench exit 1"
+check "table: kbench's failure" row "opa \| fails \| racecheck \| kbench exit 1" 4
+check "table: racecheck's reports added up" row "opa \| bad \| racecheck \| 4 reports" 4
 check "table: the window run" \
     row "deform_conv2d \| explicit_nhwc \[KB_DCN_IM2COL=window\] \| memcheck \| clean"
 check "table: a timeout" row "opa \| slow \| memcheck \| TIMEOUT"
