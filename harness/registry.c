@@ -46,6 +46,8 @@ const kb_variant kb_variants[] = {
      &kb_preprocess_letterbox_warpaffine},
     {"preprocess", "letterbox_vec", "letterbox, 4 px per thread, 16 B plane stores", 0,
      &kb_preprocess_letterbox_vec},
+    {"preprocess", "nearest_seed", "the CUDA ports' nearest: (int)(x * (float)in/out), per pixel",
+     KB_INEXACT, &kb_preprocess_nearest_seed},
     /* deform_conv2d: rows here */
     {"deform_conv2d", "explicit_gemm_i64", "im2col columns + cuBLAS per group (torchvision), int64",
      KB_INDEX64, &kb_deform_conv2d_explicit_gemm_i64},
