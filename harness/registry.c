@@ -49,7 +49,11 @@ const kb_variant kb_variants[] = {
     {"preprocess", "nearest_seed", "the CUDA ports' nearest: (int)(x * (float)in/out), per pixel",
      KB_INEXACT, &kb_preprocess_nearest_seed},
     /* deform_conv2d: rows here */
-    {"deform_conv2d", "explicit_gemm_i64", "im2col columns + cuBLAS per group (torchvision), int64",
+    {"deform_conv2d", "explicit_torchvision",
+     "torchvision's: im2col of <= 32 images, cublasSgemm per group, transpose, + bias; int64",
+     KB_INDEX64, &kb_deform_conv2d_explicit_torchvision},
+    {"deform_conv2d", "explicit_gemm_i64",
+     "per-image columns in blocks, one batched cuBLAS GEMM per group onto the bias, int64",
      KB_INDEX64, &kb_deform_conv2d_explicit_gemm_i64},
     {"deform_conv2d", "explicit_gemm_i32", "im2col columns + cuBLAS per group, int32 indices",
      KB_INDEX32, &kb_deform_conv2d_explicit_gemm_i32},
