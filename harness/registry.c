@@ -122,6 +122,9 @@ const kb_variant kb_variants[] = {
      &kb_yolo_decode_scan_greedy},
     {"yolo_decode", "fused_batch", "one launch, a block per image: compact, select, sort, greedy",
      0, &kb_yolo_decode_fused_batch},
+    {"yolo_decode", "seed_fastnms",
+     "the ports' decode (atomicAdd, float count) + fast_nms_kernel, per image, unsorted",
+     KB_NONDETERMINISTIC | KB_INEXACT, &kb_yolo_decode_seed_fastnms},
 #ifdef KB_WITH_FAULTY
     KB_FAULTY_VARIANTS
 #endif
