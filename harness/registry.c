@@ -46,8 +46,14 @@ const kb_variant kb_variants[] = {
      &kb_preprocess_letterbox_warpaffine},
     {"preprocess", "letterbox_vec", "letterbox, 4 px per thread, 16 B plane stores", 0,
      &kb_preprocess_letterbox_vec},
+    {"preprocess", "nearest_seed", "the CUDA ports' nearest: (int)(x * (float)in/out), per pixel",
+     KB_INEXACT, &kb_preprocess_nearest_seed},
     /* deform_conv2d: rows here */
-    {"deform_conv2d", "explicit_gemm_i64", "im2col columns + cuBLAS per group (torchvision), int64",
+    {"deform_conv2d", "explicit_torchvision",
+     "torchvision's: im2col of <= 32 images, cublasSgemm per group, transpose, + bias; int64",
+     KB_INDEX64, &kb_deform_conv2d_explicit_torchvision},
+    {"deform_conv2d", "explicit_gemm_i64",
+     "per-image columns in blocks, one batched cuBLAS GEMM per group onto the bias, int64",
      KB_INDEX64, &kb_deform_conv2d_explicit_gemm_i64},
     {"deform_conv2d", "explicit_gemm_i32", "im2col columns + cuBLAS per group, int32 indices",
      KB_INDEX32, &kb_deform_conv2d_explicit_gemm_i32},
@@ -116,6 +122,9 @@ const kb_variant kb_variants[] = {
      &kb_yolo_decode_scan_greedy},
     {"yolo_decode", "fused_batch", "one launch, a block per image: compact, select, sort, greedy",
      0, &kb_yolo_decode_fused_batch},
+    {"yolo_decode", "seed_fastnms",
+     "the ports' decode (atomicAdd, float count) + fast_nms_kernel, per image, unsorted",
+     KB_NONDETERMINISTIC | KB_INEXACT, &kb_yolo_decode_seed_fastnms},
 #ifdef KB_WITH_FAULTY
     KB_FAULTY_VARIANTS
 #endif

@@ -96,6 +96,7 @@ extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16;
+extern const kb_variant_impl kb_deform_conv2d_explicit_torchvision;
 
 #ifdef __cplusplus
 }

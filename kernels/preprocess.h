@@ -20,11 +20,16 @@ extern "C" {
 
 typedef enum kb_pp_interp { KB_PP_NEAREST, KB_PP_BILINEAR, KB_PP_LETTERBOX } kb_pp_interp;
 
+/* Which nearest index rule: OpenCV's (the op's semantics), or the float
+ * scale of the common CUDA ports (the nearest_seed variant, KB_INEXACT). */
+typedef enum kb_pp_nn_rule { KB_PP_NN_OPENCV, KB_PP_NN_FLOAT_SCALE } kb_pp_nn_rule;
+
 enum { KB_PP_BORDER = 114 }; /* YOLOv5's letterbox grey */
 
 typedef struct kb_pp_params {
     int n, in_h, in_w, out_h, out_w;
     kb_pp_interp interp;
+    kb_pp_nn_rule nn_rule;     /* KB_PP_NN_OPENCV unless a variant says otherwise */
     kb_dtype out_dtype;        /* KB_F32 or KB_F16 */
     float mean[3], inv_std[3]; /* in output (RGB) channel order */
     float d2i[6];              /* letterbox: network -> source affine, [2x3] row-major */
@@ -33,6 +38,11 @@ typedef struct kb_pp_params {
 /* Everything a variant or the reference needs, derived once from the case. */
 kb_pp_params kb_pp_params_of(const kb_case *c);
 
+/* The CPU truth of the rule p states (reference/preprocess.c) into an
+ * allocated `out`: the op's reference with p = kb_pp_params_of(case), the
+ * float-scale nearest rule's with p.nn_rule = KB_PP_NN_FLOAT_SCALE. */
+void kb_pp_reference_params(const kb_pp_params *p, const uint8_t *images, kb_tensor *out);
+
 extern const kb_op kb_op_preprocess;
 extern const kb_variant_impl kb_preprocess_nearest_naive;
 extern const kb_variant_impl kb_preprocess_bilinear_naive;
@@ -40,6 +50,7 @@ extern const kb_variant_impl kb_preprocess_nearest_vec;
 extern const kb_variant_impl kb_preprocess_bilinear_vec;
 extern const kb_variant_impl kb_preprocess_letterbox_warpaffine;
 extern const kb_variant_impl kb_preprocess_letterbox_vec;
+extern const kb_variant_impl kb_preprocess_nearest_seed;
 
 #ifdef __cplusplus
 }
@@ -56,10 +67,27 @@ extern const kb_variant_impl kb_preprocess_letterbox_vec;
 #define kb_pp_add(a, b) ((float)(a) + (float)(b))
 #endif
 
-/* OpenCV INTER_NEAREST: src = floor(dst * in / out), exact in integers
- * (OpenCV rounds through a double scale; this is the rational truth). */
+/* OpenCV INTER_NEAREST, as resizeNN computes it: fx = (double)out / in,
+ * ifx = 1./fx, src = min(cvFloor(dst * ifx), in - 1), all in double. Not the
+ * rational floor(dst * in / out): where dst * in / out is an integer, ifx
+ * rounded below in/out puts the product just under it, e.g. in 128 -> out
+ * 644: 161 * ifx = 31.999... gives 31, not 32. */
 KB_HD int kb_pp_nearest_src(int dst, int in, int out) {
-    return (int)(((long long)dst * in) / out);
+    double ifx = 1.0 / ((double)out / (double)in);
+    int s = (int)floor((double)dst * ifx);
+    return s < in - 1 ? s : in - 1;
+}
+
+/* The common CUDA ports' nearest: a float scale in/out computed once, src =
+ * (int)(dst * scale), clamped to the last pixel (the float product can
+ * reach `in` for large sizes). Differs from OpenCV's rule on some pixels,
+ * e.g. 500 -> 480: 120 * 1.0416666f = 124.99999 gives 124, OpenCV 125. */
+KB_HD float kb_pp_nearest_scale_f32(int in, int out) {
+    return (float)in / (float)out;
+}
+KB_HD int kb_pp_nearest_src_f32(int dst, float scale, int in) {
+    int s = (int)floorf(kb_pp_mul((float)dst, scale));
+    return s < in - 1 ? s : in - 1;
 }
 
 /* OpenCV INTER_LINEAR along one axis: half-pixel centres, computed in float,
@@ -152,8 +180,14 @@ KB_HD void kb_pp_sample(const kb_pp_params *p, const unsigned char *img, int dx,
         return;
     }
     if (p->interp == KB_PP_NEAREST) {
-        int sx = kb_pp_nearest_src(dx, p->in_w, p->out_w);
-        int sy = kb_pp_nearest_src(dy, p->in_h, p->out_h);
+        int sx, sy;
+        if (p->nn_rule == KB_PP_NN_FLOAT_SCALE) {
+            sx = kb_pp_nearest_src_f32(dx, kb_pp_nearest_scale_f32(p->in_w, p->out_w), p->in_w);
+            sy = kb_pp_nearest_src_f32(dy, kb_pp_nearest_scale_f32(p->in_h, p->out_h), p->in_h);
+        } else {
+            sx = kb_pp_nearest_src(dx, p->in_w, p->out_w);
+            sy = kb_pp_nearest_src(dy, p->in_h, p->out_h);
+        }
         const unsigned char *px = img + ((long long)sy * p->in_w + sx) * 3;
         for (int c = 0; c < 3; c++) rgb[c] = px[2 - c];
         return;

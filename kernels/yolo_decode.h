@@ -37,6 +37,7 @@ extern const kb_variant_impl kb_yolo_decode_atomic_fastnms;
 extern const kb_variant_impl kb_yolo_decode_atomic_bitmask;
 extern const kb_variant_impl kb_yolo_decode_scan_greedy;
 extern const kb_variant_impl kb_yolo_decode_fused_batch;
+extern const kb_variant_impl kb_yolo_decode_seed_fastnms;
 
 /* Everything a kernel needs, derived once from the case. */
 typedef struct kb_yolo_params {
@@ -107,6 +108,12 @@ KB_HD float kb_yolo_key_score(uint64_t key) {
 int kb_yolo_decode_run_ref(const kb_case *c, const kb_tensors *in, kb_tensors *out, int fast,
                            kb_error *e);
 int kb_yolo_decode_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
+/* The candidates of one image (pred: its [n, 5+c] rows, d2i: its affine):
+ * the qualifying predictions ranked by kb_yolo_key, the first max_det, with
+ * their boxes [m][4] and classes. keys has room for n, boxes and classes for
+ * min(n, max_det). Returns m. */
+int64_t kb_yolo_candidates(const kb_yolo_params *p, const float *pred, const float *d2i,
+                           uint64_t *keys, float *boxes, int32_t *cls);
 /* How many predictions of image img qualify (before the max_det cap). */
 int64_t kb_yolo_qualifying(const kb_case *c, const kb_tensors *in, int64_t img);
 

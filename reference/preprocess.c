@@ -5,10 +5,8 @@
 
 #include <stdint.h>
 
-int kb_preprocess_reference(const kb_case *cs, const kb_tensors *in, kb_tensors *out, kb_error *e) {
-    kb_pp_params p = kb_pp_params_of(cs);
-    const uint8_t *images = kb_tensors_get(in, "image")->data;
-    kb_tensor *o = kb_tensors_find(out, "out");
+void kb_pp_reference_params(const kb_pp_params *pp, const uint8_t *images, kb_tensor *o) {
+    const kb_pp_params p = *pp;
     size_t plane = (size_t)p.out_h * p.out_w, in_one = (size_t)p.in_h * p.in_w * 3;
     for (int b = 0; b < p.n; b++) {
         const uint8_t *img = images + b * in_one;
@@ -27,6 +25,11 @@ int kb_preprocess_reference(const kb_case *cs, const kb_tensors *in, kb_tensors 
                 }
             }
     }
+}
+
+int kb_preprocess_reference(const kb_case *cs, const kb_tensors *in, kb_tensors *out, kb_error *e) {
+    kb_pp_params p = kb_pp_params_of(cs);
+    kb_pp_reference_params(&p, kb_tensors_get(in, "image")->data, kb_tensors_find(out, "out"));
     (void)e;
     return KB_OK;
 }

@@ -29,12 +29,9 @@ int64_t kb_yolo_qualifying(const kb_case *c, const kb_tensors *in, int64_t img) 
     return count;
 }
 
-/* One image: returns the count written to dets, or -1 (out of memory). */
-static int64_t one_image(const kb_yolo_params *p, const float *pred, const float *d2i, int fast,
-                         float *dets) {
+int64_t kb_yolo_candidates(const kb_yolo_params *p, const float *pred, const float *d2i,
+                           uint64_t *keys, float *boxes, int32_t *cls) {
     size_t stride = (size_t)(5 + p->c), n = (size_t)p->n;
-    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
-    if (!keys) return -1;
     int64_t m = 0;
     for (size_t i = 0; i < n; i++) {
         float s;
@@ -44,21 +41,30 @@ static int64_t one_image(const kb_yolo_params *p, const float *pred, const float
     }
     qsort(keys, (size_t)m, sizeof *keys, by_key);
     if (m > p->max_det) m = p->max_det;
-    float *boxes = malloc((size_t)(m ? m : 1) * 4 * sizeof *boxes);
-    int32_t *cls = malloc((size_t)(m ? m : 1) * sizeof *cls);
-    int64_t *order = malloc((size_t)(m ? m : 1) * sizeof *order);
-    int32_t *keep = malloc((size_t)(m ? m : 1) * sizeof *keep);
+    for (int64_t r = 0; r < m; r++) {
+        const float *row = pred + (size_t)(uint32_t)keys[r] * stride;
+        float s;
+        int k = 0;
+        kb_yolo_score(row, p->c, p->conf, &s, &k);
+        kb_yolo_box(row, d2i, p->src_w, p->src_h, boxes + 4 * r);
+        cls[r] = k;
+    }
+    return m;
+}
+
+/* One image: returns the count written to dets, or -1 (out of memory). */
+static int64_t one_image(const kb_yolo_params *p, const float *pred, const float *d2i, int fast,
+                         float *dets) {
+    size_t n = (size_t)p->n, cap = (size_t)(p->max_det < p->n ? p->max_det : p->n);
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    float *boxes = malloc((cap ? cap : 1) * 4 * sizeof *boxes);
+    int32_t *cls = malloc((cap ? cap : 1) * sizeof *cls);
+    int64_t *order = malloc((cap ? cap : 1) * sizeof *order);
+    int32_t *keep = malloc((cap ? cap : 1) * sizeof *keep);
     int64_t nk = -1;
-    if (boxes && cls && order && keep) {
-        for (int64_t r = 0; r < m; r++) {
-            const float *row = pred + (size_t)(uint32_t)keys[r] * stride;
-            float s;
-            int k = 0;
-            kb_yolo_score(row, p->c, p->conf, &s, &k);
-            kb_yolo_box(row, d2i, p->src_w, p->src_h, boxes + 4 * r);
-            cls[r] = k;
-            order[r] = r;
-        }
+    if (keys && boxes && cls && order && keep) {
+        int64_t m = kb_yolo_candidates(p, pred, d2i, keys, boxes, cls);
+        for (int64_t r = 0; r < m; r++) order[r] = r;
         nk = fast ? kb_nms_fast_ref(boxes, cls, order, m, p->iou, p->max_out, keep)
                   : kb_nms_greedy_ref(boxes, cls, order, m, p->iou, p->max_out, keep);
         for (int64_t k = 0; k < nk; k++) {

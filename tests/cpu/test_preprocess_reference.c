@@ -59,6 +59,72 @@ KB_TEST(nearest_4x4_to_2x2_takes_even_pixels) {
     release(&pc);
 }
 
+/* B = source row, G = source column: the output planes show the indices. */
+static void fill_index_image(pp_case *pc, int h, int w) {
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t *px = pixels(pc) + ((size_t)y * w + x) * 3;
+            px[0] = (uint8_t)y;
+            px[1] = (uint8_t)x;
+            px[2] = 0;
+        }
+}
+
+static const char *const upscale_128x226_to_644x304[] = {
+    "in_h", "128", "in_w", "226", "out_h", "644", "out_w", "304", "interp", "nearest", NULL};
+
+KB_TEST(nearest_follows_opencv_double_scale_not_the_rational) {
+    /* 161 * 128 / 644 = 32 exactly, but OpenCV's ifx = 1 / (644 / 128.) =
+     * 1 / 5.03125 rounds to 0.19875776397515527 (below 128/644), and
+     * 161 * ifx = 31.999999999999996: row 31. Likewise 322 -> 63 (not 64);
+     * columns: 152 * 226 / 304 = 113 exactly, OpenCV 112. */
+    pp_case pc;
+    make_case(&pc, upscale_128x226_to_644x304);
+    fill_index_image(&pc, 128, 226);
+    run_reference(&pc);
+    const int rows[][2] = {{160, 31}, {161, 31}, {162, 32}, {322, 63}, {323, 64}, {643, 127}};
+    for (int i = 0; i < 6; i++)
+        KB_EXPECT_NEAR(out_at(&pc, 2, rows[i][0], 0) * 255, rows[i][1], 1e-4);
+    const int cols[][2] = {{151, 112}, {152, 112}, {153, 113}, {303, 225}};
+    for (int i = 0; i < 4; i++)
+        KB_EXPECT_NEAR(out_at(&pc, 1, 0, cols[i][0]) * 255, cols[i][1], 1e-4);
+    release(&pc);
+}
+
+KB_TEST(nearest_float_scale_rule_differs_where_the_float_product_rounds) {
+    /* 500 -> 480: 500/480f = 1.04166663; 120 * it = 124.999995, rounded
+     * to the float 124.99999237: 124, where OpenCV (double) gives 125. */
+    KB_EXPECT(kb_pp_nearest_src(120, 500, 480) == 125);
+    KB_EXPECT(kb_pp_nearest_src_f32(120, kb_pp_nearest_scale_f32(500, 480), 500) == 124);
+    /* 128 -> 644: the float product rounds up to 32 where OpenCV's is 31 */
+    KB_EXPECT(kb_pp_nearest_src_f32(161, kb_pp_nearest_scale_f32(128, 644), 128) == 32);
+    /* the clamp: the last pixel at most */
+    KB_EXPECT(kb_pp_nearest_src_f32(8191, kb_pp_nearest_scale_f32(8192, 8192), 8192) == 8191);
+}
+
+KB_TEST(inexact_nearest_is_held_to_the_float_scale_rule_and_counts_pixels) {
+    pp_case pc, own;
+    make_case(&pc, upscale_128x226_to_644x304);
+    make_case(&own, upscale_128x226_to_644x304);
+    fill_index_image(&pc, 128, 226);
+    run_reference(&pc);
+    kb_pp_params p = kb_pp_params_of(&pc.c);
+    p.nn_rule = KB_PP_NN_FLOAT_SCALE;
+    kb_pp_reference_params(&p, pixels(&pc), &own.out.t[0]);
+    kb_accuracy acc = {.pass = 1};
+    kb_check_flags = KB_INEXACT;
+    kb_op_preprocess.compare(&pc.c, KB_PREC_F32, &pc.in, &pc.out, &own.out, &acc);
+    KB_EXPECT(acc.pass);
+    /* rows 161 and 322 and column 152 differ: 2 * 304 + 644 - 2 pixels */
+    KB_EXPECT_STR_CONTAINS(acc.note, "1250 of 195776 output pixels");
+    kb_accuracy exact = {.pass = 1};
+    kb_check_flags = 0; /* the float rule's output is not OpenCV's */
+    kb_op_preprocess.compare(&pc.c, KB_PREC_F32, &pc.in, &pc.out, &own.out, &exact);
+    KB_EXPECT(!exact.pass);
+    release(&pc);
+    release(&own);
+}
+
 KB_TEST(bilinear_4x4_to_2x2_averages_2x2_blocks) {
     pp_case pc;
     make_case(&pc, (const char *const[]){"in_h", "4", "in_w", "4", "out_h", "2", "out_w", "2",

@@ -1,7 +1,7 @@
 /* test_yolo_decode_variants.c — every yolo_decode variant against the CPU
  * reference through the op's compare: exact for scan_greedy and fused_batch
  * always, for the atomic variants while at most max_det qualify; the fast-NMS
- * variant against the fast-NMS reference. Calls setup/run/teardown directly. */
+ * variants by the fast-NMS rule. Calls setup/run/teardown directly. */
 #include "kbtest.h"
 #include "kbtest_gpu.h"
 #include "yolo_decode.h"
@@ -17,6 +17,7 @@ static const struct {
     {"atomic_fastnms", &kb_yolo_decode_atomic_fastnms, KB_NONDETERMINISTIC | KB_INEXACT},
     {"scan_greedy", &kb_yolo_decode_scan_greedy, 0},
     {"fused_batch", &kb_yolo_decode_fused_batch, 0},
+    {"seed_fastnms", &kb_yolo_decode_seed_fastnms, KB_NONDETERMINISTIC | KB_INEXACT},
 };
 
 static void make_case(kbt_fixture *t, const char *settings, uint64_t seed) {

@@ -15,39 +15,10 @@
  *        ~60 us, so the kernel must keep ~2 MB of loads in flight: 4 pixels x
  *        12 byte loads per thread x 2048 threads/SM x 132 SMs is plenty.
  */
-#include "preprocess.h"
+#include "pp_device.cuh"
 
-#include <cuda_fp16.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-template <typename T> __device__ __forceinline__ T pp_convert(float v);
-template <> __device__ __forceinline__ float pp_convert<float>(float v) {
-    return v;
-}
-template <> __device__ __forceinline__ __half pp_convert<__half>(float v) {
-    return __float2half_rn(v);
-}
-
-__device__ __forceinline__ float pp_normalise(const kb_pp_params &p, int c, float v) {
-    return (v * (1.0f / 255.0f) - p.mean[c]) * p.inv_std[c];
-}
-
-/* ---- naive: one thread per output pixel ---- */
-
-template <typename T>
-__global__ void pp_naive(const uint8_t *__restrict__ in, T *__restrict__ out, kb_pp_params p) {
-    int dx = blockIdx.x * blockDim.x + threadIdx.x;
-    int dy = blockIdx.y * blockDim.y + threadIdx.y;
-    int b = blockIdx.z;
-    if (dx >= p.out_w || dy >= p.out_h) return;
-    const uint8_t *img = in + (size_t)b * p.in_h * p.in_w * 3;
-    float rgb[3];
-    kb_pp_sample(&p, img, dx, dy, rgb);
-    size_t plane = (size_t)p.out_h * p.out_w;
-    T *o = out + (size_t)b * 3 * plane + (size_t)dy * p.out_w + dx;
-    for (int c = 0; c < 3; c++) o[c * plane] = pp_convert<T>(pp_normalise(p, c, rgb[c]));
-}
 
 /* ---- vec: 4 output pixels per thread, whole batch ---- */
 
@@ -151,13 +122,6 @@ static size_t pp_no_workspace(const kb_case *c) {
     return 0;
 }
 
-template <typename T>
-static void launch_naive(const pp_state *s, const uint8_t *in, void *out, cudaStream_t st) {
-    dim3 block(32, 8);
-    dim3 grid((s->p.out_w + 31) / 32, (s->p.out_h + 7) / 8, s->p.n);
-    pp_naive<T><<<grid, block, 0, st>>>(in, (T *)out, s->p);
-}
-
 template <kb_pp_interp MODE, typename T>
 static void launch_vec(const pp_state *s, const uint8_t *in, void *out, cudaStream_t st) {
     int groups = (s->p.out_w + 3) / 4;
@@ -171,9 +135,9 @@ static int pp_run_naive(void *state, const kb_tensors *in, kb_tensors *out, cuda
     const pp_state *s = (const pp_state *)state;
     const uint8_t *img = (const uint8_t *)in->t[0].data;
     if (s->p.out_dtype == KB_F16)
-        launch_naive<__half>(s, img, out->t[0].data, st);
+        pp_launch_naive<__half>(s->p, img, out->t[0].data, st);
     else
-        launch_naive<float>(s, img, out->t[0].data, st);
+        pp_launch_naive<float>(s->p, img, out->t[0].data, st);
     return kb_cuda_check(cudaGetLastError(), "preprocess naive launch", e);
 }
 
