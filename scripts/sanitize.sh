@@ -4,9 +4,12 @@
 # VARIANT --sweep sanitize --no-isolate` (correctness runs only, no timing; in
 # one process, so that the tool sees every launch). Each op's sanitize sweep
 # (kernels/<op>.c, `kbench list OP`) holds the fewest small cases that reach
-# every branch of every variant, sized so that every tool, racecheck included,
-# runs it whole and the four tools over every variant fit one device call of
-# a few minutes (16 runs at once). explicit_nhwc* run once more with
+# every branch of every variant that racecheck can get through; the cases of
+# the size-dependent branches that racecheck cannot (its cost grows with the
+# shared-memory traffic) are the op's "sanitize_large" sweep, run under the
+# other three tools. racecheck runs each case in a process of its own, so that
+# the four tools over every variant fit one device call of a few minutes (16
+# runs at once). explicit_nhwc* run once more with
 # KB_DCN_IM2COL=window, so that the windowed im2col, which only the sweep's
 # largest case picks by itself, is sanitized on every case. On a GPU machine:
 #
@@ -15,7 +18,7 @@
 #   KB_SAN_TOOLS="memcheck synccheck" scripts/sanitize.sh preprocess
 #
 # KB_SAN_JOBS runs at once (default 16), KB_SAN_TIMEOUT seconds per run
-# (default 150: a run killed there is a TIMEOUT, not clean), KB_SAN_SWEEP the
+# (default 240: a run killed there is a TIMEOUT, not clean), KB_SAN_SWEEP the
 # sweep (default sanitize; smoke is far slower), KB_SAN_RACE_CASES the first N
 # cases only under racecheck (default: all), KB_BUILD the build folder
 # (default build; kbench is built there when missing). Each run's CPU
@@ -33,7 +36,7 @@ OUT=${OUT:-results/sanitize}
 BUILD=${KB_BUILD:-build}
 TOOLS=${KB_SAN_TOOLS:-racecheck memcheck initcheck synccheck} # the slowest first
 JOBS=${KB_SAN_JOBS:-16}
-LIMIT=${KB_SAN_TIMEOUT:-150}
+LIMIT=${KB_SAN_TIMEOUT:-240}
 SWEEP=${KB_SAN_SWEEP:-sanitize}
 RACE_CASES=${KB_SAN_RACE_CASES:-}
 threads=$(($(nproc) / JOBS))
@@ -56,17 +59,21 @@ report_re="^========= (Invalid|Uninitialized|Host API|Error|Program hit|Barrier|
 # One variant under one tool (im2col: a KB_DCN_IM2COL value, or empty): the
 # tool's log, kbench's log and CSV, and a result row of the summary table.
 # A fifth argument K runs case K of the sweep alone (racecheck: see below).
+# A sixth argument names another sweep than $SWEEP (the op's sanitize_large).
 run_one() {
-    local op=$1 variant=$2 tool=$3 im2col=$4 one=${5:-} extra=() cases=() env=() name=$2
+    local op=$1 variant=$2 tool=$3 im2col=$4 one=${5:-} sweep=${6:-$SWEEP} extra=() cases=() env=()
+    local name=$2
     [ -n "$im2col" ] && env=(KB_DCN_IM2COL="$im2col") name="$variant [KB_DCN_IM2COL=$im2col]"
+    [ "$sweep" != "$SWEEP" ] && name="$name [$sweep]"
     local base="$work/$op.$variant${im2col:+.$im2col}.$tool${one:+.case$one}"
+    [ "$sweep" != "$SWEEP" ] && base="$work/$op.$variant${im2col:+.$im2col}.$sweep.$tool"
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     [ "$tool" = racecheck ] && [ -n "$RACE_CASES" ] && cases=(--max-cases "$RACE_CASES")
     [ -n "$one" ] && cases=(--first-case "$one" --max-cases 1)
     local t0=$SECONDS
     env ${env[@]+"${env[@]}"} timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" \
         --error-exitcode 99 --print-limit 20 --log-file "$base.san.log" \
-        "$BUILD/kbench" check "$op" -v "$variant" --sweep "$SWEEP" ${cases[@]+"${cases[@]}"} \
+        "$BUILD/kbench" check "$op" -v "$variant" --sweep "$sweep" ${cases[@]+"${cases[@]}"} \
         --no-isolate -q -o "$base.csv" >"$base.kbench.log" 2>&1
     local rc=$? result reports rows
     # The tool's own count where it prints one, else the reports' first lines.
@@ -88,6 +95,12 @@ run_one() {
 # cases of one variant share the JOBS slots instead of running end to end
 # (one process took over 150 s on topk's, rpn's and yolo's sweeps), and
 # the runs of a variant are joined into one row of the summary afterwards.
+# Ops with a sanitize_large sweep (cases that reach size-dependent branches,
+# too slow for racecheck).
+large=()
+for op in "${ops[@]}"; do
+    "$BUILD/kbench" list "$op" 2>/dev/null | grep -qE "^    sanitize_large " && large+=("$op")
+done
 start=$SECONDS
 for tool in $TOOLS; do
     for op in "${ops[@]}"; do
@@ -106,6 +119,11 @@ for tool in $TOOLS; do
                     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
                     run_one "$op" "$variant" "$tool" "$im2col" "$one" &
                 done
+                # The op's cases too large for racecheck, under the other tools.
+                if [ "$tool" != racecheck ] && [ "$SWEEP" = sanitize ] && [[ " ${large[*]} " == *" $op "* ]]; then
+                    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+                    run_one "$op" "$variant" "$tool" "$im2col" "" sanitize_large &
+                fi
             done
         done
     done

@@ -24,6 +24,10 @@ mkdir -p "$tmp/bin" "$tmp/build"
 # kbench: two ops; `check` logs its arguments and KB_DCN_IM2COL, writes a CSV of 2 rows.
 cat >"$tmp/build/kbench" <<'STUB'
 #!/usr/bin/env bash
+if [ "$1" = list ] && [ "${2:-}" = opa ]; then # opa has cases too large for racecheck
+    printf '    sanitize_large   sanitize past what racecheck can do\n'
+    exit 0
+fi
 if [ "$1" = list ]; then
     printf '%s\n' opa opa/good opa/bad opa/slow opa/fails deform_conv2d \
         deform_conv2d/explicit_nhwc deform_conv2d/implicit_gemm
@@ -68,6 +72,8 @@ check "racecheck runs each case alone" \
     [ "$(grep -c -- '--first-case 0 --max-cases 1 ' "$tmp/calls")/$(grep -c -- \
         '--first-case 1 --max-cases 1 ' "$tmp/calls")" = 7/7 ]
 check "memcheck runs the sweep whole" [ "$(grep -c -- "--max-cases" "$tmp/calls")" -eq 14 ]
+check "opa's sanitize_large runs under memcheck alone" \
+    [ "$(grep -c -- '--sweep sanitize_large ' "$tmp/calls")" -eq 4 ]
 check "explicit_nhwc runs once more per tool with KB_DCN_IM2COL=window" \
     [ "$(grep -c "explicit_nhwc .*KB_DCN_IM2COL=window" "$tmp/calls")" -eq 3 ]
 check "only explicit_nhwc* get KB_DCN_IM2COL" [ "$(grep -c "KB_DCN_IM2COL=window" "$tmp/calls")" -eq 3 ]
@@ -79,12 +85,13 @@ check "table: racecheck's reports added up" row "opa \| bad \| racecheck \| 4 re
 check "table: the window run" \
     row "deform_conv2d \| explicit_nhwc \[KB_DCN_IM2COL=window\] \| memcheck \| clean"
 check "table: a timeout" row "opa \| slow \| memcheck \| TIMEOUT"
+check "table: the large sweep's row" row "opa \| good \[sanitize_large\] \| memcheck \| clean"
 check "the first reports of a run that is not clean" \
     grep -q "Invalid __global__ read of size 4 bytes" "$sum"
 check "last line counts the runs" \
-    grep -qE "^14 runs, 8 clean, 2 with reports, 2 timeouts, 2 failed, wall [0-9]+ s$" \
+    grep -qE "^18 runs, 9 clean, 3 with reports, 3 timeouts, 3 failed, wall [0-9]+ s$" \
     <(tail -1 "$sum")
-check "stdout ends with the same count" grep -qE "14 runs, 8 clean, .* see " <<<"$out"
+check "stdout ends with the same count" grep -qE "18 runs, 9 clean, .* see " <<<"$out"
 check "the logs are kept" tar -xzf "$tmp/out/sanitize.tar.gz" -C "$tmp" ./opa.bad.memcheck.san.log
 
 # KB_SAN_RACE_CASES limits racecheck alone.
