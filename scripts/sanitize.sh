@@ -9,7 +9,9 @@
 # 100 s; whole smoke sweeps would take far longer than the ~6 minutes this
 # script is meant to take. Smoke sweeps therefore put small cases first
 # (rpn_proposals: a 128x160 image with 3 levels; its 800x1344 case could not
-# finish under racecheck in 170 s). On a GPU machine:
+# finish under racecheck in 170 s). deform_conv2d's explicit_nhwc runs once
+# more with `-a im2col=window`: auto does not pick the windowed im2col on
+# smoke-sized cases. On a GPU machine:
 #
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
@@ -44,15 +46,18 @@ ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$BUILD/kbench" list --names | grep -v /)
 
 # One variant under one tool: the tool's log, kbench's log, a result line.
+# An optional 4th argument names an axis setting (axis=value) to run the
+# smoke sweep with.
 run_one() {
-    local op=$1 variant=$2 tool=$3 extra=() cases=()
-    local base="$work/$op.$variant.$tool"
+    local op=$1 variant=$2 tool=$3 setting=${4:-} extra=() cases=() axes=()
+    local name=$variant base="$work/$op.$variant.$tool"
+    [ -n "$setting" ] && axes=(-a "$setting") name="$variant $setting" base="$work/$op.$variant.${setting//=/-}.$tool"
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     [ "$tool" = racecheck ] && cases=(--max-cases "$RACE_CASES")
     local t0=$SECONDS
     timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
         --print-limit 20 --log-file "$base.san.log" \
-        "$BUILD/kbench" check "$op" -v "$variant" --sweep smoke "${cases[@]}" --no-isolate -q -o "$base.csv" \
+        "$BUILD/kbench" check "$op" -v "$variant" --sweep smoke "${axes[@]}" "${cases[@]}" --no-isolate -q -o "$base.csv" \
         >"$base.kbench.log" 2>&1
     local rc=$? result reports
     # Each report opens with one of these lines (memcheck, initcheck, racecheck, synccheck).
@@ -64,7 +69,7 @@ run_one() {
     137) result="TIMEOUT (${LIMIT} s)" ;;
     *) result="kbench exit $rc" ;;
     esac
-    echo "| $op/$variant | $tool | $result | $reports | $(grep -vc '^#' "$base.csv" 2>/dev/null) | $((SECONDS - t0)) |" \
+    echo "| $op/$name | $tool | $result | $reports | $(grep -vc '^#' "$base.csv" 2>/dev/null) | $((SECONDS - t0)) |" \
         >"$base.result"
 }
 
@@ -76,6 +81,11 @@ for tool in $TOOLS; do
             while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
             run_one "$op" "$variant" "$tool" &
         done
+        # explicit_nhwc's windowed im2col, which auto does not pick on smoke-sized cases
+        if [ "$op" = deform_conv2d ]; then
+            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+            run_one "$op" explicit_nhwc "$tool" im2col=window &
+        fi
     done
 done
 wait

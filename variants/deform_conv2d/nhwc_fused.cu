@@ -529,6 +529,7 @@ static int wgmma_limits(kb_error *why) {
 template <typename T, bool WGMMA> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (p.dtype != fused_traits<T>::DTYPE) {
         kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
                 kb_dtype_name(fused_traits<T>::DTYPE));
