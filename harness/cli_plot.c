@@ -621,15 +621,6 @@ static int is_exact(const kb_op_view *v, int k) {
     return var && !(var->flags & (KB_INEXACT | KB_TEST_ONLY));
 }
 
-/* "fast NMS: 590 kept, drops 56 greedy keeps" -> 56; NAN when the note has no count. */
-static double dropped_in_note(const char *note) {
-    const char *p = strstr(note, "drops ");
-    if (!p) return NAN;
-    char *end;
-    double n = strtod(p + 6, &end);
-    return end == p + 6 ? NAN : n;
-}
-
 static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
     const kb_op_view *v = pc->v;
     char kind[48], caption[300], what[160];
@@ -663,7 +654,7 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
         fprintf(pf.gp, "%s", rows ? ", " : "");
         gp_quote(pf.gp, label);
         fprintf(pf.gp, " %d", rows);
-        double dropped = dropped_in_note(kb_view_cell(v, c, k)->note);
+        double dropped = kb_view_cell(v, c, k)->dropped;
         fprintf(pf.dat, "%d %.6g %.6g %.6g ", rows, best, fast, best - fast);
         if (dropped >= 0)
             fprintf(pf.dat, "%.0f", dropped);

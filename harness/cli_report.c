@@ -361,14 +361,6 @@ static void write_index_table(doc *d, const kb_op_view *v) {
     if (any) doc_table_end(d);
 }
 
-/* "drops N ..." in a fast-NMS row's note -> N, or -1. */
-static long dropped_of(const char *note) {
-    const char *p = strstr(note, "drops ");
-    char *end;
-    long n = p ? strtol(p + 6, &end, 10) : -1;
-    return p && end != p + 6 ? n : -1;
-}
-
 /* Variants of other semantics (KB_INEXACT) against the fastest exact one. */
 static void write_inexact_table(doc *d, const kb_op_view *v) {
     static const char *const head[] = {"case",  "variant", "time",           "fastest exact",
@@ -403,9 +395,8 @@ static void write_inexact_table(doc *d, const kb_op_view *v) {
                          (1 - r->median_us / tb) * 100);
             else
                 snprintf(cells[4], CELL, "-");
-            long dropped = dropped_of(r->note);
-            if (dropped >= 0)
-                snprintf(cells[5], CELL, "%ld", dropped);
+            if (r->dropped >= 0)
+                snprintf(cells[5], CELL, "%.0f", r->dropped);
             else
                 snprintf(cells[5], CELL, "-");
             snprintf(cells[6], CELL, "%s", r->note);

@@ -275,17 +275,36 @@ static int is_not_run_line(const char *line) {
     return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
 }
 
+/* 1 when line is the header this kbench writes (kb_csv_columns), newline and all. */
+static int is_current_header(const char *line) {
+    const char *p = line;
+    for (int i = 0; kb_csv_columns[i]; i++) {
+        size_t n = strlen(kb_csv_columns[i]);
+        if ((i && *p++ != ',') || strncmp(p, kb_csv_columns[i], n) != 0) return 0;
+        p += n;
+    }
+    return strcmp(p, "\n") == 0 || strcmp(p, "\r\n") == 0;
+}
+
 /* Copies the --resume file into out less what holds no result: a partial
  * last line (a run killed mid-row) and the rows that were not run (so that
- * they run again). KB_ERR on an I/O error, errno set. */
-static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run) {
+ * they run again). *old_header: the last header is not the current schema's
+ * (the file is from a kbench with fewer columns). KB_ERR on an I/O error,
+ * errno set. */
+static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run,
+                           int *old_header) {
     FILE *f = fopen(path, "r");
     if (!f) return KB_ERR;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     *cut_bytes = *not_run = 0;
+    *old_header = 0;
     while ((n = getline(&line, &cap, f)) > 0) {
+        /* a header: the first line that is not '#' (a spreadsheet's may open
+         * with a byte-order mark), or one repeated where files were joined */
+        const char *h = strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
+        if (strncmp(h, "op,", 3) == 0 && line[n - 1] == '\n') *old_header = !is_current_header(h);
         if (line[n - 1] != '\n')
             *cut_bytes = n;
         else if (line[0] != '#' && is_not_run_line(line))
@@ -335,7 +354,8 @@ static int open_resume(const char *cmd, const char *path, kb_results *done, kb_o
         return kb_usage_error(cmd, "--resume %s", e.msg);
     if (!exists) return KB_OK;
     long cut = 0, not_run = 0;
-    if (copy_for_resume(path, o->p.f, &cut, &not_run) != KB_OK) {
+    int old_header = 0;
+    if (copy_for_resume(path, o->p.f, &cut, &not_run, &old_header) != KB_OK) {
         fprintf(stderr, "kbench %s: --resume %s: cannot copy it to %s: %s\n", cmd, path, o->tmp,
                 strerror(errno));
         kb_out_file_close(o, &e);
@@ -356,6 +376,7 @@ static int open_resume(const char *cmd, const char *path, kb_results *done, kb_o
         return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
     }
     o->p.append = 1;
+    o->p.new_header = old_header;
     return KB_OK;
 }
 
@@ -479,8 +500,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     }
     variants[nvar] = NULL;
     kb_error de;
-    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK)
-        return kb_usage_error(a.cmd, "%s", de.msg);
+    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK) return kb_usage_error(a.cmd, "%s", de.msg);
 
     /* Output files, still before the device: every problem with them is
      * usage, and nothing named is touched until a row exists. */

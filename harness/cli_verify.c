@@ -137,12 +137,11 @@ static int judge(const kb_op *op, const char *dir, const char *name, const char 
     else if (rc == KB_OK)
         prec = kb_case_precision(&c, 0);
     kb_accuracy acc;
-    memset(&acc, 0, sizeof acc);
+    kb_accuracy_init(&acc);
     if (rc == KB_OK) {
-        acc.pass = 1;
         acc.not_poisoned = 1; /* another program wrote every byte: its NaNs are its own */
-        kb_check_flags = 0;   /* a peer claims the op's own semantics */
-        op->compare(&c, prec, &in, &ref, &got, &acc);
+        const kb_check_ctx chk = {prec, 0}; /* a peer claims the op's own semantics */
+        op->compare(&c, &chk, &in, &ref, &got, &acc);
         char params[2048];
         kb_case_format(&c, params, sizeof params);
         kb_cost cost = op->cost(&c);

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-unsigned kb_check_flags;
-
 int kb_fail(kb_error *e, const char *fmt, ...) {
     if (e) {
         va_list ap;

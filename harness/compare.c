@@ -31,6 +31,12 @@ static const struct {
     [KB_PREC_BF16] = {1e-2, 5e-2},
 };
 
+void kb_accuracy_init(kb_accuracy *acc) {
+    memset(acc, 0, sizeof *acc);
+    acc->pass = 1;
+    acc->dropped = -1;
+}
+
 double kb_rel_l2_bound(kb_precision prec) {
     return bounds[prec].rel_l2;
 }

@@ -63,6 +63,7 @@ static const column columns[] = {
     NUMBER(throttled),
     {"deterministic", COL_YESNO, offsetof(kb_result, deterministic), sizeof(int), 0},
     TEXT(note, 0),
+    NUMBER(dropped),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 _Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");
@@ -279,6 +280,17 @@ static void row_defaults(kb_result *row) {
     snprintf(row->mode, sizeof row->mode, "cold");
 }
 
+/* A file of the schema before the `dropped` column said the count in the
+ * note only ("fast NMS: 590 kept, drops 56 greedy keeps" -> 56); NAN when
+ * the note states none. */
+static double dropped_in_note(const char *note) {
+    const char *p = strstr(note, "drops ");
+    if (!p) return NAN;
+    char *end;
+    double n = strtod(p + 6, &end);
+    return end == p + 6 ? NAN : n;
+}
+
 static int push_row(kb_results *res, const kb_result *row, kb_error *e) {
     if (res->count == res->cap) {
         int cap = res->cap ? 2 * res->cap : 256;
@@ -357,7 +369,7 @@ static int slurp(const char *path, char **data, size_t *size, kb_error *e) {
 
 static int read_rows(csv_reader *r, kb_results *res, int file, FILE *warn, kb_error *e) {
     kb_result_file *meta = &res->files[file];
-    int *header = NULL, ncols = 0, rc = KB_OK;
+    int *header = NULL, ncols = 0, rc = KB_OK, has_dropped = 0;
     while (rc == KB_OK && r->p < r->end) {
         int line = r->line;
         if (*r->p == '#') {
@@ -389,6 +401,9 @@ static int read_rows(csv_reader *r, kb_results *res, int file, FILE *warn, kb_er
             if (!header) rc = kb_fail(e, "%s: out of host memory", r->path);
             if (rc == KB_OK) rc = read_header(r, header, &has, line, e);
             meta->has_columns &= has;
+            has_dropped = 0;
+            for (int i = 0; i < ncols && rc == KB_OK; i++)
+                has_dropped |= header[i] >= 0 && strcmp(columns[header[i]].name, "dropped") == 0;
             continue;
         }
         if (r->nfields != ncols) {
@@ -412,6 +427,7 @@ static int read_rows(csv_reader *r, kb_results *res, int file, FILE *warn, kb_er
             if (header[i] >= 0)
                 rc = set_field(&columns[header[i]], &row, field(r, i), r->path, line, e);
         if (rc == KB_OK && !row.mode[0]) snprintf(row.mode, sizeof row.mode, "cold");
+        if (rc == KB_OK && !has_dropped) row.dropped = dropped_in_note(row.note);
         if (rc == KB_OK) kb_params_key(kb_find_op(row.op), row.params, row.key, sizeof row.key);
         if (rc == KB_OK) rc = push_row(res, &row, e);
     }

@@ -196,7 +196,8 @@ typedef struct kb_printer {
     void (*end)(struct kb_printer *p);
     int rows;
     char last_op[64];
-    int append; /* resuming a file: its header is there already */
+    int append;     /* resuming a file: its header is there already, */
+    int new_header; /* ... but of an older schema: write the current one after it */
 } kb_printer;
 
 typedef enum kb_format { KB_FMT_TABLE, KB_FMT_CSV, KB_FMT_JSON, KB_FMT_MD } kb_format;
@@ -378,8 +379,10 @@ typedef struct kb_result {
     double rel_l2, max_abs, max_rel, tolerance, throttled;
     int deterministic; /* 1 yes, 0 no, -1 not checked or not recorded */
     char note[512];
-    int file; /* index into kb_results.files */
-    int line; /* the line the record starts on, 1-based */
+    double dropped; /* kb_accuracy.dropped; NAN where not counted (from the note where the
+                       file is of the schema before the column: "... drops N ...") */
+    int file;       /* index into kb_results.files */
+    int line;       /* the line the record starts on, 1-based */
 } kb_result;
 
 /* What a file's '#' lines say (kb_meta_print_lines wrote them). */

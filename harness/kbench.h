@@ -176,7 +176,7 @@ typedef struct kb_cost {
     double bytes; /* fewest bytes that must cross device memory */
 } kb_cost;
 
-/* Precision classes: thresholds of the dense comparison (harness/check.c). */
+/* Precision classes: thresholds of the dense comparison (harness/compare.c). */
 typedef enum kb_precision { KB_PREC_F32, KB_PREC_TF32, KB_PREC_F16, KB_PREC_BF16 } kb_precision;
 
 typedef struct kb_accuracy {
@@ -186,10 +186,24 @@ typedef struct kb_accuracy {
     int64_t unwritten; /* elements still holding the poison after the run */
     int64_t nans;      /* elements NaN where the reference is a number, not the poison */
     int64_t mismatches;
-    char note[256];   /* op-specific finding, e.g. "fast NMS drops 3 boxes greedy keeps" */
+    char note[256]; /* op-specific finding, e.g. "fast NMS drops 3 boxes greedy keeps" */
+    /* Results the op's exact semantics keep that this variant's own (KB_INEXACT,
+     * e.g. fast NMS) drop, on a row that matched its own reference: the number
+     * the note states; -1 where not counted. */
+    int64_t dropped;
     int not_poisoned; /* in: the outputs were never poisoned (kbench verify judging another
                          program's): every NaN is one it wrote, none means "unwritten" */
 } kb_accuracy;
+
+/* An accuracy before op->compare: everything 0, pass 1, dropped -1. */
+void kb_accuracy_init(kb_accuracy *acc);
+
+/* What op->compare judges with besides the tensors. */
+typedef struct kb_check_ctx {
+    kb_precision prec; /* the variant's precision class on this case (kb_case_precision) */
+    unsigned flags;    /* the judged variant's flags: a KB_INEXACT one is held to the
+                          reference of its own semantics; 0 for a peer (kbench verify) */
+} kb_check_ctx;
 
 typedef struct kb_sweep {
     const char *name;
@@ -214,9 +228,9 @@ typedef struct kb_op {
     int (*make_inputs)(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e);
     /* CPU truth into allocated host outputs. */
     int (*reference)(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
-    /* Judge got against ref; prec is the variant's precision class on this case. */
-    int (*compare)(const kb_case *c, kb_precision prec, const kb_tensors *in, const kb_tensors *ref,
-                   const kb_tensors *got, kb_accuracy *acc);
+    /* Judge got against ref, as chk says (precision class, the variant's flags). */
+    int (*compare)(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
+                   const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc);
     kb_cost (*cost)(const kb_case *c);
     /* Optional: a random small valid case for `kbench check --fuzz`. */
     void (*fuzz_case)(uint64_t *rng, kb_case *c);
@@ -269,11 +283,6 @@ extern const kb_variant kb_variants[]; /* ends with a row whose op is NULL */
 
 const kb_op *kb_find_op(const char *name);
 const kb_variant *kb_find_variant(const char *op, const char *name);
-
-/* The flags of the variant whose output op->compare is judging (set by the
- * harness around each compare): lets an op check a KB_INEXACT variant against
- * the reference of its own semantics. */
-extern unsigned kb_check_flags;
 
 /* ---- the current device, for supports() and launch shapes ---------------
  *

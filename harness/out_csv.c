@@ -36,6 +36,7 @@ const char *const kb_csv_columns[] = {
     "deterministic",
     "throttled",
     "note",
+    "dropped",
     NULL,
 };
 
@@ -56,12 +57,14 @@ static void put_field(FILE *f, const char *s) {
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
 
 static void csv_begin(kb_printer *p, const kb_meta *meta) {
-    if (p->append) { /* --resume: the header is there; say who added the rows below */
-        kb_meta_print_lines(p->f, meta, "# resumed: ");
+    /* --resume: say who added the rows below; the header is there already,
+     * unless it is of an older schema (fewer columns): then the current one
+     * again, which csv_read.c takes as the header of the rows after it */
+    kb_meta_print_lines(p->f, meta, p->append ? "# resumed: " : "# ");
+    if (p->append && !p->new_header) {
         fflush(p->f);
         return;
     }
-    kb_meta_print_lines(p->f, meta, "# ");
     for (int i = 0; kb_csv_columns[i]; i++) fprintf(p->f, "%s%s", i ? "," : "", kb_csv_columns[i]);
     fputc('\n', p->f);
     fflush(p->f);
@@ -88,6 +91,10 @@ static void csv_row(kb_printer *p, const kb_row *r) {
         fputs(",,,,", f);
     fprintf(f, "%s,%d,", r->deterministic < 0 ? "" : r->deterministic ? "yes" : "no", r->throttled);
     put_field(f, r->acc.note);
+    if (r->checked && r->acc.dropped >= 0)
+        fprintf(f, ",%lld", (long long)r->acc.dropped);
+    else
+        fputc(',', f);
     fputc('\n', f);
     fflush(f);
 }

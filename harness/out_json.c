@@ -72,6 +72,8 @@ static void json_row(kb_printer *p, const kb_row *r) {
         fprintf(f, ",\"deterministic\":%s", r->deterministic ? "true" : "false");
     fputs(",\"note\":", f);
     kb_json_put_str(f, r->acc.note);
+    if (r->checked && r->acc.dropped >= 0)
+        fprintf(f, ",\"dropped\":%lld", (long long)r->acc.dropped);
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

@@ -332,12 +332,9 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
         dump_tensors(r->opts.dump_dir, cd->index, lc->v->name, &got, &de) != KB_OK)
         dump_failed(lc->v->name, &de);
     if (cd->have_ref) {
-        memset(&row->acc, 0, sizeof row->acc);
-        row->acc.pass = 1;
-        kb_check_flags = lc->v->flags;
-        cd->c->op->compare(cd->c, kb_case_precision(cd->c, lc->v->flags), &cd->in, &cd->ref, &got,
-                           &row->acc);
-        kb_check_flags = 0;
+        kb_accuracy_init(&row->acc);
+        const kb_check_ctx chk = {kb_case_precision(cd->c, lc->v->flags), lc->v->flags};
+        cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, &got, &row->acc);
         row->checked = 1;
         if (!row->acc.pass) {
             row->status = KB_ROW_FAIL;

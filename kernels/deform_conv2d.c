@@ -364,9 +364,9 @@ static int make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error
 
 /* ---- comparison, cost, fuzz ---- */
 
-static int compare(const kb_case *c, kb_precision prec, const kb_tensors *in, const kb_tensors *ref,
-                   const kb_tensors *got, kb_accuracy *acc) {
-    kb_compare_dense(kb_tensors_get(ref, "output"), kb_tensors_get(got, "output"), prec, acc);
+static int compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
+                   const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    kb_compare_dense(kb_tensors_get(ref, "output"), kb_tensors_get(got, "output"), chk->prec, acc);
     return KB_OK;
 }
 

@@ -28,6 +28,24 @@ extern const kb_variant_impl kb_nms_blockwalk;
 /* Output capacity of a case: n, or max_out when 0 < max_out < n. */
 int64_t kb_nms_capacity(int64_t n, int64_t max_out);
 
+typedef enum kb_nms_dist {
+    KB_NMS_UNIFORM,
+    KB_NMS_CLUSTERED,
+    KB_NMS_TIES,
+    KB_NMS_DEGENERATE
+} kb_nms_dist;
+
+/* The case's axes, decoded once for the op, the reference and the variants. */
+typedef struct kb_nms_params {
+    int64_t n;
+    float iou;       /* suppress when IoU > iou */
+    int64_t classes; /* 1: class-agnostic (the classes input is ignored) */
+    int64_t max_out; /* 0: no cap */
+    int64_t cap;     /* the keep list's length: kb_nms_capacity(n, max_out) */
+    kb_nms_dist dist;
+} kb_nms_params;
+kb_nms_params kb_nms_params_of(const kb_case *c);
+
 /* ---- CPU references (reference/nms.c), reusable by other ops' references ----
  * order: the n box indices by score descending, equal scores lower index
  * first (kb_nms_rank). classes may be NULL (class-agnostic). max_out <= 0:

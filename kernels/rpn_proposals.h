@@ -109,9 +109,19 @@ KB_HD int kb_rpn_box_valid(const float *box, float min_size) {
     return KB_NMS_SUB(box[2], box[0]) > min_size && KB_NMS_SUB(box[3], box[1]) > min_size;
 }
 
-/* Level sizes of a case: anchors per level (H_l * W_l * 3, H_l = ceil(img_h /
- * stride), stride = 4 * 2^l) into count[0..levels); returns the level count. */
-int kb_rpn_level_sizes(const kb_case *c, int64_t *count);
+/* The case's axes, decoded once for the op, the reference and the variants. */
+typedef struct kb_rpn_params {
+    int64_t img_h, img_w;
+    int levels;
+    /* anchors of level l: H_l * W_l * 3, H_l = ceil(img_h / stride), stride = 4 * 2^l */
+    int64_t level_size[KB_RPN_MAX_LEVELS];
+    int64_t nms_pre;     /* best scores kept per level before NMS */
+    int64_t max_per_img; /* proposals kept after NMS: the output's rows */
+    float iou;           /* suppress when IoU > iou */
+    float min_bbox_size; /* keep boxes with w and h > this */
+    int objects;         /* the input generator's: objects the scores cluster around */
+} kb_rpn_params;
+kb_rpn_params kb_rpn_params_of(const kb_case *c);
 
 int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 

@@ -224,16 +224,15 @@ static int64_t compare_image(const int32_t rn, const float *rd, int32_t gn, cons
     return bad;
 }
 
-static int yolo_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+static int yolo_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
                         const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
-    (void)prec;
     kb_yolo_params p = kb_yolo_params_of(c);
     const int32_t *rc = kb_tensors_get(ref, "count")->data;
     const float *rd = kb_tensors_get(ref, "dets")->data;
     const int32_t *gc = kb_tensors_get(got, "count")->data;
     const float *gd = kb_tensors_get(got, "dets")->data;
-    int inexact = (kb_check_flags & KB_INEXACT) != 0;
-    int nondet = (kb_check_flags & KB_NONDETERMINISTIC) != 0;
+    int inexact = (chk->flags & KB_INEXACT) != 0;
+    int nondet = (chk->flags & KB_NONDETERMINISTIC) != 0;
     kb_tensors fast = {0};
     int64_t lost = 0;
     acc->tolerance = 0;
@@ -278,9 +277,11 @@ static int yolo_compare(const kb_case *c, kb_precision prec, const kb_tensors *i
                  "%lld dets differ on %lld images with > max_det=%d candidates (atomic "
                  "compaction keeps an arbitrary max_det)%s",
                  (long long)excused, (long long)over, p.max_det, inexact ? "; fast NMS" : "");
-    else if (inexact)
+    else if (inexact) {
         snprintf(acc->note, sizeof acc->note, "fast NMS drops %lld boxes greedy keeps",
                  (long long)lost);
+        acc->dropped = lost;
+    }
     if (inexact) kb_tensors_free_host(&fast);
     return KB_OK;
 }

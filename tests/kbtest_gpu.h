@@ -103,7 +103,8 @@ static inline int kbt_check_variant(const kb_variant_impl *impl, const kb_case *
     kb_tensors in = {0}, ref = {0}, got = {0};
     kb_error e = {{0}};
     int rc = KB_ERR;
-    memset(acc, 0, sizeof *acc);
+    kb_accuracy_init(acc);
+    acc->pass = 0;
     if (op->validate(c, &e) || op->describe(c, &in, &ref, &e) || kb_tensors_alloc_host(&in, &e))
         goto done;
     got = ref;
@@ -112,8 +113,9 @@ static inline int kbt_check_variant(const kb_variant_impl *impl, const kb_case *
         goto done;
     rc = kbt_run(impl, c, &in, &ref, &got, &e);
     if (rc == KB_OK) {
+        const kb_check_ctx chk = {KB_PREC_F32, 0};
         acc->pass = 1;
-        op->compare(c, KB_PREC_F32, &in, &ref, &got, acc);
+        op->compare(c, &chk, &in, &ref, &got, acc);
     }
 done:
     if (rc == KB_ERR) fprintf(stderr, "  check failed: %s\n", e.msg);

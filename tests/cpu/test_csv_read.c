@@ -73,8 +73,11 @@ KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     row.workspace_bytes = 128000;
     row.checked = 1;
     row.acc.rel_l2 = 1.5e-3;
+    row.acc.dropped = 56;
     row.deterministic = 0;
     p.begin(&p, &meta);
+    p.row(&p, &row);
+    row.acc.dropped = -1; /* not counted: an empty field */
     p.row(&p, &row);
     p.end(&p);
     fclose(f);
@@ -83,8 +86,10 @@ KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     kb_error e;
     KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
     remove(path);
-    KB_EXPECT(res.count == 1);
+    KB_EXPECT(res.count == 2);
     const kb_result *r = &res.rows[0];
+    KB_EXPECT_NEAR(r->dropped, 56, 0);
+    KB_EXPECT(isnan(res.rows[1].dropped));
     KB_EXPECT(strcmp(r->reason, row.reason) == 0);
     KB_EXPECT(strcmp(r->note, row.acc.note) == 0);
     KB_EXPECT(strcmp(r->params, row.params) == 0);
@@ -124,6 +129,62 @@ KB_TEST(unknown_columns_are_ignored_and_missing_ones_read_as_nan) {
     KB_EXPECT_NEAR(r->median_us, 110.4, 1e-9);
     KB_EXPECT(isnan(r->gbps) && isnan(r->noise_pct) && isnan(r->workspace_bytes));
     KB_EXPECT(strcmp(r->mode, "cold") == 0 && r->deterministic == -1);
+    kb_results_free(&res);
+}
+
+/* The column came after the note: a file from before it states the count in
+ * the note only; a file with the column is taken at its word (empty: none). */
+KB_TEST(dropped_is_read_from_the_note_only_in_files_without_its_column) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(
+        read_text("op,variant,params,status,note\n"
+                  "nms,pairwise_fast,n=1,PASS,\"fast NMS: 534 kept, drops 56 greedy keeps\"\n"
+                  "nms,blockwalk,n=1,PASS,\n"
+                  "op,variant,params,status,note,dropped\n"
+                  "nms,pairwise_fast,n=2,PASS,\"fast NMS: 534 kept, drops 56 greedy keeps\",\n"
+                  "nms,pairwise_fast,n=3,PASS,x,7\n",
+                  &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 4);
+    KB_EXPECT_NEAR(res.rows[0].dropped, 56, 0);
+    KB_EXPECT(isnan(res.rows[1].dropped));
+    KB_EXPECT(isnan(res.rows[2].dropped));
+    KB_EXPECT_NEAR(res.rows[3].dropped, 7, 0);
+    kb_results_free(&res);
+}
+
+/* --resume on a file of the older schema: the printer writes the current
+ * header again, and both kinds of rows read back. */
+KB_TEST(resumed_file_of_an_older_schema_gets_the_current_header_again) {
+    char path[] = "/tmp/kb_test_resume_XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    fputs("op,variant,params,status,note\nnms,blockwalk,n=1,PASS,old\n", f);
+    kb_meta meta;
+    char *argv[] = {"kbench", "run", "nms"};
+    kb_meta_init(&meta, NULL, 3, argv);
+    kb_printer p;
+    kb_printer_init(&p, KB_FMT_CSV, f);
+    p.append = 1;
+    p.new_header = 1;
+    kb_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.op, sizeof row.op, "nms");
+    snprintf(row.variant, sizeof row.variant, "pairwise_fast");
+    snprintf(row.params, sizeof row.params, "n=2");
+    row.checked = 1;
+    row.acc.dropped = 3;
+    p.begin(&p, &meta);
+    p.row(&p, &row);
+    p.end(&p);
+    fclose(f);
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
+    remove(path);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(strcmp(res.rows[0].note, "old") == 0 && isnan(res.rows[0].dropped));
+    KB_EXPECT(strcmp(res.rows[1].variant, "pairwise_fast") == 0);
+    KB_EXPECT_NEAR(res.rows[1].dropped, 3, 0);
     kb_results_free(&res);
 }
 

@@ -28,10 +28,10 @@ static void expect_all_variants_match(kbt_fixture *t, const char *what) {
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         kb_tensors got;
         int ran = kbt_run_variant(variants[v].impl, t, &got);
-        kb_accuracy acc = {.pass = 1};
-        kb_check_flags = variants[v].flags;
-        if (ran) kb_op_yolo_decode.compare(&t->c, KB_PREC_F32, &t->in, &t->out, &got, &acc);
-        kb_check_flags = 0;
+        kb_accuracy acc;
+        kb_accuracy_init(&acc);
+        const kb_check_ctx chk = {KB_PREC_F32, variants[v].flags};
+        if (ran) kb_op_yolo_decode.compare(&t->c, &chk, &t->in, &t->out, &got, &acc);
         if (!ran || !acc.pass) printf("  %s on %s: %s\n", variants[v].name, what, acc.note);
         KB_EXPECT(ran && acc.pass);
         kb_tensors_free_host(&got);

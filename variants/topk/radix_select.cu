@@ -302,9 +302,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 int supports(const kb_case *c, kb_error *why) {
     if (kb_gpu_require(KB_CC_CLUSTERS, "thread block clusters", why) != KB_OK)
         return KB_UNSUPPORTED;
-    if (kb_int(c, "k") <= KB_TOPK_SELECT_MAX_K) return KB_OK;
-    kb_fail(why, "k=%lld > %d: the survivors are ranked in shared memory",
-            (long long)kb_int(c, "k"), KB_TOPK_SELECT_MAX_K);
+    const int64_t k = kb_topk_params_of(c).k;
+    if (k <= KB_TOPK_SELECT_MAX_K) return KB_OK;
+    kb_fail(why, "k=%lld > %d: the survivors are ranked in shared memory", (long long)k,
+            KB_TOPK_SELECT_MAX_K);
     return KB_UNSUPPORTED;
 }
 
@@ -323,7 +324,7 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     free(len);
     State *st = (State *)malloc(sizeof(State));
     if (!st) return kb_fail(e, "out of host memory");
-    *st = State{(int)kb_int(c, "k"), (int)segments, (int)kb_topk_max_segment(c)};
+    *st = State{(int)kb_topk_params_of(c).k, (int)segments, (int)kb_topk_max_segment(c)};
     *state = st;
     return KB_OK;
 }

@@ -200,12 +200,12 @@ int main(int argc, char **argv) {
             }
     smem_buf.assign(stage_smem_bytes(c.p.max_det) + 64, 0);
     for (int img = 0; img < c.p.b; img++) run_block(img, body, &c);
-    kb_accuracy acc = {};
-    acc.pass = 1;
-    kb_check_flags = mode == 1   ? (KB_INEXACT | KB_NONDETERMINISTIC)
-                     : mode == 2 ? KB_NONDETERMINISTIC
-                                 : 0;
-    kb_op_yolo_decode.compare(&cs, KB_PREC_F32, &in, &ref, &got, &acc);
+    kb_accuracy acc;
+    kb_accuracy_init(&acc);
+    const kb_check_ctx chk = {KB_PREC_F32, mode == 1   ? (KB_INEXACT | KB_NONDETERMINISTIC)
+                                           : mode == 2 ? KB_NONDETERMINISTIC
+                                                       : 0u};
+    kb_op_yolo_decode.compare(&cs, &chk, &in, &ref, &got, &acc);
     int tot = 0;
     for (int img = 0; img < c.p.b; img++) tot += ((int *)kb_tensors_get(&ref, "count")->data)[img];
     printf("mode %d: %s mismatches %lld unwritten %lld ref kept %d | %s\n", mode,
