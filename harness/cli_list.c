@@ -1,6 +1,9 @@
 /* cli_list.c — `kbench list [OP]`: what can be run, without a device. */
 #include "cli.h"
 
+#include "kbench.h"
+#include "run/sweep.h"
+
 #include <stdio.h>
 #include <string.h>
 

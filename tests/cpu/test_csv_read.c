@@ -1,4 +1,4 @@
-/* test_csv_read.c — results CSVs read back (harness/csv_read.c): the schema
+/* test_csv_read.c — results CSVs read back (harness/analysis/csv_read.c): the schema
  * out_csv.c writes round-trips, RFC 4180 quoting, columns found by name,
  * a run killed mid-row, errors that name file and line, the short form of a
  * case, and the grid plots and reports are drawn from.
@@ -6,7 +6,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kbtest.h"
 
-#include "harness.h"
+#include "analysis/results.h"
+#include "cli.h" /* KB_EXIT_* */
+#include "run/printer.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * as it is emitted, after its teardown. GPU: exits 77 without a device.
  */
 #include "faulty.h"
-#include "harness.h"
+#include "run/runner.h"
 #include "kbtest.h"
 #include "preprocess.h"
 

@@ -9,7 +9,7 @@
  * ships no NVML stub to link, and kbench must start without a driver.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "harness.h"
+#include "device.h"
 
 #include <cublas_v2.h>
 #include <dlfcn.h>

@@ -3,6 +3,10 @@
  * before the device is touched, so they read the same on a machine without one. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
+#include "out_file.h"
+#include "runner.h"
+
+#include "analysis/results.h" /* --resume reads the file back */
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * stream follows the renamed inode), each flushed as it completes.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "harness.h"
+#include "out_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,5 +155,23 @@ int kb_out_file_close(kb_out_file *o, kb_error *e) {
         *e = o->err;
         return KB_ERR;
     }
+    return KB_OK;
+}
+
+/* mkdir -p; 0777 less the umask, as mkdir(1) makes folders. */
+int kb_make_dirs(const char *dir, kb_error *e) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *s = path + 1;; s++) {
+        char c = *s;
+        if (c != '/' && c != '\0') continue;
+        *s = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return kb_fail(e, "cannot create %s: %s", path, strerror(errno));
+        *s = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return kb_fail(e, "%s: not a folder", dir);
     return KB_OK;
 }

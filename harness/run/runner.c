@@ -10,7 +10,10 @@
  * worker then stops, and the next one continues with the next pair.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "harness.h"
+#include "runner.h"
+
+#include "guard.h"
+#include "out_file.h" /* kb_make_dirs */
 #include "npy.h"
 
 #include <errno.h>
@@ -81,16 +84,6 @@ void kb_runner_free(kb_runner *r) {
 }
 
 /* ---- small pieces ---- */
-
-kb_precision kb_case_precision(const kb_case *c, unsigned flags) {
-    if (flags & KB_TF32) return KB_PREC_TF32;
-    if (kb_axis_index(c->op, "dtype") >= 0) {
-        const char *d = kb_str(c, "dtype");
-        if (strcmp(d, "f16") == 0) return KB_PREC_F16;
-        if (strcmp(d, "bf16") == 0) return KB_PREC_BF16;
-    }
-    return KB_PREC_F32;
-}
 
 static void free_device(kb_tensors *ts) {
     for (int i = 0; i < ts->count; i++) {
@@ -176,21 +169,6 @@ static int load_inputs(const char *dir, kb_tensors *in, kb_error *e) {
     return KB_OK;
 }
 
-static int mkdirs(const char *path, kb_error *e) {
-    char tmp[2048];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1;; p++)
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-                return kb_fail(e, "cannot create %s: %s", tmp, strerror(errno));
-            if (!c) break;
-            *p = c;
-        }
-    return KB_OK;
-}
-
 int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e) {
     struct stat st;
     const char *in = o->inputs_dir;
@@ -221,7 +199,7 @@ int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_err
     kb_error why;
     if (stat(dump, &st) == 0 && !S_ISDIR(st.st_mode))
         return kb_fail(e, "--dump %s: exists and is not a directory", dump);
-    if (mkdirs(dump, &why) != KB_OK) return kb_fail(e, "--dump %s: %s", dump, why.msg);
+    if (kb_make_dirs(dump, &why) != KB_OK) return kb_fail(e, "--dump %s: %s", dump, why.msg);
     if (access(dump, W_OK | X_OK) != 0)
         return kb_fail(e, "--dump %s: cannot write in it: %s", dump, strerror(errno));
     return KB_OK;
@@ -256,7 +234,7 @@ static int dump_tensors(const char *dir, int k, const char *prefix, const kb_ten
                         kb_error *e) {
     char path[2048];
     snprintf(path, sizeof path, "%s/case%d", dir, k);
-    if (mkdirs(path, e) != KB_OK) return KB_ERR;
+    if (kb_make_dirs(path, e) != KB_OK) return KB_ERR;
     for (int i = 0; i < ts->count; i++) {
         char file[2300];
         snprintf(file, sizeof file, "%s/%s%s%s.npy", path, prefix ? prefix : "", prefix ? "." : "",

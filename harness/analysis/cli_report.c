@@ -12,6 +12,11 @@
  * it there): the headline plots and one "which variant to ship" table.
  */
 #include "cli.h"
+#include "compare_runs.h"
+#include "plot.h"
+
+#include "core/format.h"
+#include "run/out_file.h" /* kb_make_dirs */
 
 #include <math.h>
 #include <stdarg.h>
@@ -225,19 +230,6 @@ static void rank_case(const kb_op_view *v, int c, int *best, int *second) {
     }
 }
 
-static void fmt_bytes(double b, char *buf, size_t n) {
-    if (!(b >= 0))
-        snprintf(buf, n, "-");
-    else if (b < 1024)
-        snprintf(buf, n, "%.0f B", b);
-    else if (b < 1048576)
-        snprintf(buf, n, "%.1f KiB", b / 1024);
-    else if (b < 1073741824)
-        snprintf(buf, n, "%.1f MiB", b / 1048576);
-    else
-        snprintf(buf, n, "%.2f GiB", b / 1073741824);
-}
-
 static void fmt_ratio(double base_us, double us, char *buf, size_t n) {
     if (base_us > 0 && us > 0)
         snprintf(buf, n, "%.2f×", base_us / us);
@@ -309,7 +301,7 @@ static void write_ship_table(doc *d, const kb_op_view *v) {
             else
                 snprintf(cells[col++], CELL, "%s", p ? kb_status_name(p->status) : "-");
         }
-        fmt_bytes(w->workspace_bytes, cells[col++], CELL);
+        kb_format_bytes(w->workspace_bytes, 0, cells[col++], CELL);
         if (second >= 0) {
             double ts = kb_view_cell(v, c, second)->median_us;
             kb_format_us(ts, t, sizeof t);
@@ -504,7 +496,7 @@ static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, co
         else
             snprintf(peer_txt, sizeof peer_txt, "%.2f× %s",
                      kb_view_cell(v, c, peer)->median_us / w->median_us, v->variants[peer]);
-        fmt_bytes(w->workspace_bytes, ws, sizeof ws);
+        kb_format_bytes(w->workspace_bytes, 0, ws, sizeof ws);
         fprintf(f, " | %s | %s | %s | %s | %s |\n", v->variants[best], t, base_txt, peer_txt, ws);
     }
 }

@@ -1,18 +1,15 @@
 /* out_md.c — a Markdown table (for pull requests and reports), the same
  * cells as the human table. */
-#include "harness.h"
+#include "printer.h"
 
 #include <string.h>
-
-void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
-void kb_row_cells(const kb_row *r, char cells[11][1500]);
 
 static void md_begin(kb_printer *p, const kb_meta *meta) {
     kb_meta_print_lines(p->f, meta, "> ");
 }
 
 static void md_row(kb_printer *p, const kb_row *r) {
-    char cells[11][1500];
+    char cells[KB_ROW_CELLS][KB_ROW_CELL];
     if (strcmp(p->last_op, r->op) != 0) {
         snprintf(p->last_op, sizeof p->last_op, "%s", r->op);
         fprintf(p->f, "\n### %s (%s mode)\n\n", r->op, kb_mode_name(r->mode));
@@ -21,7 +18,7 @@ static void md_row(kb_printer *p, const kb_row *r) {
               p->f);
     }
     kb_row_cells(r, cells);
-    for (int i = 0; i < 11; i++) {
+    for (int i = 0; i < KB_ROW_CELLS; i++) {
         for (char *c = cells[i]; *c; c++)
             if (*c == '|') *c = '/';
         fprintf(p->f, "| %s ", cells[i]);

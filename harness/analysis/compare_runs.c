@@ -8,7 +8,7 @@
  * nothing can be said of it (INVALID, which gates too). Only then are the
  * medians judged, with both runs' noise.
  */
-#include "harness.h"
+#include "compare_runs.h"
 
 #include <math.h>
 

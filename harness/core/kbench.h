@@ -198,6 +198,10 @@ typedef struct kb_accuracy {
 /* An accuracy before op->compare: everything 0, pass 1, dropped -1. */
 void kb_accuracy_init(kb_accuracy *acc);
 
+/* The precision class a variant's output is checked in: tf32 for a KB_TF32
+ * variant, else the case's dtype axis (f16, bf16), else f32. */
+kb_precision kb_case_precision(const kb_case *c, unsigned flags);
+
 /* What op->compare judges with besides the tensors. */
 typedef struct kb_check_ctx {
     kb_precision prec; /* the variant's precision class on this case (kb_case_precision) */

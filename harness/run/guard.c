@@ -8,7 +8,7 @@
  * value once, so no constant store of two bytes or more (a 0, the 0xFF
  * poison) leaves it intact.
  */
-#include "harness.h"
+#include "guard.h"
 
 static unsigned char guard_byte(size_t i) {
     return (unsigned char)(0xA5u ^ (unsigned)(i * 0x3Bu));

@@ -31,6 +31,16 @@ static const struct {
     [KB_PREC_BF16] = {1e-2, 5e-2},
 };
 
+kb_precision kb_case_precision(const kb_case *c, unsigned flags) {
+    if (flags & KB_TF32) return KB_PREC_TF32;
+    if (kb_axis_index(c->op, "dtype") >= 0) {
+        const char *d = kb_str(c, "dtype");
+        if (strcmp(d, "f16") == 0) return KB_PREC_F16;
+        if (strcmp(d, "bf16") == 0) return KB_PREC_BF16;
+    }
+    return KB_PREC_F32;
+}
+
 void kb_accuracy_init(kb_accuracy *acc) {
     memset(acc, 0, sizeof *acc);
     acc->pass = 1;

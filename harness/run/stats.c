@@ -4,7 +4,7 @@
  * rule of R and NumPy), so p10/p90 of small samples stay meaningful. Noise is
  * the relative standard deviation, as nvbench reports it.
  */
-#include "harness.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,10 @@
  * was killed mid-row leaves a last line without its newline and with fewer
  * fields: it is reported and skipped, since every row before it is whole.
  */
-#include "harness.h"
+#include "results.h"
+
+#include "cli.h"          /* kb_results_load answers in exit codes */
+#include "compare_runs.h" /* kb_status_passing */
 
 #include <math.h>
 #include <stddef.h>
@@ -501,17 +504,6 @@ int kb_result_is_peer(const char *variant) {
 int kb_result_timed(const kb_result *r) { /* a --force row is outside its variant's range */
     return kb_status_passing(r->status) && isfinite(r->median_us) && r->median_us > 0 &&
            strncmp(r->reason, KB_FORCED_PREFIX, strlen(KB_FORCED_PREFIX)) != 0;
-}
-
-void kb_format_us(double us, char *buf, size_t n) {
-    if (!(us > 0))
-        snprintf(buf, n, "-");
-    else if (us < 1000)
-        snprintf(buf, n, "%.2f us", us);
-    else if (us < 1e6)
-        snprintf(buf, n, "%.3f ms", us / 1e3);
-    else
-        snprintf(buf, n, "%.3f s", us / 1e6);
 }
 
 /* ---- a case's params: the short form, and the key rows are matched by ---- */

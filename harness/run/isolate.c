@@ -15,7 +15,7 @@
  * worker inherits the cases, variants and options as they are.
  */
 #define _GNU_SOURCE
-#include "harness.h"
+#include "runner.h"
 
 #include <errno.h>
 #include <fcntl.h>

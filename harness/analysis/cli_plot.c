@@ -14,6 +14,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "compare_runs.h"
+#include "plot.h"
+
+#include "run/out_file.h" /* kb_make_dirs */
 
 #include <errno.h>
 #include <math.h>
@@ -778,24 +782,6 @@ int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e) {
         return kb_fail(e, "gnuplot failed on %s/%s (exit %d)", o->dir, script,
                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     p->rendered = 1;
-    return KB_OK;
-}
-
-/* mkdir -p */
-int kb_make_dirs(const char *dir, kb_error *e) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *s = path + 1;; s++) {
-        char c = *s;
-        if (c != '/' && c != '\0') continue;
-        *s = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
-            return kb_fail(e, "%s: cannot create: %s", path, strerror(errno));
-        *s = c;
-        if (!c) break;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return kb_fail(e, "%s: not a folder", dir);
     return KB_OK;
 }
 

@@ -6,6 +6,9 @@
  * their params' values (kb_params_key), not their text.
  */
 #include "cli.h"
+#include "compare_runs.h"
+
+#include "core/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +98,7 @@ static void fmt_noise(const kb_result *r, char *buf, size_t n) {
 }
 
 /* A row's time; an invalid one as it was read, so that the listing shows it. */
-static void fmt_time(const kb_result *r, char *buf, size_t n) {
+static void time_cell(const kb_result *r, char *buf, size_t n) {
     if (r && !kb_result_time_valid(r))
         snprintf(buf, n, "%g us", r->median_us);
     else
@@ -125,8 +128,8 @@ static void print_pairing(FILE *f, int md, const pairing *p) {
     snprintf(cells[1], sizeof cells[1], "%s", any->op);
     snprintf(cells[2], sizeof cells[2], "%s", any->variant);
     kb_params_short(kb_find_op(any->op), any->params, cells[3], sizeof cells[3]);
-    fmt_time(p->before, cells[4], sizeof cells[4]);
-    fmt_time(p->after, cells[5], sizeof cells[5]);
+    time_cell(p->before, cells[4], sizeof cells[4]);
+    time_cell(p->after, cells[5], sizeof cells[5]);
     if (p->j.verdict != KB_VERDICT_UNTIMED)
         snprintf(cells[6], sizeof cells[6], "%+.1f%%", p->j.delta * 100);
     else

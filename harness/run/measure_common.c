@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
 
+#include "device.h" /* the SM clock */
+
 #include <string.h>
 #include <time.h>
 

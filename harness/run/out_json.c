@@ -1,6 +1,6 @@
 /* out_json.c — JSON lines: a first line of metadata, then one object per row
  * with every statistic and the raw samples (microseconds). */
-#include "harness.h"
+#include "printer.h"
 
 void kb_json_put_str(FILE *f, const char *s) {
     fputc('"', f);

@@ -14,6 +14,10 @@
  */
 #include "cli.h"
 
+#include "kbench.h"
+#include "run/printer.h" /* kb_json_put_str */
+#include "run/sweep.h"
+
 #include "npy.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
-/* row.c — result rows: status names, output formats, the metadata every
- * output file records. */
+/* row.c — result rows: status names, and the metadata every output file
+ * records (kb_meta), as the '#' lines the printers open with. */
 #define _POSIX_C_SOURCE 200809L
-#include "harness.h"
+#include "row.h"
 
 #include <string.h>
 #include <time.h>
@@ -21,33 +21,6 @@ int kb_status_parse(const char *s, kb_status *st) {
             return KB_OK;
         }
     return KB_ERR;
-}
-
-static const char *const format_names[] = {"table", "csv", "json", "md"};
-
-int kb_format_parse(const char *s, kb_format *f) {
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, format_names[i]) == 0) {
-            *f = (kb_format)i;
-            return KB_OK;
-        }
-    return KB_ERR;
-}
-
-int kb_format_from_path(const char *path, kb_format *f) {
-    const char *dot = strrchr(path, '.');
-    if (!dot || strchr(dot, '/')) return KB_ERR;
-    if (strcmp(dot, ".csv") == 0)
-        *f = KB_FMT_CSV;
-    else if (strcmp(dot, ".json") == 0 || strcmp(dot, ".jsonl") == 0)
-        *f = KB_FMT_JSON;
-    else if (strcmp(dot, ".md") == 0)
-        *f = KB_FMT_MD;
-    else if (strcmp(dot, ".txt") == 0)
-        *f = KB_FMT_TABLE;
-    else
-        return KB_ERR;
-    return KB_OK;
 }
 
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {

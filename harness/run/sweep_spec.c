@@ -14,7 +14,7 @@
  * folder; a built-in sweep, the source tree (kb_value.dir, kb_case_path).
  */
 #define _POSIX_C_SOURCE 200809L /* strtok_r, getline, stat */
-#include "harness.h"
+#include "sweep.h"
 
 #include <ctype.h>
 #include <errno.h>

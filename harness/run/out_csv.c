@@ -2,7 +2,7 @@
  * with '#' lines of metadata (gnuplot and csv_read.c skip them). Times are
  * microseconds. The column list is the schema that csv_read.c, `kbench plot`,
  * `report` and `compare` read, and that peers/ write. */
-#include "harness.h"
+#include "printer.h"
 
 #include <string.h>
 
@@ -53,8 +53,6 @@ static void put_field(FILE *f, const char *s) {
     }
     fputc('"', f);
 }
-
-void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
 
 static void csv_begin(kb_printer *p, const kb_meta *meta) {
     /* --resume: say who added the rows below; the header is there already,
