@@ -89,23 +89,6 @@ int kb_deform_conv2d_reference_points(const kb_case *c, const kb_tensors *in, kb
 
 extern const kb_op kb_op_deform_conv2d;
 
-extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32;
-extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
-extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32;
-extern const kb_variant_impl kb_deform_conv2d_explicit_nhwc;
-extern const kb_variant_impl kb_deform_conv2d_explicit_nhwc_tf32;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_gemm;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_f16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16;
-
 #ifdef __cplusplus
 }
 #endif

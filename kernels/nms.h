@@ -7,7 +7,7 @@
  *         count [1] i32: how many of keep are valid. cap = n, or max_out when
  *         0 < max_out < n; max_out caps the count (the first max_out keeps).
  * Semantics: ../shared/DESIGN.md; the IoU rule: kernels/nms_iou.h.
- * Device code to reuse (already-sorted boxes): variants/nms/nms_device.cuh.
+ * Device code to reuse (already-sorted boxes): variants/common/nms_device.cuh.
  */
 #ifndef KB_NMS_H
 #define KB_NMS_H
@@ -19,11 +19,6 @@ extern "C" {
 #endif
 
 extern const kb_op kb_op_nms;
-
-extern const kb_variant_impl kb_nms_bitmask_host;
-extern const kb_variant_impl kb_nms_bitmask_gpu;
-extern const kb_variant_impl kb_nms_pairwise_fast;
-extern const kb_variant_impl kb_nms_blockwalk;
 
 /* Output capacity of a case: n, or max_out when 0 < max_out < n. */
 int64_t kb_nms_capacity(int64_t n, int64_t max_out);

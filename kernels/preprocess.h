@@ -34,12 +34,6 @@ typedef struct kb_pp_params {
 kb_pp_params kb_pp_params_of(const kb_case *c);
 
 extern const kb_op kb_op_preprocess;
-extern const kb_variant_impl kb_preprocess_nearest_naive;
-extern const kb_variant_impl kb_preprocess_bilinear_naive;
-extern const kb_variant_impl kb_preprocess_nearest_vec;
-extern const kb_variant_impl kb_preprocess_bilinear_vec;
-extern const kb_variant_impl kb_preprocess_letterbox_warpaffine;
-extern const kb_variant_impl kb_preprocess_letterbox_vec;
 
 #ifdef __cplusplus
 }

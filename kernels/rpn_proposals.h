@@ -126,9 +126,6 @@ kb_rpn_params kb_rpn_params_of(const kb_case *c);
 int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 
 extern const kb_op kb_op_rpn_proposals;
-extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
-extern const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu;
-extern const kb_variant_impl kb_rpn_proposals_fused;
 
 #ifdef __cplusplus
 }

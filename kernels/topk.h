@@ -61,9 +61,6 @@ int64_t kb_topk_max_segment(const kb_case *c);
 int kb_topk_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 
 extern const kb_op kb_op_topk;
-extern const kb_variant_impl kb_topk_radix_sort;
-extern const kb_variant_impl kb_topk_segmented_sort;
-extern const kb_variant_impl kb_topk_radix_select;
 
 #ifdef __cplusplus
 }

@@ -278,6 +278,7 @@ typedef struct kb_variant {
     const char *summary;
     unsigned flags;
     const kb_variant_impl *impl;
+    const char *source; /* the file that defines impl, from the repository root */
 } kb_variant;
 
 /* ---- the registry (harness/registry.c) ----------------------------------- */

@@ -19,7 +19,7 @@
  * boxes). Measurements: docs/perf-nms.md.
  */
 #include "nms.h"
-#include "nms_device.cuh"
+#include "variants/common/nms_device.cuh"
 #include "nms_iou.h"
 #include "variants/common/arch.cuh"
 

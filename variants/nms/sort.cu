@@ -16,7 +16,7 @@
  * launch-bound).
  */
 #include "nms.h"
-#include "nms_device.cuh"
+#include "variants/common/nms_device.cuh"
 
 #include <cub/cub.cuh>
 #include <stdlib.h>

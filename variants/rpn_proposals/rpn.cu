@@ -23,8 +23,8 @@
  */
 #include "rpn_proposals.h"
 
-#include "../nms/nms_device.cuh"
-#include "../topk/topk_device.cuh"
+#include "variants/common/nms_device.cuh"
+#include "variants/common/topk_device.cuh"
 #include "variants/common/arch.cuh"
 
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  */
 #include "topk.h"
 
-#include "topk_device.cuh"
+#include "variants/common/topk_device.cuh"
 
 #include <cub/cub.cuh>
 

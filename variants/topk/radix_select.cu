@@ -37,7 +37,7 @@
  */
 #include "topk.h"
 
-#include "topk_device.cuh"
+#include "variants/common/topk_device.cuh"
 #include "variants/common/arch.cuh"
 
 #include <stdlib.h>

@@ -1,14 +1,17 @@
-/* emulate_host.cpp — NOT part of the build (the build globs *.cu): a host
- * emulation of the yolo_decode block code in yolo_device.cuh, for machines
- * with no GPU. One block = 1024 pthreads with real barriers (__syncthreads)
- * and per-warp barriers (shuffles, ballots); static "shared" variables.
- * Checks fused_image (mode 0), the atomic stages with fast (1) and greedy (2)
- * NMS (atomic compaction emulated in reversed index order) against the
- * reference through the op's compare. Build and run (after a build-yolo build):
+/* yolo_decode_emulate_host.cpp — a tool, not a test CTest runs and not part
+ * of the build: a host emulation of the yolo_decode block code in
+ * variants/yolo_decode/yolo_device.cuh, for machines with no GPU. One block =
+ * 1024 pthreads with real barriers (__syncthreads) and per-warp barriers
+ * (shuffles, ballots); static "shared" variables. Checks fused_image (mode
+ * 0), the atomic stages with fast (1) and greedy (2) NMS (atomic compaction
+ * emulated in reversed index order) against the reference through the op's
+ * compare. Build (against a build folder's libraries, here build/) and run,
+ * from the repository root:
  *
- *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iharness -Ikernels -Ivariants/yolo_decode \
- *     -I/usr/local/cuda/include variants/yolo_decode/emulate_host.cpp -o /tmp/yolo_emu \
- *     build-yolo/libkbench_ops.a build-yolo/libkbench_common.a -L/usr/local/cuda/lib64 \
+ *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iharness/core -Ikernels -I. \
+ *     -Ivariants/yolo_decode -I/usr/local/cuda/include \
+ *     tests/tools/yolo_decode_emulate_host.cpp -o /tmp/yolo_emu \
+ *     build/libkbench_ops.a build/libkbench_common.a -L/usr/local/cuda/lib64 \
  *     -lcudart -lpthread -fopenmp -lm
  *   /tmp/yolo_emu 0 b=2 n=5000 dist=dense max_det=200 max_out=100 c=5
  *
