@@ -176,7 +176,7 @@ typedef struct kb_cost {
     double bytes; /* fewest bytes that must cross device memory */
 } kb_cost;
 
-/* Precision classes: thresholds of the dense comparison (harness/compare.c). */
+/* Precision classes: thresholds of the dense comparison (harness/core/compare.c). */
 typedef enum kb_precision { KB_PREC_F32, KB_PREC_TF32, KB_PREC_F16, KB_PREC_BF16 } kb_precision;
 
 typedef struct kb_accuracy {

@@ -1,13 +1,33 @@
-/* nms_device.cuh — NMS device code to reuse (rpn_proposals, yolo_decode, ...).
- * C++/CUDA only. Every launcher only enqueues on its stream: no host sync, no
- * allocation, so each is graph-capturable. n = 0 is allowed (count = 0).
+/* nms_device.cuh — NMS device code to reuse (rpn_proposals, yolo_decode, ...),
+ * defined in variants/nms/. C++/CUDA only. Every launcher only enqueues on its
+ * stream: no host sync, no allocation, so each is graph-capturable. n = 0 is
+ * allowed (count = 0).
  *
- * Sorting (sort.cu, the one CUB file of nms):
- *   kb_nms_sort_by_score: rank boxes by score descending, equal scores lower
- *   index first (CUB radix sort is stable; -0 is ranked as +0), and gather the
- *   boxes and classes in rank order. order[r] = the input index of rank r.
+ *   kb_nms_sort_by_score          rank boxes by score, gather them in rank order
+ *   kb_nms_sorted_bitmask_gpu,    greedy NMS on sorted boxes (mmcv's walk; the
+ *   kb_nms_sorted_blockwalk       fastest exact one)
+ *   kb_nms_sorted_fast            fast NMS on sorted boxes
+ *   struct kb_nms_sorted          the nms op's variants' own plumbing (sort.cu)
  *
- * NMS on boxes ALREADY SORTED by rank (boxes_sorted[r], classes_sorted[r]):
+ * Each declaration below says its contract; the coordinate-offset trick, for
+ * NMS per class or level without classes, is above the sorted launchers.
+ */
+#ifndef KB_NMS_DEVICE_CUH
+#define KB_NMS_DEVICE_CUH
+
+#include <cstddef>
+#include <cuda_runtime.h>
+
+/* Sorting (variants/nms/sort.cu, the one CUB file of nms): rank boxes by score
+ * descending, equal scores lower index first (CUB radix sort is stable; -0 is
+ * ranked as +0), and gather the boxes and classes in rank order. order[r] =
+ * the input index of rank r. */
+size_t kb_nms_sort_workspace(int n);
+cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const int *classes,
+                                 int n, int *order, float4 *boxes_sorted, int *classes_sorted,
+                                 void *workspace, size_t ws_bytes, cudaStream_t stream);
+
+/* NMS on boxes ALREADY SORTED by rank (boxes_sorted[r], classes_sorted[r]):
  *   classes_sorted may be NULL (class-agnostic); otherwise only boxes of equal
  *   class suppress each other (exact, no coordinate trick).
  *   max_out <= 0: no cap; else at most max_out keeps (keep_out holds that many).
@@ -36,17 +56,6 @@
  * integer-pixel boxes, or offsets of a power of two times a few classes).
  * Pass classes_sorted when that cannot be promised: it costs one int load.
  */
-#ifndef KB_NMS_DEVICE_CUH
-#define KB_NMS_DEVICE_CUH
-
-#include <cstddef>
-#include <cuda_runtime.h>
-
-size_t kb_nms_sort_workspace(int n);
-cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const int *classes,
-                                 int n, int *order, float4 *boxes_sorted, int *classes_sorted,
-                                 void *workspace, size_t ws_bytes, cudaStream_t stream);
-
 size_t kb_nms_sorted_workspace(int n);
 cudaError_t kb_nms_sorted_bitmask_gpu(const float4 *boxes_sorted, const int *classes_sorted, int n,
                                       float iou, int max_out, const int *order, int *keep_out,
@@ -61,14 +70,14 @@ cudaError_t kb_nms_sorted_fast(const float4 *boxes_sorted, const int *classes_so
                                int *count_out, void *workspace, size_t ws_bytes,
                                cudaStream_t stream);
 
-/* For the bitmask family (bitmask.cu): the suppression masks of sorted boxes,
+/* For the bitmask family (variants/nms/bitmask.cu): the suppression masks of sorted boxes,
  * mask[r * words + w] bit b = box r suppresses box 64 w + b (only w >= r / 64
  * is written), words = (n + 63) / 64. The host-walk variant reads them back. */
 cudaError_t kb_nms_build_masks(const float4 *boxes_sorted, const int *classes_sorted, int n,
                                float iou, unsigned long long *mask, cudaStream_t stream);
 size_t kb_nms_mask_bytes(int n);
 
-/* ---- plumbing of the nms op's variants (sort.cu) ----
+/* ---- plumbing of the nms op's variants (variants/nms/sort.cu) ----
  * One device allocation per variant: the sorted boxes, then the sort's and
  * the NMS launcher's workspaces. */
 struct kb_case;
