@@ -16,23 +16,21 @@ void kb_format_us(double us, char *buf, size_t n) {
 }
 
 void kb_format_bytes(double b, int compact, char *buf, size_t n) {
-    if (compact) { /* the table's column: K, M, G without a space or unit */
-        if (b == 0)
-            snprintf(buf, n, "0");
-        else if (b < 1048576)
-            snprintf(buf, n, "%.1fK", b / 1024);
-        else if (b < 1073741824)
-            snprintf(buf, n, "%.1fM", b / 1048576);
-        else
-            snprintf(buf, n, "%.2fG", b / 1073741824);
-    } else if (!(b >= 0))
-        snprintf(buf, n, "-");
-    else if (b < 1024)
-        snprintf(buf, n, "%.0f B", b);
-    else if (b < 1048576)
-        snprintf(buf, n, "%.1f KiB", b / 1024);
-    else if (b < 1073741824)
-        snprintf(buf, n, "%.1f MiB", b / 1048576);
-    else
-        snprintf(buf, n, "%.2f GiB", b / 1073741824);
+    static const struct {
+        double size;
+        const char *full, *compact;
+    } units[] = {{1073741824, "%.2f GiB", "%.2fG"},
+                 {1048576, "%.1f MiB", "%.1fM"},
+                 {1024, "%.1f KiB", "%.1fK"}};
+    if (compact ? b == 0 : !(b >= 0)) {
+        snprintf(buf, n, compact ? "0" : "-");
+        return;
+    }
+    /* the largest unit b reaches; the table's column counts in K below that */
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (b >= units[i].size || (compact && i + 1 == sizeof units / sizeof units[0])) {
+            snprintf(buf, n, compact ? units[i].compact : units[i].full, b / units[i].size);
+            return;
+        }
+    snprintf(buf, n, "%.0f B", b);
 }

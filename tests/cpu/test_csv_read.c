@@ -54,19 +54,43 @@ KB_TEST(fixture_rows_and_metadata_read_back) {
     kb_results_free(&res);
 }
 
-KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
-    char path[] = "/tmp/kb_test_roundtrip_XXXXXX";
+/* The rows through a CSV printer onto f, which already holds `before`
+ * (append: as --resume leaves it, new_header: of an older schema), then the
+ * file read back into res and removed. */
+static int print_and_read(const char *before, int append, int new_header, const kb_row *rows,
+                          int nrows, kb_results *res, kb_error *e) {
+    char path[] = "/tmp/kb_test_printed_XXXXXX";
     FILE *f = fdopen(mkstemp(path), "w");
+    fputs(before, f);
     kb_meta meta;
     char *argv[] = {"kbench", "run", "nms"};
     kb_meta_init(&meta, NULL, 3, argv);
     kb_printer p;
     kb_printer_init(&p, KB_FMT_CSV, f);
+    p.append = append;
+    p.new_header = new_header;
+    p.begin(&p, &meta);
+    for (int i = 0; i < nrows; i++) p.row(&p, &rows[i]);
+    p.end(&p);
+    fclose(f);
+    int rc = kb_results_read(res, path, NULL, e);
+    remove(path);
+    return rc;
+}
+
+/* A checked nms/pairwise_fast row of the case params, everything else zero. */
+static kb_row fast_nms_row(const char *params) {
     kb_row row;
     memset(&row, 0, sizeof row);
     snprintf(row.op, sizeof row.op, "nms");
     snprintf(row.variant, sizeof row.variant, "pairwise_fast");
-    snprintf(row.params, sizeof row.params, "n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
+    snprintf(row.params, sizeof row.params, "%s", params);
+    row.checked = 1;
+    return row;
+}
+
+KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
+    kb_row row = fast_nms_row("n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
     row.status = KB_ROW_FAIL;
     snprintf(row.reason, sizeof row.reason, "keep[3] = 7, \"reference\" 8");
     snprintf(row.acc.note, sizeof row.acc.note, "fast NMS: 534 kept, drops 56 greedy keeps");
@@ -77,17 +101,12 @@ KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     row.acc.rel_l2 = 1.5e-3;
     row.acc.dropped = 56;
     row.deterministic = 0;
-    p.begin(&p, &meta);
-    p.row(&p, &row);
-    row.acc.dropped = -1; /* not counted: an empty field */
-    p.row(&p, &row);
-    p.end(&p);
-    fclose(f);
+    kb_row rows[2] = {row, row};
+    rows[1].acc.dropped = -1; /* not counted: an empty field */
 
     kb_results res = {0};
     kb_error e;
-    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
-    remove(path);
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
     KB_EXPECT(res.count == 2);
     const kb_result *r = &res.rows[0];
     KB_EXPECT_NEAR(r->dropped, 56, 0);
@@ -158,31 +177,12 @@ KB_TEST(dropped_is_read_from_the_note_only_in_files_without_its_column) {
 /* --resume on a file of the older schema: the printer writes the current
  * header again, and both kinds of rows read back. */
 KB_TEST(resumed_file_of_an_older_schema_gets_the_current_header_again) {
-    char path[] = "/tmp/kb_test_resume_XXXXXX";
-    FILE *f = fdopen(mkstemp(path), "w");
-    fputs("op,variant,params,status,note\nnms,blockwalk,n=1,PASS,old\n", f);
-    kb_meta meta;
-    char *argv[] = {"kbench", "run", "nms"};
-    kb_meta_init(&meta, NULL, 3, argv);
-    kb_printer p;
-    kb_printer_init(&p, KB_FMT_CSV, f);
-    p.append = 1;
-    p.new_header = 1;
-    kb_row row;
-    memset(&row, 0, sizeof row);
-    snprintf(row.op, sizeof row.op, "nms");
-    snprintf(row.variant, sizeof row.variant, "pairwise_fast");
-    snprintf(row.params, sizeof row.params, "n=2");
-    row.checked = 1;
+    kb_row row = fast_nms_row("n=2");
     row.acc.dropped = 3;
-    p.begin(&p, &meta);
-    p.row(&p, &row);
-    p.end(&p);
-    fclose(f);
     kb_results res = {0};
     kb_error e;
-    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
-    remove(path);
+    KB_EXPECT(print_and_read("op,variant,params,status,note\nnms,blockwalk,n=1,PASS,old\n", 1, 1,
+                             &row, 1, &res, &e) == KB_OK);
     KB_EXPECT(res.count == 2);
     KB_EXPECT(strcmp(res.rows[0].note, "old") == 0 && isnan(res.rows[0].dropped));
     KB_EXPECT(strcmp(res.rows[1].variant, "pairwise_fast") == 0);
