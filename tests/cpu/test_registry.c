@@ -62,4 +62,3 @@ KB_TEST(variant_names_are_unique_within_an_op) {
                 kbt_current_failed = 1;
             }
 }
-
