@@ -1,8 +1,18 @@
-/* cli.h — the subcommands of the kbench program (one file each). */
+/* cli.h — the kbench program: its exit codes, its subcommands (one
+ * cli_<command>.c each: list and info here, run in run/, plot, report,
+ * compare and verify in analysis/) and the option helpers they share (cli.c). */
 #ifndef KB_CLI_H
 #define KB_CLI_H
 
-#include "harness.h"
+/* Exit codes of the kbench program (README "Exit codes"). */
+enum {
+    KB_EXIT_OK = 0,        /* every row PASS (or UNSUPPORTED) */
+    KB_EXIT_FAILED = 1,    /* a row FAILed, ERRORed, CRASHed or TIMEd OUT */
+    KB_EXIT_USAGE = 2,     /* bad command line, unknown op/axis/value, unreadable file */
+    KB_EXIT_NO_DEVICE = 3, /* run/check with no CUDA device or driver */
+    KB_EXIT_RUNTIME = 4,   /* could not write output, out of host memory, ... */
+    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING or INVALID */
+};
 
 int kb_cmd_list(int argc, char **argv);
 int kb_cmd_run(int argc, char **argv); /* run and check */

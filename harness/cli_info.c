@@ -1,6 +1,9 @@
 /* cli_info.c — `kbench info`: the device, driver, clocks and measured peaks. */
 #include "cli.h"
 
+#include "run/device.h"
+#include "run/row.h" /* kb_git_commit */
+
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,9 @@
 /* cli_list.c — `kbench list [OP]`: what can be run, without a device. */
 #include "cli.h"
 
+#include "kbench.h"
+#include "run/sweep.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -8,7 +11,7 @@ static void list_help(void) {
     puts("usage: kbench list [OP] [--names [--test-only]]\n\n"
          "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
          "range), named sweeps with their lines, input/output tensor names, and variants\n"
-         "with one-line summaries and flags.\n\n"
+         "with one-line summaries, flags and the file that implements each.\n\n"
          "  --names      one line per op and per op/variant (for scripts and CTest)\n"
          "  --test-only  with --names: only the op/variant lines of the deliberately\n"
          "               broken variants of a test build (never listed otherwise)\n"
@@ -80,6 +83,7 @@ static void print_op(const kb_op *op) {
         printf("    %-24s %s%s%s%s%s\n", v->name, v->summary, flags[0] ? " [" : "", flags,
                flags[0] ? "]" : "",
                strcmp(v->name, op->baseline ? op->baseline : "") == 0 ? " (baseline)" : "");
+        if (v->source) printf("    %-24s %s\n", "", v->source);
     }
 }
 

@@ -37,6 +37,9 @@ static const kb_axis axes[] = {
     {"offsets", KB_AXIS_ENUM, "randn", 0, 0, "randn,uniform,integer,out_of_bounds,edges,zero",
      "randn: N(0, scale); uniform/integer: +-scale; edges: samples exactly at -1, 0, H-1, H"},
     {"offset_scale", KB_AXIS_FLOAT, "2", 0, 1e4, NULL, "sigma or half-range of the offsets"},
+    {"im2col", KB_AXIS_ENUM, "auto", 0, 0, "auto,window,global",
+     "explicit_nhwc* only: window stages each block's input in shared memory (cp.async), "
+     "global reads every corner from memory, auto picks per case"},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -98,7 +101,7 @@ static const char *const full[] = {
  * compute-sanitizer (scripts/sanitize.sh; each variant sees the cases of its
  * dtype). Block shapes depend on the SM count (kb_gpu_sms): the branches
  * named are those of a 132-SM H100. explicit_nhwc* pick the windowed im2col
- * on the last line only; KB_DCN_IM2COL=window forces it on every line (the
+ * on the last line only; -a im2col=window forces it on every line (the
  * script runs them so once more). Not reached: a columns block of fewer
  * images than n (2^27 column elements) and bias rows past 65535 (n * c_out). */
 static const char *const sanitize_lines[] = {
@@ -230,6 +233,10 @@ int kb_dcn_params_from_case(const kb_case *c, kb_dcn_params *p, kb_error *e) {
     p->bias = (int)kb_int(c, "bias");
     if (kb_dtype_parse(kb_str(c, "dtype"), &p->dtype) != KB_OK)
         return kb_fail(e, "dtype=%s: not a dtype", kb_str(c, "dtype"));
+    const char *im2col = kb_str(c, "im2col");
+    p->im2col = strcmp(im2col, "window") == 0   ? KB_DCN_IM2COL_WINDOW
+                : strcmp(im2col, "global") == 0 ? KB_DCN_IM2COL_GLOBAL
+                                                : KB_DCN_IM2COL_AUTO;
     p->ho = out_size(p->h, p->kh, p->stride_h, p->pad_h, p->dil_h);
     p->wo = out_size(p->w, p->kw, p->stride_w, p->pad_w, p->dil_w);
     /* torchvision's checks (ops/deform_conv2d.cpp), in its order */
@@ -403,9 +410,9 @@ static int make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error
 
 /* ---- comparison, cost, fuzz ---- */
 
-static int compare(const kb_case *c, kb_precision prec, const kb_tensors *in, const kb_tensors *ref,
-                   const kb_tensors *got, kb_accuracy *acc) {
-    kb_compare_dense(kb_tensors_get(ref, "output"), kb_tensors_get(got, "output"), prec, acc);
+static int compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
+                   const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    kb_compare_dense(kb_tensors_get(ref, "output"), kb_tensors_get(got, "output"), chk->prec, acc);
     return KB_OK;
 }
 

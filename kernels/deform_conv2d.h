@@ -26,6 +26,14 @@
 extern "C" {
 #endif
 
+/* Which im2col explicit_nhwc* run (the `im2col` axis): auto picks per case,
+ * the other two force one kernel; every other variant takes auto only. */
+typedef enum kb_dcn_im2col {
+    KB_DCN_IM2COL_AUTO,
+    KB_DCN_IM2COL_WINDOW,
+    KB_DCN_IM2COL_GLOBAL
+} kb_dcn_im2col;
+
 typedef struct kb_dcn_params {
     int64_t n, c_in, c_out, h, w, kh, kw;
     int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
@@ -33,6 +41,7 @@ typedef struct kb_dcn_params {
     int64_t ho, wo;                /* output size, derived */
     int mask, bias;                /* DCNv2 mask present; bias present */
     kb_dtype dtype;                /* of every tensor: input, offset, mask, weight, bias, output */
+    kb_dcn_im2col im2col;
 } kb_dcn_params;
 
 /* Reads the case's axes; KB_ERR (message names the parameters) if inconsistent. */
@@ -79,24 +88,6 @@ int kb_deform_conv2d_reference_points(const kb_case *c, const kb_tensors *in, kb
                                       int64_t points, kb_error *e);
 
 extern const kb_op kb_op_deform_conv2d;
-
-extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32;
-extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
-extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32;
-extern const kb_variant_impl kb_deform_conv2d_explicit_nhwc;
-extern const kb_variant_impl kb_deform_conv2d_explicit_nhwc_tf32;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16;
-extern const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_gemm;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_f16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16;
-extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16;
-extern const kb_variant_impl kb_deform_conv2d_explicit_torchvision;
 
 #ifdef __cplusplus
 }

@@ -104,6 +104,21 @@ int64_t kb_nms_capacity(int64_t n, int64_t max_out) {
     return max_out > 0 && max_out < n ? max_out : n;
 }
 
+kb_nms_params kb_nms_params_of(const kb_case *c) {
+    kb_nms_params p;
+    p.n = kb_int(c, "n");
+    p.iou = (float)kb_float(c, "iou");
+    p.classes = kb_int(c, "classes");
+    p.max_out = kb_int(c, "max_out");
+    p.cap = kb_nms_capacity(p.n, p.max_out);
+    const char *dist = kb_str(c, "dist");
+    p.dist = strcmp(dist, "clustered") == 0    ? KB_NMS_CLUSTERED
+             : strcmp(dist, "ties") == 0       ? KB_NMS_TIES
+             : strcmp(dist, "degenerate") == 0 ? KB_NMS_DEGENERATE
+                                               : KB_NMS_UNIFORM;
+    return p;
+}
+
 static int nms_validate(const kb_case *c, kb_error *e) {
     double iou = kb_float(c, "iou");
     if (!(iou >= 0 && iou <= 1)) return kb_fail(e, "nms: iou=%g must lie in [0, 1]", iou);
@@ -111,7 +126,8 @@ static int nms_validate(const kb_case *c, kb_error *e) {
 }
 
 static int nms_describe(const kb_case *c, kb_tensors *in, kb_tensors *out, kb_error *e) {
-    int64_t n = kb_int(c, "n"), cap = kb_nms_capacity(n, kb_int(c, "max_out")), one = 1;
+    const kb_nms_params p = kb_nms_params_of(c);
+    int64_t n = p.n, cap = p.cap, one = 1;
     int64_t box_shape[2] = {n, 4};
     kb_tensors_add(in, "boxes", KB_F32, 2, box_shape);
     kb_tensors_add(in, "scores", KB_F32, 1, &n);
@@ -167,17 +183,17 @@ static void make_clustered(int64_t n, int64_t classes, uint64_t *rng, float *box
 }
 
 static int nms_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e) {
-    int64_t n = kb_int(c, "n"), classes = kb_int(c, "classes");
-    const char *dist = kb_str(c, "dist");
+    const kb_nms_params p = kb_nms_params_of(c);
+    int64_t n = p.n, classes = p.classes;
     float *boxes = kb_tensors_find(in, "boxes")->data;
     float *scores = kb_tensors_find(in, "scores")->data;
     int32_t *cls = kb_tensors_find(in, "classes")->data;
     uint64_t rng = seed;
-    if (strcmp(dist, "clustered") == 0) {
+    if (p.dist == KB_NMS_CLUSTERED) {
         make_clustered(n, classes, &rng, boxes, scores, cls);
         return KB_OK;
     }
-    int ties = strcmp(dist, "ties") == 0, degenerate = strcmp(dist, "degenerate") == 0;
+    int ties = p.dist == KB_NMS_TIES, degenerate = p.dist == KB_NMS_DEGENERATE;
     for (int64_t k = 0; k < n; k++) {
         double cx, cy, w, h;
         uniform_box(&rng, &cx, &cy, &w, &h);
@@ -248,24 +264,24 @@ static int64_t fast_vs_greedy(const int32_t *fast, int64_t nf, const int32_t *gr
     return outside;
 }
 
-static int nms_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+static int nms_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
                        const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
-    (void)prec;
-    int64_t n = kb_int(c, "n"), max_out = kb_int(c, "max_out"), cap = kb_nms_capacity(n, max_out);
+    const kb_nms_params p = kb_nms_params_of(c);
+    int64_t n = p.n, cap = p.cap;
     const int32_t *ref_keep = kb_tensors_get(ref, "keep")->data;
     int64_t ref_n = ((const int32_t *)kb_tensors_get(ref, "count")->data)[0];
     const int32_t *got_keep = kb_tensors_get(got, "keep")->data;
     int64_t got_n = ((const int32_t *)kb_tensors_get(got, "count")->data)[0];
     acc->tolerance = 0;
-    if (!(kb_check_flags & KB_INEXACT)) {
+    if (!(chk->flags & KB_INEXACT)) {
         acc->mismatches = compare_lists(ref_keep, ref_n, got_keep, got_n, cap, acc);
         if (acc->mismatches) acc->pass = 0;
         return KB_OK;
     }
     /* Fast NMS: its own reference, uncapped (a capped list is a prefix). */
     const float *boxes = kb_tensors_get(in, "boxes")->data;
-    const int32_t *cls = kb_int(c, "classes") > 1 ? kb_tensors_get(in, "classes")->data : NULL;
-    float iou = (float)kb_float(c, "iou");
+    const int32_t *cls = p.classes > 1 ? kb_tensors_get(in, "classes")->data : NULL;
+    float iou = p.iou;
     int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
     int32_t *fast = malloc((size_t)(n > 0 ? n : 1) * sizeof *fast);
     int32_t *greedy = malloc((size_t)(n > 0 ? n : 1) * sizeof *greedy);
@@ -286,6 +302,7 @@ static int nms_compare(const kb_case *c, kb_precision prec, const kb_tensors *in
         memcpy(subset_note, acc->note, sizeof subset_note);
         acc->mismatches = compare_lists(fast, nf < cap ? nf : cap, got_keep, got_n, cap, acc);
         if (!acc->mismatches || outside) memcpy(acc->note, subset_note, sizeof subset_note);
+        if (!acc->mismatches && !outside) acc->dropped = ng - nf; /* the note's "drops N" */
         acc->mismatches += outside;
     }
     if (acc->mismatches) acc->pass = 0;
@@ -298,9 +315,8 @@ static int nms_compare(const kb_case *c, kb_precision prec, const kb_tensors *in
 /* The fewest bytes: read boxes, scores and classes once, write the keeps.
  * No flop model: the IoU count is what the designs differ in. */
 static kb_cost nms_cost(const kb_case *c) {
-    int64_t n = kb_int(c, "n");
-    kb_cost k = {0, (double)n * (16 + 4 + 4) +
-                        (double)kb_nms_capacity(n, kb_int(c, "max_out")) * 4 + 4};
+    const kb_nms_params p = kb_nms_params_of(c);
+    kb_cost k = {0, (double)p.n * (16 + 4 + 4) + (double)p.cap * 4 + 4};
     return k;
 }
 

@@ -7,7 +7,7 @@
  *         count [1] i32: how many of keep are valid. cap = n, or max_out when
  *         0 < max_out < n; max_out caps the count (the first max_out keeps).
  * Semantics: ../shared/DESIGN.md; the IoU rule: kernels/nms_iou.h.
- * Device code to reuse (already-sorted boxes): variants/nms/nms_device.cuh.
+ * Device code to reuse (already-sorted boxes): variants/common/nms_device.cuh.
  */
 #ifndef KB_NMS_H
 #define KB_NMS_H
@@ -20,13 +20,26 @@ extern "C" {
 
 extern const kb_op kb_op_nms;
 
-extern const kb_variant_impl kb_nms_bitmask_host;
-extern const kb_variant_impl kb_nms_bitmask_gpu;
-extern const kb_variant_impl kb_nms_pairwise_fast;
-extern const kb_variant_impl kb_nms_blockwalk;
-
 /* Output capacity of a case: n, or max_out when 0 < max_out < n. */
 int64_t kb_nms_capacity(int64_t n, int64_t max_out);
+
+typedef enum kb_nms_dist {
+    KB_NMS_UNIFORM,
+    KB_NMS_CLUSTERED,
+    KB_NMS_TIES,
+    KB_NMS_DEGENERATE
+} kb_nms_dist;
+
+/* The case's axes, decoded once for the op, the reference and the variants. */
+typedef struct kb_nms_params {
+    int64_t n;
+    float iou;       /* suppress when IoU > iou */
+    int64_t classes; /* 1: class-agnostic (the classes input is ignored) */
+    int64_t max_out; /* 0: no cap */
+    int64_t cap;     /* the keep list's length: kb_nms_capacity(n, max_out) */
+    kb_nms_dist dist;
+} kb_nms_params;
+kb_nms_params kb_nms_params_of(const kb_case *c);
 
 /* ---- CPU references (reference/nms.c), reusable by other ops' references ----
  * order: the n box indices by score descending, equal scores lower index

@@ -227,11 +227,12 @@ static int64_t nn_rule_differences(const kb_pp_params *p) {
 /* A KB_INEXACT nearest variant (the float-scale rule of the CUDA ports) is
  * held to the reference of its own rule; its note counts the pixels where
  * that rule departs from OpenCV's. */
-static int compare(const kb_case *c, kb_precision prec, const kb_tensors *in, const kb_tensors *ref,
-                   const kb_tensors *got, kb_accuracy *acc) {
+static int compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
+                   const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    const kb_precision prec = chk->prec;
     const kb_tensor *want = kb_tensors_get(ref, "out");
     kb_pp_params p = kb_pp_params_of(c);
-    if (!(kb_check_flags & KB_INEXACT) || p.interp != KB_PP_NEAREST) {
+    if (!(chk->flags & KB_INEXACT) || p.interp != KB_PP_NEAREST) {
         kb_compare_dense(want, kb_tensors_get(got, "out"), prec, acc);
         return KB_OK;
     }

@@ -44,13 +44,6 @@ kb_pp_params kb_pp_params_of(const kb_case *c);
 void kb_pp_reference_params(const kb_pp_params *p, const uint8_t *images, kb_tensor *out);
 
 extern const kb_op kb_op_preprocess;
-extern const kb_variant_impl kb_preprocess_nearest_naive;
-extern const kb_variant_impl kb_preprocess_bilinear_naive;
-extern const kb_variant_impl kb_preprocess_nearest_vec;
-extern const kb_variant_impl kb_preprocess_bilinear_vec;
-extern const kb_variant_impl kb_preprocess_letterbox_warpaffine;
-extern const kb_variant_impl kb_preprocess_letterbox_vec;
-extern const kb_variant_impl kb_preprocess_nearest_seed;
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const kb_axis rpn_axes[] = {
     {"img_h", KB_AXIS_INT, "800", 32, 2048, NULL, "image height (px); <= 2048: the level offset"},
@@ -96,12 +97,21 @@ static int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
-int kb_rpn_level_sizes(const kb_case *c, int64_t *count) {
-    int levels = (int)kb_int(c, "levels");
-    for (int l = 0; l < levels; l++)
-        count[l] = ceil_div(kb_int(c, "img_h"), stride_of(l)) *
-                   ceil_div(kb_int(c, "img_w"), stride_of(l)) * KB_RPN_ANCHORS;
-    return levels;
+kb_rpn_params kb_rpn_params_of(const kb_case *c) {
+    kb_rpn_params p;
+    memset(&p, 0, sizeof p);
+    p.img_h = kb_int(c, "img_h");
+    p.img_w = kb_int(c, "img_w");
+    p.levels = (int)kb_int(c, "levels");
+    for (int l = 0; l < p.levels; l++)
+        p.level_size[l] =
+            ceil_div(p.img_h, stride_of(l)) * ceil_div(p.img_w, stride_of(l)) * KB_RPN_ANCHORS;
+    p.nms_pre = kb_int(c, "nms_pre");
+    p.max_per_img = kb_int(c, "max_per_img");
+    p.iou = (float)kb_float(c, "iou");
+    p.min_bbox_size = (float)kb_float(c, "min_bbox_size");
+    p.objects = (int)kb_int(c, "objects");
+    return p;
 }
 
 static int rpn_validate(const kb_case *c, kb_error *e) {
@@ -111,10 +121,10 @@ static int rpn_validate(const kb_case *c, kb_error *e) {
 }
 
 static int rpn_describe(const kb_case *c, kb_tensors *in, kb_tensors *out, kb_error *e) {
-    int64_t count[KB_RPN_MAX_LEVELS], n = 0;
-    int levels = kb_rpn_level_sizes(c, count);
-    for (int l = 0; l < levels; l++) n += count[l];
-    int64_t n4[2] = {n, 4}, offs = levels + 1, rows[2] = {kb_int(c, "max_per_img"), 5}, one = 1;
+    const kb_rpn_params p = kb_rpn_params_of(c);
+    int64_t n = 0;
+    for (int l = 0; l < p.levels; l++) n += p.level_size[l];
+    int64_t n4[2] = {n, 4}, offs = p.levels + 1, rows[2] = {p.max_per_img, 5}, one = 1;
     kb_tensors_add(in, "scores", KB_F32, 1, &n);
     kb_tensors_add(in, "deltas", KB_F32, 2, n4);
     kb_tensors_add(in, "anchors", KB_F32, 2, n4);
@@ -133,16 +143,17 @@ static double iou_d(const double *a, const double *b) {
 }
 
 static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e) {
-    int64_t count[KB_RPN_MAX_LEVELS];
-    int levels = kb_rpn_level_sizes(c, count);
-    const double img_h = (double)kb_int(c, "img_h"), img_w = (double)kb_int(c, "img_w");
+    const kb_rpn_params p = kb_rpn_params_of(c);
+    const int64_t *count = p.level_size;
+    const int levels = p.levels;
+    const double img_h = (double)p.img_h, img_w = (double)p.img_w;
     float *scores = kb_tensors_find(in, "scores")->data;
     float *deltas = kb_tensors_find(in, "deltas")->data;
     float *anchors = kb_tensors_find(in, "anchors")->data;
     int32_t *offsets = kb_tensors_find(in, "level_offsets")->data;
     uint64_t rng = seed;
 
-    int objects = (int)kb_int(c, "objects");
+    int objects = p.objects;
     double *obj = malloc(sizeof(double) * 4 * (size_t)(objects ? objects : 1));
     if (!obj) return kb_fail(e, "out of host memory for %d objects", objects);
     for (int o = 0; o < objects; o++) { /* sizes log-uniform in [16, 512], aspect 1/2..2 */
@@ -158,8 +169,8 @@ static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
     int64_t i = 0;
     offsets[0] = 0;
     for (int l = 0; l < levels; l++) {
-        int64_t stride = stride_of(l), fh = ceil_div(kb_int(c, "img_h"), stride),
-                fw = ceil_div(kb_int(c, "img_w"), stride);
+        int64_t stride = stride_of(l), fh = ceil_div(p.img_h, stride),
+                fw = ceil_div(p.img_w, stride);
         offsets[l + 1] = offsets[l] + (int32_t)count[l];
         for (int64_t y = 0; y < fh; y++)
             for (int64_t x = 0; x < fw; x++)
@@ -187,14 +198,14 @@ static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
 /* The keep list and its order exactly; scores bitwise (they are input
  * values); box coordinates within 1e-3 px (host and device share the float
  * formulas, so any difference at all means a changed formula). */
-static int rpn_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+static int rpn_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
                        const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
     const float tol = 1e-3f;
     const int32_t rn = *(const int32_t *)kb_tensors_get(ref, "count")->data;
     const int32_t gn = *(const int32_t *)kb_tensors_get(got, "count")->data;
     const float *rp = kb_tensors_get(ref, "proposals")->data;
     const float *gp = kb_tensors_get(got, "proposals")->data;
-    int64_t rows = kb_int(c, "max_per_img"), bad = 0;
+    int64_t rows = kb_rpn_params_of(c).max_per_img, bad = 0;
     if (rn != gn) {
         snprintf(acc->note, sizeof acc->note, "count %d, reference %d", gn, rn);
         bad++;
@@ -225,19 +236,19 @@ static int rpn_compare(const kb_case *c, kb_precision prec, const kb_tensors *in
 }
 
 static kb_cost rpn_cost(const kb_case *c) {
-    int64_t count[KB_RPN_MAX_LEVELS], n = 0;
-    int levels = kb_rpn_level_sizes(c, count);
-    for (int l = 0; l < levels; l++) n += count[l];
+    const kb_rpn_params p = kb_rpn_params_of(c);
+    const int64_t *count = p.level_size;
+    int64_t n = 0;
+    for (int l = 0; l < p.levels; l++) n += count[l];
     /* Every score once; deltas and anchors of the nms_pre per level; the output. */
     int64_t pre = 0;
-    for (int l = 0; l < levels; l++)
-        pre += count[l] < kb_int(c, "nms_pre") ? count[l] : kb_int(c, "nms_pre");
-    double bytes = 4.0 * (double)n + 32.0 * (double)pre + 20.0 * (double)kb_int(c, "max_per_img");
+    for (int l = 0; l < p.levels; l++) pre += count[l] < p.nms_pre ? count[l] : p.nms_pre;
+    double bytes = 4.0 * (double)n + 32.0 * (double)pre + 20.0 * (double)p.max_per_img;
     /* delta2bbox ~ 30 flops a box; NMS ~ 15 flops per pair within a level. */
     double flops = 30.0 * (double)pre;
-    for (int l = 0; l < levels; l++) {
-        double p = (double)(count[l] < kb_int(c, "nms_pre") ? count[l] : kb_int(c, "nms_pre"));
-        flops += 15.0 * p * p / 2;
+    for (int l = 0; l < p.levels; l++) {
+        double kept = (double)(count[l] < p.nms_pre ? count[l] : p.nms_pre);
+        flops += 15.0 * kept * kept / 2;
     }
     return (kb_cost){.flops = flops, .bytes = bytes};
 }

@@ -18,28 +18,8 @@
  * Outputs proposals [max_per_img, 5] f32 (x1,y1,x2,y2,score, unshifted), rows
  *         past the count all zero; count [1] i32.
  *
- * The offset trick, and why it is exact here. KB_RPN_LEVEL_OFFSET = 2^11 >=
- * every image side (validate: img_h, img_w <= 2048), so box coordinates c lie
- * in [0, 2^11] after the clamp. (a) Separation, exact for any float c: fl is
- * monotone and l * 2^11 and (l + 1) * 2^11 are representable, so a shifted
- * box of level l lies in [l * 2^11, (l + 1) * 2^11]; two levels overlap in at
- * most a line, inter = 0, IoU = 0: levels never suppress each other.
- * (b) Within a level, IoU is computed on fl(c + l * 2^11). That sum is exact
- * when c is a multiple of ulp(c + l * 2^11) (2^-10 for sums below 2^14, i.e.
- * up to 6 levels); level 0 is always exact; otherwise it rounds by at most
- * 2^-11 px, exactly as mmcv's own offset (max coordinate + 1) does. The CPU
- * reference applies the SAME shifted coordinates and the same IoU formula
- * (kernels/nms_iou.h), so reference and GPU agree bit for bit; against NMS on
- * unshifted boxes a keep can only differ when an IoU lies within ~1e-6 of the
- * threshold. (Passing the level as a class would avoid even that; the offset
- * is the design mmdetection ships.)
- *
- * Float formulas: every step of delta2bbox is written once below with
- * explicitly rounded operations (no fma contraction on the device, and the C
- * reference is built with -ffp-contract=off), and exp is kb_rpn_expf, a
- * range-reduced polynomial within ~2 ulp of exp (as close as torch's exp on
- * CUDA): host and device compute identical bits, so the comparison is exact
- * up to a 1e-3 px guard that only a changed formula would exceed.
+ * Why the level offset is exact here: above KB_RPN_LEVEL_OFFSET; why host
+ * and device compute identical bits: above kb_rpn_expf.
  */
 #ifndef KB_RPN_PROPOSALS_H
 #define KB_RPN_PROPOSALS_H
@@ -55,11 +35,34 @@
 extern "C" {
 #endif
 
+/* The offset trick, and why it is exact here. KB_RPN_LEVEL_OFFSET = 2^11 >=
+ * every image side (validate: img_h, img_w <= 2048), so box coordinates c lie
+ * in [0, 2^11] after the clamp. (a) Separation, exact for any float c: fl is
+ * monotone and l * 2^11 and (l + 1) * 2^11 are representable, so a shifted
+ * box of level l lies in [l * 2^11, (l + 1) * 2^11]; two levels overlap in at
+ * most a line, inter = 0, IoU = 0: levels never suppress each other.
+ * (b) Within a level, IoU is computed on fl(c + l * 2^11). That sum is exact
+ * when c is a multiple of ulp(c + l * 2^11) (2^-10 for sums below 2^14, i.e.
+ * up to 6 levels); level 0 is always exact; otherwise it rounds by at most
+ * 2^-11 px, exactly as mmcv's own offset (max coordinate + 1) does. The CPU
+ * reference applies the SAME shifted coordinates and the same IoU formula
+ * (kernels/nms_iou.h), so reference and GPU agree bit for bit; against NMS on
+ * unshifted boxes a keep can only differ when an IoU lies within ~1e-6 of the
+ * threshold. (Passing the level as a class would avoid even that; the offset
+ * is the design mmdetection ships.)
+ */
 #define KB_RPN_LEVEL_OFFSET 2048.0f
 /* |log(wh_ratio_clip)| = |log(16 / 1000)|: mmdet's max_ratio clamp of dw, dh. */
 #define KB_RPN_MAX_RATIO 4.135166556742356f
 enum { KB_RPN_ANCHORS = 3, KB_RPN_MAX_LEVELS = 6 };
 
+/* Float formulas: every step of delta2bbox is written once below with
+ * explicitly rounded operations (no fma contraction on the device, and the C
+ * reference is built with -ffp-contract=off), and exp is kb_rpn_expf, a
+ * range-reduced polynomial within ~2 ulp of exp (as close as torch's exp on
+ * CUDA): host and device compute identical bits, so the comparison is exact
+ * up to a 1e-3 px guard that only a changed formula would exceed.
+ */
 /* exp(x) for |x| <= 4.2 (dw, dh after the clamp): x = n ln2 + r, |r| <= ln2/2,
  * e^r by its degree-7 Taylor polynomial (truncation 5e-9 relative), 2^n
  * built exactly. Every operation rounded on its own: the same bits on host
@@ -109,16 +112,23 @@ KB_HD int kb_rpn_box_valid(const float *box, float min_size) {
     return KB_NMS_SUB(box[2], box[0]) > min_size && KB_NMS_SUB(box[3], box[1]) > min_size;
 }
 
-/* Level sizes of a case: anchors per level (H_l * W_l * 3, H_l = ceil(img_h /
- * stride), stride = 4 * 2^l) into count[0..levels); returns the level count. */
-int kb_rpn_level_sizes(const kb_case *c, int64_t *count);
+/* The case's axes, decoded once for the op, the reference and the variants. */
+typedef struct kb_rpn_params {
+    int64_t img_h, img_w;
+    int levels;
+    /* anchors of level l: H_l * W_l * 3, H_l = ceil(img_h / stride), stride = 4 * 2^l */
+    int64_t level_size[KB_RPN_MAX_LEVELS];
+    int64_t nms_pre;     /* best scores kept per level before NMS */
+    int64_t max_per_img; /* proposals kept after NMS: the output's rows */
+    float iou;           /* suppress when IoU > iou */
+    float min_bbox_size; /* keep boxes with w and h > this */
+    int objects;         /* the input generator's: objects the scores cluster around */
+} kb_rpn_params;
+kb_rpn_params kb_rpn_params_of(const kb_case *c);
 
 int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 
 extern const kb_op kb_op_rpn_proposals;
-extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
-extern const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu;
-extern const kb_variant_impl kb_rpn_proposals_fused;
 
 #ifdef __cplusplus
 }

@@ -124,9 +124,22 @@ bad:
     return -1;
 }
 
+kb_topk_params kb_topk_params_of(const kb_case *c) {
+    kb_topk_params p;
+    p.segments = kb_str(c, "segments");
+    p.k = kb_int(c, "k");
+    p.batch = kb_int(c, "batch");
+    const char *dist = kb_str(c, "dist");
+    p.dist = strcmp(dist, "ties") == 0     ? KB_TOPK_TIES
+             : strcmp(dist, "normal") == 0 ? KB_TOPK_NORMAL
+                                           : KB_TOPK_UNIFORM;
+    return p;
+}
+
 int64_t *kb_topk_lengths(const kb_case *c, int64_t *count, int64_t *total, kb_error *e) {
-    const char *spec = kb_str(c, "segments");
-    int64_t per = layout_lengths(spec, NULL, 0, e), batch = kb_int(c, "batch");
+    const kb_topk_params p = kb_topk_params_of(c);
+    const char *spec = p.segments;
+    int64_t per = layout_lengths(spec, NULL, 0, e), batch = p.batch;
     if (per < 0) return NULL;
     if (per * batch > KB_TOPK_MAX_SEGMENTS) {
         kb_fail(e, "segments=%s batch=%lld: %lld segments > %d", spec, (long long)batch,
@@ -155,17 +168,17 @@ int64_t kb_topk_max_segment(const kb_case *c) {
 }
 
 static int topk_validate(const kb_case *c, kb_error *e) {
-    int64_t n = 0, total = 0, k = kb_int(c, "k");
+    const kb_topk_params p = kb_topk_params_of(c);
+    int64_t n = 0, total = 0, k = p.k;
     int64_t *len = kb_topk_lengths(c, &n, &total, e);
     if (!len) return KB_ERR;
     free(len);
     if (total > (1ll << 30))
         return kb_fail(e, "segments=%s batch=%lld: %lld values > 2^30 (offsets are int32)",
-                       kb_str(c, "segments"), (long long)kb_int(c, "batch"), (long long)total);
+                       p.segments, (long long)p.batch, (long long)total);
     if (n * k > (1ll << 28))
-        return kb_fail(e, "segments=%s batch=%lld k=%lld: %lld output slots > 2^28",
-                       kb_str(c, "segments"), (long long)kb_int(c, "batch"), (long long)k,
-                       (long long)(n * k));
+        return kb_fail(e, "segments=%s batch=%lld k=%lld: %lld output slots > 2^28", p.segments,
+                       (long long)p.batch, (long long)k, (long long)(n * k));
     return KB_OK;
 }
 
@@ -174,7 +187,7 @@ static int topk_describe(const kb_case *c, kb_tensors *in, kb_tensors *out, kb_e
     int64_t *len = kb_topk_lengths(c, &n, &total, e);
     if (!len) return KB_ERR;
     free(len);
-    int64_t k = kb_int(c, "k"), offs = n + 1, sk[2] = {n, k};
+    int64_t k = kb_topk_params_of(c).k, offs = n + 1, sk[2] = {n, k};
     kb_tensors_add(in, "values", KB_F32, 1, &total);
     kb_tensors_add(in, "offsets", KB_I32, 1, &offs);
     kb_tensors_add(out, "topk_values", KB_F32, 2, sk);
@@ -193,15 +206,15 @@ static int topk_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_
     for (int64_t i = 0; i < n; i++) off[i + 1] = off[i] + (int32_t)len[i];
     free(len);
 
-    const char *dist = kb_str(c, "dist");
+    const kb_topk_dist dist = kb_topk_params_of(c).dist;
     float *v = values->data;
     uint64_t rng = seed;
     for (int64_t i = 0; i < total; i++) {
-        if (strcmp(dist, "ties") == 0) {
+        if (dist == KB_TOPK_TIES) {
             /* 9 levels: -1, -0.75, .., +1; a zero is -0 or +0 at random. */
             int64_t q = kb_rng_int(&rng, -4, 4);
             v[i] = q ? 0.25f * (float)q : (kb_rng_next(&rng) & 1 ? -0.0f : 0.0f);
-        } else if (strcmp(dist, "normal") == 0) {
+        } else if (dist == KB_TOPK_NORMAL) {
             v[i] = (float)kb_rng_normal(&rng);
         } else {
             v[i] = (float)kb_rng_uniform(&rng);
@@ -212,7 +225,7 @@ static int topk_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_
 
 /* Exact: every index must equal the reference's; a value must equal it as a
  * float (so -0 for +0 would pass, but both are the same element anyway). */
-static int topk_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+static int topk_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
                         const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
     const kb_tensor *rc = kb_tensors_get(ref, "counts");
     const int32_t *rn = rc->data, *gn = kb_tensors_get(got, "counts")->data;
@@ -220,7 +233,7 @@ static int topk_compare(const kb_case *c, kb_precision prec, const kb_tensors *i
     const int32_t *gi = kb_tensors_get(got, "topk_indices")->data;
     const float *rv = kb_tensors_get(ref, "topk_values")->data;
     const float *gv = kb_tensors_get(got, "topk_values")->data;
-    int64_t segs = rc->shape[0], k = kb_int(c, "k"), bad = 0, unwritten = 0;
+    int64_t segs = rc->shape[0], k = kb_topk_params_of(c).k, bad = 0, unwritten = 0;
     for (int64_t s = 0; s < segs; s++) {
         if (gn[s] != rn[s]) {
             if (!bad)
@@ -250,7 +263,7 @@ static kb_cost topk_cost(const kb_case *c) {
     free(kb_topk_lengths(c, &n, &total, NULL));
     /* Read every value once, write k (value, index) pairs and a count per segment. */
     double bytes = 4.0 * (double)total + 4.0 * (double)(n + 1) +
-                   (double)n * (8.0 * (double)kb_int(c, "k") + 4.0);
+                   (double)n * (8.0 * (double)kb_topk_params_of(c).k + 4.0);
     return (kb_cost){.flops = 0, .bytes = bytes};
 }
 

@@ -40,6 +40,17 @@ KB_HD uint32_t kb_topk_key(float v) {
     return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
 }
 
+typedef enum kb_topk_dist { KB_TOPK_UNIFORM, KB_TOPK_TIES, KB_TOPK_NORMAL } kb_topk_dist;
+
+/* The case's axes, decoded once for the op, the reference and the variants
+ * (the segment lengths themselves: kb_topk_lengths). */
+typedef struct kb_topk_params {
+    const char *segments; /* the layout as written (points into the case) */
+    int64_t k, batch;
+    kb_topk_dist dist;
+} kb_topk_params;
+kb_topk_params kb_topk_params_of(const kb_case *c);
+
 /* The segment lengths of a case, batch repeats included: a malloc'ed array
  * of *count lengths (the caller frees it) summing to *total; NULL with a
  * message on a malformed layout or too many segments. */
@@ -50,9 +61,6 @@ int64_t kb_topk_max_segment(const kb_case *c);
 int kb_topk_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 
 extern const kb_op kb_op_topk;
-extern const kb_variant_impl kb_topk_radix_sort;
-extern const kb_variant_impl kb_topk_segmented_sort;
-extern const kb_variant_impl kb_topk_radix_select;
 
 #ifdef __cplusplus
 }

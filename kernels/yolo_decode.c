@@ -413,17 +413,16 @@ static int64_t fast_check_image(const kb_yolo_params *p, const float *pred, cons
     return ng < 0 ? -1 : bad;
 }
 
-static int yolo_compare(const kb_case *c, kb_precision prec, const kb_tensors *in,
+static int yolo_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
                         const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
-    (void)prec;
     kb_yolo_params p = kb_yolo_params_of(c);
     const int32_t *rc = kb_tensors_get(ref, "count")->data;
     const float *rd = kb_tensors_get(ref, "dets")->data;
     const int32_t *gc = kb_tensors_get(got, "count")->data;
     const float *gd = kb_tensors_get(got, "dets")->data;
     const float *pred = kb_tensors_get(in, "pred")->data, *d2i = kb_tensors_get(in, "d2i")->data;
-    int inexact = (kb_check_flags & KB_INEXACT) != 0;
-    int nondet = (kb_check_flags & KB_NONDETERMINISTIC) != 0;
+    int inexact = (chk->flags & KB_INEXACT) != 0;
+    int nondet = (chk->flags & KB_NONDETERMINISTIC) != 0;
     int64_t lost = 0, extra = 0, bad = 0, excused = 0, over = 0;
     char why[200] = "";
     acc->tolerance = 0;
@@ -465,10 +464,12 @@ static int yolo_compare(const kb_case *c, kb_precision prec, const kb_tensors *i
                  "compaction keeps an arbitrary max_det)%s",
                  (long long)excused, (long long)over, p.max_det,
                  inexact ? "; fast NMS, unjudged there" : "");
-    else if (inexact)
+    else if (inexact) {
         snprintf(acc->note, sizeof acc->note,
                  "fast NMS drops %lld boxes greedy keeps, keeps %lld greedy drops", (long long)lost,
                  (long long)extra);
+        acc->dropped = lost;
+    }
     return KB_OK;
 }
 

@@ -33,12 +33,6 @@ extern "C" {
 
 extern const kb_op kb_op_yolo_decode;
 
-extern const kb_variant_impl kb_yolo_decode_atomic_fastnms;
-extern const kb_variant_impl kb_yolo_decode_atomic_bitmask;
-extern const kb_variant_impl kb_yolo_decode_scan_greedy;
-extern const kb_variant_impl kb_yolo_decode_fused_batch;
-extern const kb_variant_impl kb_yolo_decode_seed_fastnms;
-
 /* Everything a kernel needs, derived once from the case. */
 typedef struct kb_yolo_params {
     int b, n, c, max_det, max_out;

@@ -27,7 +27,7 @@ COLUMNS = [
     "op", "variant", "params", "mode", "status", "reason", "samples", "median_us", "min_us",
     "max_us", "p10_us", "p90_us", "mean_us", "stddev_us", "noise_pct", "bytes", "flops", "gbps",
     "gflops", "pct_peak_bw", "pct_peak_flops", "workspace_bytes", "rel_l2", "max_abs", "max_rel",
-    "tolerance", "deterministic", "throttled", "note",
+    "tolerance", "deterministic", "throttled", "note", "dropped",
 ]
 
 
@@ -105,7 +105,8 @@ def format_row(row):
     else:
         fields += ["", "", "", ""]
     det = row.get("deterministic")
-    fields += ["" if det is None else ("yes" if det else "no"), "0", row.get("note", "")]
+    # dropped: a peer is judged as the op's own semantics, so it counts none
+    fields += ["" if det is None else ("yes" if det else "no"), "0", row.get("note", ""), ""]
     out = io.StringIO()
     # out_csv.c quotes a field only when it holds a comma, quote or newline,
     # and writes a newline inside a field as a space.

@@ -99,13 +99,13 @@ int kb_nms_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb
     const kb_tensor *boxes = kb_tensors_get(in, "boxes"), *scores = kb_tensors_get(in, "scores"),
                     *classes = kb_tensors_get(in, "classes");
     kb_tensor *keep = kb_tensors_find(out, "keep"), *count = kb_tensors_find(out, "count");
-    int64_t n = kb_int(c, "n");
+    const kb_nms_params p = kb_nms_params_of(c);
+    int64_t n = p.n;
     int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
     if (!order) return kb_fail(e, "nms reference: out of host memory for n=%lld", (long long)n);
     kb_nms_rank(scores->data, n, order);
-    int64_t nk =
-        kb_nms_greedy_ref(boxes->data, kb_int(c, "classes") > 1 ? classes->data : NULL, order, n,
-                          (float)kb_float(c, "iou"), kb_int(c, "max_out"), keep->data);
+    int64_t nk = kb_nms_greedy_ref(boxes->data, p.classes > 1 ? classes->data : NULL, order, n,
+                                   p.iou, p.max_out, keep->data);
     free(order);
     if (nk < 0) return kb_fail(e, "nms reference: out of host memory for n=%lld", (long long)n);
     ((int32_t *)count->data)[0] = (int32_t)nk;

@@ -19,9 +19,10 @@ int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb
     const kb_tensor *lo = kb_tensors_get(in, "level_offsets");
     const int32_t *off = lo->data;
     const int levels = (int)lo->shape[0] - 1;
-    const int64_t pre = kb_int(c, "nms_pre"), max_out = kb_int(c, "max_per_img");
-    const float img_w = (float)kb_int(c, "img_w"), img_h = (float)kb_int(c, "img_h");
-    const float min_size = (float)kb_float(c, "min_bbox_size"), iou = (float)kb_float(c, "iou");
+    const kb_rpn_params p = kb_rpn_params_of(c);
+    const int64_t pre = p.nms_pre, max_out = p.max_per_img;
+    const float img_w = (float)p.img_w, img_h = (float)p.img_h;
+    const float min_size = p.min_bbox_size, iou = p.iou;
     float *proposals = kb_tensors_find(out, "proposals")->data;
     int32_t *count = kb_tensors_find(out, "count")->data;
 

@@ -45,7 +45,7 @@ int kb_topk_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, k
     float *ov = kb_tensors_find(out, "topk_values")->data;
     int32_t *oi = kb_tensors_find(out, "topk_indices")->data;
     int32_t *on = kb_tensors_find(out, "counts")->data;
-    int64_t segs = offsets->shape[0] - 1, k = kb_int(c, "k");
+    int64_t segs = offsets->shape[0] - 1, k = kb_topk_params_of(c).k;
     int failed = 0;
 
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : failed)

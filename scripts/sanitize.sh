@@ -9,9 +9,9 @@
 # shared-memory traffic) are the op's "sanitize_large" sweep, run under the
 # other three tools. racecheck runs each case in a process of its own, so that
 # the four tools over every variant fit one device call of a few minutes (16
-# runs at once). explicit_nhwc* run once more with
-# KB_DCN_IM2COL=window, so that the windowed im2col, which only the sweep's
-# largest case picks by itself, is sanitized on every case. On a GPU machine:
+# runs at once). explicit_nhwc* run once more with `-a im2col=window`, so that
+# the windowed im2col, which only the sweep's largest case picks by itself,
+# is sanitized on every case. On a GPU machine:
 #
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
@@ -56,14 +56,15 @@ ops=("$@")
 # Each report opens with one of these lines (memcheck, initcheck, racecheck, synccheck).
 report_re="^========= (Invalid|Uninitialized|Host API|Error|Program hit|Barrier|Leaked|Race)"
 
-# One variant under one tool (im2col: a KB_DCN_IM2COL value, or empty): the
-# tool's log, kbench's log and CSV, and a result row of the summary table.
+# One variant under one tool (im2col: a value of deform_conv2d's im2col axis,
+# or empty): the tool's log, kbench's log and CSV, and a result row of the
+# summary table.
 # A fifth argument K runs case K of the sweep alone (racecheck: see below).
 # A sixth argument names another sweep than $SWEEP (the op's sanitize_large).
 run_one() {
-    local op=$1 variant=$2 tool=$3 im2col=$4 one=${5:-} sweep=${6:-$SWEEP} extra=() cases=() env=()
+    local op=$1 variant=$2 tool=$3 im2col=$4 one=${5:-} sweep=${6:-$SWEEP} extra=() cases=() axes=()
     local name=$2
-    [ -n "$im2col" ] && env=(KB_DCN_IM2COL="$im2col") name="$variant [KB_DCN_IM2COL=$im2col]"
+    [ -n "$im2col" ] && axes=(-a "im2col=$im2col") name="$variant [im2col=$im2col]"
     [ "$sweep" != "$SWEEP" ] && name="$name [$sweep]"
     local base="$work/$op.$variant${im2col:+.$im2col}.$tool${one:+.case$one}"
     [ "$sweep" != "$SWEEP" ] && base="$work/$op.$variant${im2col:+.$im2col}.$sweep.$tool"
@@ -71,10 +72,10 @@ run_one() {
     [ "$tool" = racecheck ] && [ -n "$RACE_CASES" ] && cases=(--max-cases "$RACE_CASES")
     [ -n "$one" ] && cases=(--first-case "$one" --max-cases 1)
     local t0=$SECONDS
-    env ${env[@]+"${env[@]}"} timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" \
+    timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" \
         --error-exitcode 99 --print-limit 20 --log-file "$base.san.log" \
-        "$BUILD/kbench" check "$op" -v "$variant" --sweep "$sweep" ${cases[@]+"${cases[@]}"} \
-        --no-isolate -q -o "$base.csv" >"$base.kbench.log" 2>&1
+        "$BUILD/kbench" check "$op" -v "$variant" --sweep "$sweep" ${axes[@]+"${axes[@]}"} \
+        ${cases[@]+"${cases[@]}"} --no-isolate -q -o "$base.csv" >"$base.kbench.log" 2>&1
     local rc=$? result reports rows
     # The tool's own count where it prints one, else the reports' first lines.
     reports=$(grep -oE "ERROR SUMMARY: [0-9]+" "$base.san.log" 2>/dev/null | tail -1 | grep -oE "[0-9]+$")

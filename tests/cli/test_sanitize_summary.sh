@@ -2,7 +2,7 @@
 # scripts/sanitize.sh's runs and summary, with a stub compute-sanitizer and a
 # stub kbench (no GPU needed): each variant is checked on the sanitize sweep
 # under every tool, racecheck on all its cases; explicit_nhwc* once more with
-# KB_DCN_IM2COL=window; the summary's table says clean, N reports, TIMEOUT or
+# -a im2col=window; the summary's table says clean, N reports, TIMEOUT or
 # kbench's exit code per run, and its last line counts them.
 set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +21,7 @@ check() { # check WHAT COMMAND...: the command succeeds
 }
 
 mkdir -p "$tmp/bin" "$tmp/build"
-# kbench: two ops; `check` logs its arguments and KB_DCN_IM2COL, writes a CSV of 2 rows.
+# kbench: two ops; `check` logs its arguments, writes a CSV of 2 rows.
 cat >"$tmp/build/kbench" <<'STUB'
 #!/usr/bin/env bash
 if [ "$1" = list ] && [ "${2:-}" = opa ]; then # opa has cases too large for racecheck
@@ -35,7 +35,7 @@ if [ "$1" = list ]; then
 fi
 # --dry-run: two cases of the sweep (one pair a line), nothing logged
 if [[ " $* " == *" --dry-run "* ]]; then printf 'op\tv\tn=1\nop\tv\tn=2\n'; exit 0; fi
-echo "$* KB_DCN_IM2COL=${KB_DCN_IM2COL:-}" >>"$STUB_LOG"
+echo "$*" >>"$STUB_LOG"
 while [ $# -gt 0 ]; do [ "$1" = -o ] && printf '# kbench\nop,variant\nx,y\nx,y\n' >"$2"; shift; done
 STUB
 # compute-sanitizer: runs kbench; by variant: reports (bad), hangs (slow), kbench fails (fails).
@@ -74,16 +74,16 @@ check "racecheck runs each case alone" \
 check "memcheck runs the sweep whole" [ "$(grep -c -- "--max-cases" "$tmp/calls")" -eq 14 ]
 check "opa's sanitize_large runs under memcheck alone" \
     [ "$(grep -c -- '--sweep sanitize_large ' "$tmp/calls")" -eq 4 ]
-check "explicit_nhwc runs once more per tool with KB_DCN_IM2COL=window" \
-    [ "$(grep -c "explicit_nhwc .*KB_DCN_IM2COL=window" "$tmp/calls")" -eq 3 ]
-check "only explicit_nhwc* get KB_DCN_IM2COL" [ "$(grep -c "KB_DCN_IM2COL=window" "$tmp/calls")" -eq 3 ]
+check "explicit_nhwc runs once more per tool with im2col=window" \
+    [ "$(grep -c "explicit_nhwc .*-a im2col=window" "$tmp/calls")" -eq 3 ]
+check "only explicit_nhwc* get the im2col axis" [ "$(grep -c "im2col=window" "$tmp/calls")" -eq 3 ]
 row() { grep -qE "^\| $1 \| [0-9]+ \| ${2:-2} \|$" "$sum"; }
 check "table: clean, racecheck's cases joined" row "opa \| good \| racecheck \| clean" 4
 check "table: reports counted" row "opa \| bad \| memcheck \| 2 reports"
 check "table: kbench's failure" row "opa \| fails \| racecheck \| kbench exit 1" 4
 check "table: racecheck's reports added up" row "opa \| bad \| racecheck \| 4 reports" 4
 check "table: the window run" \
-    row "deform_conv2d \| explicit_nhwc \[KB_DCN_IM2COL=window\] \| memcheck \| clean"
+    row "deform_conv2d \| explicit_nhwc \[im2col=window\] \| memcheck \| clean"
 check "table: a timeout" row "opa \| slow \| memcheck \| TIMEOUT"
 check "table: the large sweep's row" row "opa \| good \[sanitize_large\] \| memcheck \| clean"
 check "the first reports of a run that is not clean" \

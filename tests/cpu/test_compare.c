@@ -1,11 +1,11 @@
-/* test_compare.c — the rule of `kbench compare` (harness/compare_runs.c) on
+/* test_compare.c — the rule of `kbench compare` (harness/analysis/compare_runs.c) on
  * synthetic rows: a change counts only when it is beyond both the threshold
  * and the two runs' combined noise; runs noisier than the bound are UNSURE;
  * a row that fails in NEW gates whatever its time (BROKEN, STILL FAILING);
  * a passing row with no valid median cannot be judged (INVALID). */
 #include "kbtest.h"
 
-#include "harness.h"
+#include "analysis/compare_runs.h"
 
 #include <math.h>
 

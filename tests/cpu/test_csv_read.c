@@ -1,4 +1,4 @@
-/* test_csv_read.c — results CSVs read back (harness/csv_read.c): the schema
+/* test_csv_read.c — results CSVs read back (harness/analysis/csv_read.c): the schema
  * out_csv.c writes round-trips, RFC 4180 quoting, columns found by name,
  * a run killed mid-row, errors that name file and line, the short form of a
  * case, and the grid plots and reports are drawn from.
@@ -6,7 +6,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kbtest.h"
 
-#include "harness.h"
+#include "analysis/results.h"
+#include "cli.h" /* KB_EXIT_* */
+#include "run/printer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,19 +54,43 @@ KB_TEST(fixture_rows_and_metadata_read_back) {
     kb_results_free(&res);
 }
 
-KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
-    char path[] = "/tmp/kb_test_roundtrip_XXXXXX";
+/* The rows through a CSV printer onto f, which already holds `before`
+ * (append: as --resume leaves it, new_header: of an older schema), then the
+ * file read back into res and removed. */
+static int print_and_read(const char *before, int append, int new_header, const kb_row *rows,
+                          int nrows, kb_results *res, kb_error *e) {
+    char path[] = "/tmp/kb_test_printed_XXXXXX";
     FILE *f = fdopen(mkstemp(path), "w");
+    fputs(before, f);
     kb_meta meta;
     char *argv[] = {"kbench", "run", "nms"};
     kb_meta_init(&meta, NULL, 3, argv);
     kb_printer p;
     kb_printer_init(&p, KB_FMT_CSV, f);
+    p.append = append;
+    p.new_header = new_header;
+    p.begin(&p, &meta);
+    for (int i = 0; i < nrows; i++) p.row(&p, &rows[i]);
+    p.end(&p);
+    fclose(f);
+    int rc = kb_results_read(res, path, NULL, e);
+    remove(path);
+    return rc;
+}
+
+/* A checked nms/pairwise_fast row of the case params, everything else zero. */
+static kb_row fast_nms_row(const char *params) {
     kb_row row;
     memset(&row, 0, sizeof row);
     snprintf(row.op, sizeof row.op, "nms");
     snprintf(row.variant, sizeof row.variant, "pairwise_fast");
-    snprintf(row.params, sizeof row.params, "n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
+    snprintf(row.params, sizeof row.params, "%s", params);
+    row.checked = 1;
+    return row;
+}
+
+KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
+    kb_row row = fast_nms_row("n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
     row.status = KB_ROW_FAIL;
     snprintf(row.reason, sizeof row.reason, "keep[3] = 7, \"reference\" 8");
     snprintf(row.acc.note, sizeof row.acc.note, "fast NMS: 534 kept, drops 56 greedy keeps");
@@ -73,18 +99,18 @@ KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     row.workspace_bytes = 128000;
     row.checked = 1;
     row.acc.rel_l2 = 1.5e-3;
+    row.acc.dropped = 56;
     row.deterministic = 0;
-    p.begin(&p, &meta);
-    p.row(&p, &row);
-    p.end(&p);
-    fclose(f);
+    kb_row rows[2] = {row, row};
+    rows[1].acc.dropped = -1; /* not counted: an empty field */
 
     kb_results res = {0};
     kb_error e;
-    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
-    remove(path);
-    KB_EXPECT(res.count == 1);
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
     const kb_result *r = &res.rows[0];
+    KB_EXPECT_NEAR(r->dropped, 56, 0);
+    KB_EXPECT(isnan(res.rows[1].dropped));
     KB_EXPECT(strcmp(r->reason, row.reason) == 0);
     KB_EXPECT(strcmp(r->note, row.acc.note) == 0);
     KB_EXPECT(strcmp(r->params, row.params) == 0);
@@ -124,6 +150,43 @@ KB_TEST(unknown_columns_are_ignored_and_missing_ones_read_as_nan) {
     KB_EXPECT_NEAR(r->median_us, 110.4, 1e-9);
     KB_EXPECT(isnan(r->gbps) && isnan(r->noise_pct) && isnan(r->workspace_bytes));
     KB_EXPECT(strcmp(r->mode, "cold") == 0 && r->deterministic == -1);
+    kb_results_free(&res);
+}
+
+/* The column came after the note: a file from before it states the count in
+ * the note only; a file with the column is taken at its word (empty: none). */
+KB_TEST(dropped_is_read_from_the_note_only_in_files_without_its_column) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(
+        read_text("op,variant,params,status,note\n"
+                  "nms,pairwise_fast,n=1,PASS,\"fast NMS: 534 kept, drops 56 greedy keeps\"\n"
+                  "nms,blockwalk,n=1,PASS,\n"
+                  "op,variant,params,status,note,dropped\n"
+                  "nms,pairwise_fast,n=2,PASS,\"fast NMS: 534 kept, drops 56 greedy keeps\",\n"
+                  "nms,pairwise_fast,n=3,PASS,x,7\n",
+                  &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 4);
+    KB_EXPECT_NEAR(res.rows[0].dropped, 56, 0);
+    KB_EXPECT(isnan(res.rows[1].dropped));
+    KB_EXPECT(isnan(res.rows[2].dropped));
+    KB_EXPECT_NEAR(res.rows[3].dropped, 7, 0);
+    kb_results_free(&res);
+}
+
+/* --resume on a file of the older schema: the printer writes the current
+ * header again, and both kinds of rows read back. */
+KB_TEST(resumed_file_of_an_older_schema_gets_the_current_header_again) {
+    kb_row row = fast_nms_row("n=2");
+    row.acc.dropped = 3;
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("op,variant,params,status,note\nnms,blockwalk,n=1,PASS,old\n", 1, 1,
+                             &row, 1, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(strcmp(res.rows[0].note, "old") == 0 && isnan(res.rows[0].dropped));
+    KB_EXPECT(strcmp(res.rows[1].variant, "pairwise_fast") == 0);
+    KB_EXPECT_NEAR(res.rows[1].dropped, 3, 0);
     kb_results_free(&res);
 }
 

@@ -126,3 +126,33 @@ KB_TEST(sizes_past_int64_are_refused_with_their_numbers) {
                     "pad_w=0",
                     &e) == KB_OK);
 }
+
+/* The im2col axis is explicit_nhwc*'s choice of kernel: they take every
+ * value; every other variant takes auto and answers NOT_APPLICABLE (naming
+ * the axis) to a forced one, so no row claims a choice it did not make. */
+KB_TEST(im2col_choice_applies_to_explicit_nhwc_only) {
+    const char *values[] = {"auto", "window", "global"};
+    for (int k = 0; k < 3; k++) {
+        char spec[128];
+        snprintf(spec, sizeof spec, "n=2 c_in=16 c_out=8 h=12 w=20 im2col=%s", values[k]);
+        kb_case c;
+        if (kbt_case_from(&c, &kb_op_deform_conv2d, spec) != KB_OK) return;
+        for (int i = 0; kb_variants[i].op; i++) {
+            const kb_variant *v = &kb_variants[i];
+            if (strcmp(v->op, "deform_conv2d") != 0) continue;
+            kb_error why = {""};
+            int rc = v->impl->supports(&c, &why);
+            int nhwc =
+                strcmp(v->name, "explicit_nhwc") == 0 || strcmp(v->name, "explicit_nhwc_tf32") == 0;
+            if (nhwc) {
+                if (rc != KB_OK) fprintf(stderr, "  %s refused %s: %s\n", v->name, spec, why.msg);
+                KB_EXPECT(rc == KB_OK);
+            } else if (k == 0) {
+                KB_EXPECT(strstr(why.msg, "im2col") == NULL);
+            } else {
+                KB_EXPECT(rc == KB_NOT_APPLICABLE);
+                KB_EXPECT_STR_CONTAINS(why.msg, "im2col=");
+            }
+        }
+    }
+}

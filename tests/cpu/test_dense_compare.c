@@ -1,4 +1,4 @@
-/* test_dense_compare.c — kb_compare_dense (harness/compare.c) names what is
+/* test_dense_compare.c — kb_compare_dense (harness/core/compare.c) names what is
  * wrong with an output: elements still holding the runner's poison (every
  * byte 0xFF) are "never written", any other NaN is a NaN the variant
  * computed, and where nothing was poisoned (kbench verify) every NaN is a

@@ -1,6 +1,6 @@
-/* The guard bytes after each device output (harness/guard.c): the runner's
+/* The guard bytes after each device output (harness/run/guard.c): the runner's
  * check that a variant wrote nothing past the end of its outputs. */
-#include "harness.h"
+#include "run/guard.h"
 #include "kbtest.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Worker isolation (harness/isolate.c) without a GPU: this file stands in for
+/* Worker isolation (harness/run/isolate.c) without a GPU: this file stands in for
  * the device and the runner (kb_device_open, kb_runner_run, kb_runner_emit,
  * ...), so the real fork / pipe / timeout / crash bookkeeping runs against
  * scripted workers. One letter per pair of the plan:
@@ -10,7 +10,7 @@
  *   p  START, then dies (SIGALRM) halfway through writing its row
  */
 #define _GNU_SOURCE
-#include "harness.h"
+#include "run/runner.h"
 #include "kbtest.h"
 
 #include <errno.h>

@@ -300,9 +300,10 @@ KB_TEST(nms_compare_names_the_first_difference) {
     keep[3] = keep[4];
     got.t[0].data = keep;
     got.t[1].data = &count;
-    kb_accuracy acc = {.pass = 1};
-    kb_check_flags = 0;
-    kb_op_nms.compare(&t.c, KB_PREC_F32, &t.in, &t.out, &got, &acc);
+    kb_accuracy acc;
+    kb_accuracy_init(&acc);
+    const kb_check_ctx greedy = {KB_PREC_F32, 0};
+    kb_op_nms.compare(&t.c, &greedy, &t.in, &t.out, &got, &acc);
     KB_EXPECT(!acc.pass && acc.mismatches == 1);
     KB_EXPECT_STR_CONTAINS(acc.note, "position 3");
     free(keep);
@@ -319,16 +320,18 @@ KB_TEST(nms_compare_holds_fast_rows_to_fast_and_reports_the_drops) {
     kb_tensors got = t.out;
     got.t[0].data = fast;
     got.t[1].data = &count;
-    kb_accuracy acc = {.pass = 1};
-    kb_check_flags = KB_INEXACT;
-    kb_op_nms.compare(&t.c, KB_PREC_F32, &t.in, &t.out, &got, &acc);
+    kb_accuracy acc;
+    kb_accuracy_init(&acc);
+    const kb_check_ctx fast_nms = {KB_PREC_F32, KB_INEXACT}, greedy = {KB_PREC_F32, 0};
+    kb_op_nms.compare(&t.c, &fast_nms, &t.in, &t.out, &got, &acc);
     KB_EXPECT(acc.pass);
     KB_EXPECT_STR_CONTAINS(acc.note, "fast NMS:");
     KB_EXPECT_STR_CONTAINS(acc.note, "greedy keeps");
     KB_EXPECT(count < count_of(&t));
-    kb_check_flags = 0; /* the greedy list is not the fast one */
-    acc = (kb_accuracy){.pass = 1};
-    kb_op_nms.compare(&t.c, KB_PREC_F32, &t.in, &t.out, &got, &acc);
+    KB_EXPECT(acc.dropped == count_of(&t) - count); /* the number the note states */
+    kb_accuracy_init(&acc);                         /* the greedy list is not the fast one */
+    kb_op_nms.compare(&t.c, &greedy, &t.in, &t.out, &got, &acc);
     KB_EXPECT(!acc.pass);
+    KB_EXPECT(acc.dropped == -1);
     free_case(&t);
 }

@@ -1,8 +1,8 @@
-/* Output files (harness/out_file.c): a run that ends before its first row
+/* Output files (harness/run/out_file.c): a run that ends before its first row
  * leaves FILE byte-identical (or absent), the first row puts the new file in
  * its place at once, and nothing is left beside it. */
 #define _GNU_SOURCE
-#include "harness.h"
+#include "run/out_file.h"
 #include "kbtest.h"
 
 #include <dirent.h>

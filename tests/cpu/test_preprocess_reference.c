@@ -112,14 +112,14 @@ KB_TEST(inexact_nearest_is_held_to_the_float_scale_rule_and_counts_pixels) {
     p.nn_rule = KB_PP_NN_FLOAT_SCALE;
     kb_pp_reference_params(&p, pixels(&pc), &own.out.t[0]);
     kb_accuracy acc = {.pass = 1};
-    kb_check_flags = KB_INEXACT;
-    kb_op_preprocess.compare(&pc.c, KB_PREC_F32, &pc.in, &pc.out, &own.out, &acc);
+    const kb_check_ctx inexact = {KB_PREC_F32, KB_INEXACT}, plain = {KB_PREC_F32, 0};
+    kb_op_preprocess.compare(&pc.c, &inexact, &pc.in, &pc.out, &own.out, &acc);
     KB_EXPECT(acc.pass);
     /* rows 161 and 322 and column 152 differ: 2 * 304 + 644 - 2 pixels */
     KB_EXPECT_STR_CONTAINS(acc.note, "1250 of 195776 output pixels");
     kb_accuracy exact = {.pass = 1};
-    kb_check_flags = 0; /* the float rule's output is not OpenCV's */
-    kb_op_preprocess.compare(&pc.c, KB_PREC_F32, &pc.in, &pc.out, &own.out, &exact);
+    /* the float rule's output is not OpenCV's */
+    kb_op_preprocess.compare(&pc.c, &plain, &pc.in, &pc.out, &own.out, &exact);
     KB_EXPECT(!exact.pass);
     release(&pc);
     release(&own);

@@ -128,9 +128,10 @@ KB_TEST(rpn_boxes_not_above_min_size_are_removed) {
 
 KB_TEST(rpn_default_case_has_the_mmdet_level_sizes) {
     kb_case c;
-    int64_t n[KB_RPN_MAX_LEVELS];
     kb_case_defaults(&c, &kb_op_rpn_proposals);
-    KB_EXPECT(kb_rpn_level_sizes(&c, n) == 5);
+    const kb_rpn_params p = kb_rpn_params_of(&c);
+    const int64_t *n = p.level_size;
+    KB_EXPECT(p.levels == 5);
     KB_EXPECT(n[0] == 201600 && n[1] == 50400 && n[2] == 12600 && n[3] == 3150 && n[4] == 819);
 }
 

@@ -6,7 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "deform_conv2d.h"
-#include "harness.h"
+#include "run/runner.h"
 #include "kbtest.h"
 #include "nms.h"
 #include "npy.h"

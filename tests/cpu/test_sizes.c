@@ -4,7 +4,7 @@
  * refuses a describe() whose tensors cannot be addressed.
  *   ./test_sizes [test_name]
  */
-#include "harness.h"
+#include "run/sweep.h"
 #include "kbtest.h"
 
 KB_TEST(checked_multiply_refuses_past_int64_and_negative_factors) {

@@ -1,5 +1,5 @@
 /* Statistics and the stopping rule. */
-#include "harness.h"
+#include "run/stats.h"
 #include "kbtest.h"
 
 KB_TEST(median_and_percentiles_interpolate) {

@@ -1,7 +1,7 @@
 /* Sweep specs are data: lists, inclusive ranges, pow2, errors that name the
  * axis, and the cartesian expansion of sweep lines into validated cases. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, mkdtemp, chdir, getcwd */
-#include "harness.h"
+#include "run/sweep.h"
 #include "kbtest.h"
 #include "preprocess.h"
 

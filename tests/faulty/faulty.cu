@@ -5,7 +5,10 @@
 
 #include <stdint.h>
 
-static const kb_variant_impl &good = kb_preprocess_nearest_naive;
+/* nearest_naive as the registry holds it: what every fault wraps. */
+static const kb_variant_impl &good_impl() {
+    return *kb_find_variant("preprocess", "nearest_naive")->impl;
+}
 
 static const size_t PIB = (size_t)1 << 50;
 
@@ -17,25 +20,25 @@ typedef struct faulty_state {
 static int wrap_setup(const kb_case *c, const kb_tensors *in, faulty_state **fs, kb_error *e) {
     *fs = (faulty_state *)calloc(1, sizeof **fs);
     if (!*fs) return kb_fail(e, "out of host memory");
-    int rc = good.setup(c, in, &(*fs)->good, e);
+    int rc = good_impl().setup(c, in, &(*fs)->good, e);
     if (rc != KB_OK) free(*fs);
     return rc;
 }
 
 static int good_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
                     kb_error *e) {
-    return good.run(((faulty_state *)state)->good, in, out, s, e);
+    return good_impl().run(((faulty_state *)state)->good, in, out, s, e);
 }
 
 static void free_teardown(void *state) {
     faulty_state *fs = (faulty_state *)state;
-    good.teardown(fs->good);
+    good_impl().teardown(fs->good);
     cudaFree(fs->extra);
     free(fs);
 }
 
 static int good_supports(const kb_case *c, kb_error *why) {
-    return good.supports(c, why);
+    return good_impl().supports(c, why);
 }
 
 static size_t no_workspace(const kb_case *c) {
@@ -129,7 +132,7 @@ static int leak_setup(const kb_case *c, const kb_tensors *in, void **state, kb_e
 
 static void leak_teardown(void *state) {
     faulty_state *fs = (faulty_state *)state;
-    good.teardown(fs->good);
+    good_impl().teardown(fs->good);
     free(fs);
 }
 
@@ -152,7 +155,7 @@ static int setup_fails(const kb_case *c, const kb_tensors *in, void **state, kb_
 /* ---- index_limit: claims a limit it does not have, for --force ---- */
 
 static int refuse(const kb_case *c, kb_error *why) {
-    int s = good.supports(c, why);
+    int s = good_impl().supports(c, why);
     if (s != KB_OK) return s;
     kb_fail(why, "pretends its indices need %lld > INT32_MAX", (long long)INT32_MAX + 1);
     return KB_UNSUPPORTED;

@@ -28,7 +28,8 @@ extern const kb_variant_impl kb_faulty_index_limit;
 #endif
 
 #define KB_FAULTY_ROW(name, flags, summary)                                                        \
-    {"preprocess", "fault_" #name, summary, KB_TEST_ONLY | (flags), &kb_faulty_##name},
+    {"preprocess",           "fault_" #name,    summary,                                           \
+     KB_TEST_ONLY | (flags), &kb_faulty_##name, "tests/faulty/faulty.cu"},
 #define KB_FAULTY_VARIANTS                                                                         \
     KB_FAULTY_ROW(oob_write, 0, "writes 1 TiB past its output: an illegal address")                \
     KB_FAULTY_ROW(hang, 0, "spins on a device word nothing sets: never finishes")                  \

@@ -5,7 +5,7 @@
  * as it is emitted, after its teardown. GPU: exits 77 without a device.
  */
 #include "faulty.h"
-#include "harness.h"
+#include "run/runner.h"
 #include "kbtest.h"
 #include "preprocess.h"
 
@@ -50,11 +50,10 @@ KB_TEST(failed_setup_state_is_torn_down) {
     kb_error e;
     KB_EXPECT(kb_expand_line(op, "n=[1,2] interp=nearest in_h=64 in_w=96 out_h=32 out_w=48", NULL,
                              0, &cases, &e) == KB_OK);
-    static const kb_variant good = {"preprocess", "nearest_naive", "", 0,
-                                    &kb_preprocess_nearest_naive};
-    static const kb_variant fails = {"preprocess", "fault_setup_fails", "", KB_TEST_ONLY,
-                                     &kb_faulty_setup_fails};
-    const kb_variant *variants[] = {&good, &fails, NULL};
+    static const kb_variant fails = {
+        "preprocess", "fault_setup_fails",    "",
+        KB_TEST_ONLY, &kb_faulty_setup_fails, "tests/faulty/faulty.cu"};
+    const kb_variant *variants[] = {kb_find_variant("preprocess", "nearest_naive"), &fails, NULL};
     kb_run_opts opts = {
         .mode = KB_MODE_COLD,
         .rule = {.max_noise = 0.01, .min_samples = 2, .max_time_s = 0.1, .max_samples = 100},

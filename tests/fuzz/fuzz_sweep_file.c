@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "run/sweep.h"
 
 enum { KB_FUZZ_MAX_INPUT = 16384 };
 

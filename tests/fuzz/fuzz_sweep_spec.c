@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "run/sweep.h"
 
 enum { KB_FUZZ_MAX_INPUT = 8192, MAX_OVERRIDES = 4 };
 

@@ -6,7 +6,6 @@
  * accept.
  *   ./test_deform_conv2d_variants [test_name]      (exits 77 with no GPU)
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "deform_conv2d.h"
 #include "kbtest.h"
 
@@ -197,30 +196,34 @@ KB_TEST(offset_distributions_and_masks_match_the_reference) {
     check_case("n=2 c_in=32 c_out=40 h=10 w=12 bias=0 dtype=bf16 offsets=edges", ALL_BF16);
 }
 
-/* explicit_nhwc*'s windowed im2col, forced on cases too small to pick it:
- * tiles of 64 pixels across a wide row (the last one short, w % 4 != 0 too),
- * samples inside the +-5 pixel margin and beyond it (uniform +-7, +-20, out of
- * bounds, edges), stride and dilation that change the window, batch and
- * mask edges, 16-bit data. */
+/* explicit_nhwc*'s windowed im2col, forced (im2col=window) on cases too small
+ * to pick it: tiles of 64 pixels across a wide row (the last one short,
+ * w % 4 != 0 too), samples inside the +-5 pixel margin and beyond it (uniform
+ * +-7, +-20, out of bounds, edges), stride and dilation that change the
+ * window, batch and mask edges, 16-bit data. Only explicit_nhwc* take a
+ * forced im2col. */
+#define WINDOW_F32 "explicit_nhwc explicit_nhwc_tf32 "
+#define WINDOW_16  "explicit_nhwc "
 KB_TEST(sampling_window_borders_match_the_reference) {
     KB_REQUIRE_DEVICE();
-    setenv("KB_DCN_IM2COL", "window", 1);
-    check_case("n=2 c_in=16 c_out=8 h=12 w=140 offsets=uniform offset_scale=7", ALL_F32);
-    check_case("n=1 c_in=32 c_out=8 h=10 w=130 offsets=uniform offset_scale=7 dtype=f16", ALL_F16);
+    check_case("n=2 c_in=16 c_out=8 h=12 w=140 offsets=uniform offset_scale=7 im2col=window",
+               WINDOW_F32);
+    check_case("n=1 c_in=32 c_out=8 h=10 w=130 offsets=uniform offset_scale=7 dtype=f16 "
+               "im2col=window",
+               WINDOW_16);
     check_case("n=2 c_in=16 c_out=8 h=17 w=71 stride_h=2 dil_w=3 pad_w=3 offsets=uniform "
-               "offset_scale=6",
-               ALL_F32);
+               "offset_scale=6 im2col=window",
+               WINDOW_F32);
     check_case("n=2 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 offsets=uniform "
-               "offset_scale=20 dtype=bf16",
-               ALL_BF16);
+               "offset_scale=20 dtype=bf16 im2col=window",
+               WINDOW_16);
     const char *cases[] = {"offsets=out_of_bounds", "offsets=edges", "mask=0 bias=0",
                            "mask_values=zeros", "n=33 offset_groups=2"};
     for (int i = 0; i < 5; i++) {
         char spec[256];
-        snprintf(spec, sizeof spec, "n=2 c_in=32 c_out=40 h=10 w=12 %s", cases[i]);
-        check_case(spec, ALL_F32);
+        snprintf(spec, sizeof spec, "n=2 c_in=32 c_out=40 h=10 w=12 %s im2col=window", cases[i]);
+        check_case(spec, WINDOW_F32);
     }
-    unsetenv("KB_DCN_IM2COL");
 }
 
 KB_TEST(large_identity_cases_match_the_reference) {

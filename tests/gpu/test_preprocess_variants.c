@@ -15,15 +15,11 @@
 
 static const struct {
     const char *name;
-    const kb_variant_impl *impl;
     kb_pp_interp interp;
 } variants[] = {
-    {"nearest_naive", &kb_preprocess_nearest_naive, KB_PP_NEAREST},
-    {"nearest_vec", &kb_preprocess_nearest_vec, KB_PP_NEAREST},
-    {"bilinear_naive", &kb_preprocess_bilinear_naive, KB_PP_BILINEAR},
-    {"bilinear_vec", &kb_preprocess_bilinear_vec, KB_PP_BILINEAR},
-    {"letterbox_warpaffine", &kb_preprocess_letterbox_warpaffine, KB_PP_LETTERBOX},
-    {"letterbox_vec", &kb_preprocess_letterbox_vec, KB_PP_LETTERBOX},
+    {"nearest_naive", KB_PP_NEAREST},          {"nearest_vec", KB_PP_NEAREST},
+    {"bilinear_naive", KB_PP_BILINEAR},        {"bilinear_vec", KB_PP_BILINEAR},
+    {"letterbox_warpaffine", KB_PP_LETTERBOX}, {"letterbox_vec", KB_PP_LETTERBOX},
 };
 enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 
@@ -77,7 +73,7 @@ static void expect_variants_match_fixture(kbt_fixture *t, const char *what) {
     int ran = 0;
     for (int v = 0; v < NVARIANTS; v++) {
         kb_error e = {{0}};
-        int s = variants[v].impl->supports(&t->c, &e);
+        int s = kbt_impl("preprocess", variants[v].name)->supports(&t->c, &e);
         if (variants[v].interp != interp) {
             KB_EXPECT(s == KB_NOT_APPLICABLE);
             continue;
@@ -85,7 +81,7 @@ static void expect_variants_match_fixture(kbt_fixture *t, const char *what) {
         if (s != KB_OK) fprintf(stderr, "  %s refused %s: %s\n", variants[v].name, what, e.msg);
         KB_EXPECT(s == KB_OK);
         kb_tensors got;
-        int ok = kbt_run_variant(variants[v].impl, t, &got);
+        int ok = kbt_run_variant(kbt_impl("preprocess", variants[v].name), t, &got);
         KB_EXPECT(ok);
         if (ok) {
             expect_same_elements(variants[v].name, what, &t->out.t[0], &got.t[0]);
@@ -192,7 +188,7 @@ static void expect_levels(kbt_fixture *t, const char *what, const double *want) 
     for (int v = 0; v < NVARIANTS; v++) {
         if (variants[v].interp != interp) continue;
         kb_tensors got;
-        KB_EXPECT(kbt_run_variant(variants[v].impl, t, &got));
+        KB_EXPECT(kbt_run_variant(kbt_impl("preprocess", variants[v].name), t, &got));
         for (int c = 0; c < 3; c++)
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++) {

@@ -18,7 +18,8 @@ extern "C" {
 
 #define KB_MUTANT_IMPL(op, pre, name, summary) extern const kb_variant_impl kb_mut_##pre##_##name;
 #define KB_MUTANT_ROW(op, pre, name, summary)                                                      \
-    {#op, "mut_" #name, summary, KB_TEST_ONLY, &kb_mut_##pre##_##name},
+    {#op,          "mut_" #name,           summary,                                                \
+     KB_TEST_ONLY, &kb_mut_##pre##_##name, "tests/mutants/mutants_" #op ".cu"},
 
 /* X(op, symbol prefix, name, summary): op/mut_<name>, implemented by
  * kb_mut_<prefix>_<name> in tests/mutants/mutants_<op>.cu. */

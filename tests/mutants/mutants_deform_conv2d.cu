@@ -6,7 +6,7 @@
 #include "deform_conv2d.h"
 
 static const kb_variant_impl *explicit_i64(const kb_case *c) {
-    return &kb_deform_conv2d_explicit_gemm_i64;
+    return kb_find_variant("deform_conv2d", "explicit_gemm_i64")->impl;
 }
 
 static kb_dcn_params params_of(const kb_case *c) {

@@ -6,7 +6,7 @@
 #include <math.h>
 
 static const kb_variant_impl *blockwalk(const kb_case *c) {
-    return &kb_nms_blockwalk;
+    return kb_find_variant("nms", "blockwalk")->impl;
 }
 
 static int64_t cap_of(const kb_case *c) {

@@ -119,11 +119,11 @@ KB_PP_BUG(mean_bgr, MEAN_BGR)
 static const kb_variant_impl *vec_for(const kb_case *c) {
     switch (kb_pp_params_of(c).interp) {
     case KB_PP_NEAREST:
-        return &kb_preprocess_nearest_vec;
+        return kb_find_variant("preprocess", "nearest_vec")->impl;
     case KB_PP_BILINEAR:
-        return &kb_preprocess_bilinear_vec;
+        return kb_find_variant("preprocess", "bilinear_vec")->impl;
     default:
-        return &kb_preprocess_letterbox_vec;
+        return kb_find_variant("preprocess", "letterbox_vec")->impl;
     }
 }
 

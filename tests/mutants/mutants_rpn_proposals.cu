@@ -5,7 +5,7 @@
 #include "rpn_proposals.h"
 
 static const kb_variant_impl *sort_bitmask(const kb_case *c) {
-    return &kb_rpn_proposals_sort_bitmask;
+    return kb_find_variant("rpn_proposals", "sort_bitmask")->impl;
 }
 
 static int32_t *count_of(kb_tensors *out) {

@@ -161,6 +161,15 @@ static inline int dcn_check_int32(const dcn_count *c, int nc, const char *why_in
     return KB_OK;
 }
 
+/* The im2col axis chooses between explicit_nhwc*'s two im2col kernels; any
+ * other variant samples one way, so a forced choice is a case it does not run. */
+static inline int dcn_im2col_auto_only(const kb_dcn_params *p, kb_error *why) {
+    if (p->im2col == KB_DCN_IM2COL_AUTO) return KB_OK;
+    kb_fail(why, "im2col=%s: only explicit_nhwc* have an im2col choice",
+            p->im2col == KB_DCN_IM2COL_WINDOW ? "window" : "global");
+    return KB_NOT_APPLICABLE;
+}
+
 /* Limits of the implicit GEMMs: 32-bit indices inside an image (64-bit image
  * bases), a 1-D grid of blocks, and the tap table in shared memory. */
 static inline int dcn_implicit_limits(const kb_dcn_params *p, int bn, int bm_min, size_t smem,

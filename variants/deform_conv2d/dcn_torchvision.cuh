@@ -64,6 +64,7 @@ static inline int tv_supports(const kb_case *c, kb_dtype dtype, kb_error *why) {
                 kb_dtype_name(dtype));
         return KB_NOT_APPLICABLE;
     }
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     tv_sizes s = tv_sizes_of(&p);
     dcn_count gemm[] = {{"GEMM m = n_parallel_imgs*ho*wo", s.np * p.ho * p.wo},
                         {"GEMM k = c_in/groups*kh*kw", kb_dcn_sizes_of(&p).weight / p.c_out}};

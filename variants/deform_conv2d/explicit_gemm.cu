@@ -410,6 +410,7 @@ static int64_t images_per_block(const kb_dcn_params *p, int index32, bool nhwc) 
 template <int INDEX32, bool NHWC = false> static int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (!NHWC && dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     kb_dcn_sizes s = kb_dcn_sizes_of(&p);
     int64_t P = p.ho * p.wo, kd = s.weight / p.c_out;
     /* cuBLAS takes m, n, k, lda as ints whatever the variant's index width */
@@ -435,9 +436,8 @@ template <int TF32> static int supports_nhwc(const kb_case *c, kb_error *why) {
         return KB_NOT_APPLICABLE;
     }
     if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
-    const char *mode = getenv("KB_DCN_IM2COL");
-    if (mode && !strcmp(mode, "window") &&
-        kb_gpu_require(KB_CC_CP_ASYNC, "cp.async (the windowed im2col)", why) != KB_OK)
+    if (p.im2col == KB_DCN_IM2COL_WINDOW &&
+        kb_gpu_require(KB_CC_CP_ASYNC, "cp.async (im2col=window)", why) != KB_OK)
         return KB_UNSUPPORTED;
     return supports<1, true>(c, why);
 }
@@ -491,16 +491,13 @@ static int build(explicit_state *st, const kb_case *c, kb_error *e) {
     cublasHandle_t handle;
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return kb_fail(e, "cublasCreate failed");
     st->handle = handle;
-    /* explicit_nhwc*'s im2col: KB_DCN_IM2COL=window|global forces one (tests) */
-    const char *mode = getenv("KB_DCN_IM2COL");
-    if (mode && *mode && strcmp(mode, "window") && strcmp(mode, "global") && strcmp(mode, "auto"))
-        return kb_fail(e, "KB_DCN_IM2COL=%s: expected window, global or auto", mode);
     if constexpr (!NHWC) return KB_OK;
-    /* the window stages with cp.async: global loads alone before 8.0 */
-    if ((mode && !strcmp(mode, "global")) || kb_gpu_require(KB_CC_CP_ASYNC, "cp.async", NULL))
+    /* the im2col axis: window or global forced, or auto's choice; the window
+     * stages with cp.async: global loads alone before 8.0 */
+    if (st->p.im2col == KB_DCN_IM2COL_GLOBAL || kb_gpu_require(KB_CC_CP_ASYNC, "cp.async", NULL))
         return KB_OK;
     st->windowed = dcn_win_of(dcn_dims_of(&st->p), 16 / (int)kb_dtype_size(st->p.dtype), st->block,
-                              st->sms, mode && !strcmp(mode, "window"), &st->win);
+                              st->sms, st->p.im2col == KB_DCN_IM2COL_WINDOW, &st->win);
     if (st->windowed) {
         const void *k = st->p.dtype == KB_F32   ? (const void *)dcn_im2col_nhwc_win<float>
                         : st->p.dtype == KB_F16 ? (const void *)dcn_im2col_nhwc_win<__half>

@@ -122,6 +122,7 @@ struct fma_state {
 template <bool NHWC> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (NHWC && p.dtype != KB_F32) {
         kb_fail(why, "dtype=%s: this variant takes f32 (nhwc_fused_f16/_bf16 take 16-bit data)",
                 kb_dtype_name(p.dtype));

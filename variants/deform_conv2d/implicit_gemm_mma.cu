@@ -228,6 +228,7 @@ struct mma_state {
 template <typename T> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (p.dtype != mma_traits<T>::DTYPE) {
         kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
                 kb_dtype_name(mma_traits<T>::DTYPE));

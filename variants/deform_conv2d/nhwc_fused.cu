@@ -9,30 +9,7 @@
  *     warps blend the next tile. This file is built for sm_90a (CMakeLists).
  * Run: kbench run deform_conv2d --sweep default -v nhwc_wgmma_f16
  *
- * The input is transposed to NHWC and the weights to [c_out][tap][channel]
- * first (both timed; workspace = input + weight, so 1/taps of the columns
- * buffer: not an implicit variant under the 1% workspace rule). Then the GEMM
- * runs with the PIXELS as M (rows of A) and the output channels as N:
- *   A tile [BM pixels][BK channels of one tap]: sampled; a thread blends one
- *     16-byte channel vector (4 f32 / 8 f16) of a pixel from 4 corner loads
- *     and writes it with ONE 16-byte shared store (the nhwc_gemm variants
- *     wrote B tiles [k][pixel], one 2-byte store per channel);
- *   B tile [BN output channels][BK]: cp.async straight from the reordered
- *     weights, 16 bytes a thread, no index math beyond one multiply-add.
- * K order: chunks of BK channels outermost, the taps inside, so a chunk's 9
- * taps read the same few input rows while they sit in L1.
- * The (tap, pixel) table — top-left corner and the 4 mask-scaled weights —
- * is built once per block (per offset group) in shared memory, so the inner
- * loop never touches the offsets or the mask.
- * Both tiles have 128-byte rows (BK = 32 f32 / 64 f16 channels: a warp's
- * corner load reads 4 whole lines) and an XOR swizzle, chunk ^ (row % 8):
- * ldmatrix's 8 rows of one chunk and the sampler's quarter warp (one row, 8
- * chunks) both hit 8 distinct 16-byte bank groups, and it is wgmma's
- * 128-byte swizzle (the tiles start on 1024-byte boundaries). The tf32
- * fragments come through the same ldmatrix (a 32-bit element is a pair of
- * b16 columns).
- * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
- * before tile t's MMAs; its blend and shared stores come after them.
+ * Design (tiles, K order, swizzle, pipeline): above dcn_nhwc_fused below.
  * Measurements, floors and the designs tried and rejected:
  * docs/perf-deform_conv2d.md, "nhwc_fused_tf32 / _f16 / _bf16: one kernel on
  * mma.sync" and "nhwc_wgmma_tf32 / _f16 / _bf16: the fused kernel on wgmma".
@@ -238,6 +215,32 @@ template <int VPT> struct corners {
     uint4 raw[VPT][4];
 };
 
+/* The fused kernel.
+ * The input is transposed to NHWC and the weights to [c_out][tap][channel]
+ * first (both timed; workspace = input + weight, so 1/taps of the columns
+ * buffer: not an implicit variant under the 1% workspace rule). Then the GEMM
+ * runs with the PIXELS as M (rows of A) and the output channels as N:
+ *   A tile [BM pixels][BK channels of one tap]: sampled; a thread blends one
+ *     16-byte channel vector (4 f32 / 8 f16) of a pixel from 4 corner loads
+ *     and writes it with ONE 16-byte shared store (the nhwc_gemm variants
+ *     wrote B tiles [k][pixel], one 2-byte store per channel);
+ *   B tile [BN output channels][BK]: cp.async straight from the reordered
+ *     weights, 16 bytes a thread, no index math beyond one multiply-add.
+ * K order: chunks of BK channels outermost, the taps inside, so a chunk's 9
+ * taps read the same few input rows while they sit in L1.
+ * The (tap, pixel) table — top-left corner and the 4 mask-scaled weights —
+ * is built once per block (per offset group) in shared memory, so the inner
+ * loop never touches the offsets or the mask.
+ * Both tiles have 128-byte rows (BK = 32 f32 / 64 f16 channels: a warp's
+ * corner load reads 4 whole lines) and an XOR swizzle, chunk ^ (row % 8):
+ * ldmatrix's 8 rows of one chunk and the sampler's quarter warp (one row, 8
+ * chunks) both hit 8 distinct 16-byte bank groups, and it is wgmma's
+ * 128-byte swizzle (the tiles start on 1024-byte boundaries). The tf32
+ * fragments come through the same ldmatrix (a 32-bit element is a pair of
+ * b16 columns).
+ * Pipeline (2 buffers): tile t+1's corner loads and weight cp.async go out
+ * before tile t's MMAs; its blend and shared stores come after them.
+ */
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, SH::MINB)
     dcn_nhwc_fused(dcn_ptrs<T> p, const T *__restrict__ wr, dcn_dims d, int ctiles) {
@@ -529,6 +532,7 @@ static int wgmma_limits(kb_error *why) {
 template <typename T, bool WGMMA> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (p.dtype != fused_traits<T>::DTYPE) {
         kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
                 kb_dtype_name(fused_traits<T>::DTYPE));

@@ -19,7 +19,7 @@
  * boxes). Measurements: docs/perf-nms.md.
  */
 #include "nms.h"
-#include "nms_device.cuh"
+#include "variants/common/nms_device.cuh"
 #include "nms_iou.h"
 #include "variants/common/arch.cuh"
 
@@ -679,7 +679,7 @@ namespace {
  * mask is n^2/8 bytes. */
 int masks_supports(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
-    int64_t n = kb_int(c, "n");
+    int64_t n = kb_nms_params_of(c).n;
     int64_t smem = (n + 63) / 64 * 8, limit = g ? (int64_t)g->smem_optin : INT64_MAX;
     if (smem > limit)
         return kb_fail(why, "the walk's removed bits need %lld bytes of shared memory > %lld",

@@ -8,7 +8,7 @@
  * A one-block scan then compacts the survivors in rank order.
  */
 #include "nms.h"
-#include "nms_device.cuh"
+#include "variants/common/nms_device.cuh"
 #include "nms_iou.h"
 #include "../common/block_scan.cuh"
 

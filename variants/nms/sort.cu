@@ -16,7 +16,7 @@
  * launch-bound).
  */
 #include "nms.h"
-#include "nms_device.cuh"
+#include "variants/common/nms_device.cuh"
 
 #include <cub/cub.cuh>
 #include <stdlib.h>
@@ -263,17 +263,18 @@ cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const
 /* ---- the op's variants: sorted boxes + workspaces in one allocation ---- */
 
 size_t kb_nms_sorted_state_bytes(const kb_case *c) {
-    int n = (int)kb_int(c, "n");
+    int n = (int)kb_nms_params_of(c).n;
     return align_up((size_t)n * 4) + align_up((size_t)n * 16) + align_up((size_t)n * 4) +
            kb_nms_sort_workspace(n) + align_up(kb_nms_sorted_workspace(n));
 }
 
 int kb_nms_sorted_setup(const kb_case *c, kb_nms_sorted *st, kb_error *e) {
-    int n = (int)kb_int(c, "n");
+    const kb_nms_params np = kb_nms_params_of(c);
+    int n = (int)np.n;
     st->n = n;
-    st->max_out = (int)kb_int(c, "max_out");
-    st->class_aware = kb_int(c, "classes") > 1;
-    st->iou = (float)kb_float(c, "iou");
+    st->max_out = (int)np.max_out;
+    st->class_aware = np.classes > 1;
+    st->iou = np.iou;
     size_t bytes = kb_nms_sorted_state_bytes(c);
     if (cudaMalloc(&st->base, bytes) != cudaSuccess) {
         cudaGetLastError();

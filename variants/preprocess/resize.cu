@@ -157,19 +157,17 @@ template <kb_pp_interp MODE> static int pp_supports(const kb_case *c, kb_error *
     return kb_pp_params_of(c).interp == MODE ? KB_OK : KB_NOT_APPLICABLE;
 }
 
-extern "C" {
-const kb_variant_impl kb_preprocess_nearest_naive = {pp_supports<KB_PP_NEAREST>, pp_no_workspace,
-                                                     pp_setup, pp_run_naive, pp_teardown};
-const kb_variant_impl kb_preprocess_bilinear_naive = {pp_supports<KB_PP_BILINEAR>, pp_no_workspace,
-                                                      pp_setup, pp_run_naive, pp_teardown};
-const kb_variant_impl kb_preprocess_nearest_vec = {
+extern "C" const kb_variant_impl kb_preprocess_nearest_naive = {
+    pp_supports<KB_PP_NEAREST>, pp_no_workspace, pp_setup, pp_run_naive, pp_teardown};
+extern "C" const kb_variant_impl kb_preprocess_bilinear_naive = {
+    pp_supports<KB_PP_BILINEAR>, pp_no_workspace, pp_setup, pp_run_naive, pp_teardown};
+extern "C" const kb_variant_impl kb_preprocess_nearest_vec = {
     pp_supports<KB_PP_NEAREST>, pp_no_workspace, pp_setup, pp_run_vec<KB_PP_NEAREST>, pp_teardown};
-const kb_variant_impl kb_preprocess_bilinear_vec = {pp_supports<KB_PP_BILINEAR>, pp_no_workspace,
-                                                    pp_setup, pp_run_vec<KB_PP_BILINEAR>,
-                                                    pp_teardown};
-const kb_variant_impl kb_preprocess_letterbox_warpaffine = {
+extern "C" const kb_variant_impl kb_preprocess_bilinear_vec = {
+    pp_supports<KB_PP_BILINEAR>, pp_no_workspace, pp_setup, pp_run_vec<KB_PP_BILINEAR>,
+    pp_teardown};
+extern "C" const kb_variant_impl kb_preprocess_letterbox_warpaffine = {
     pp_supports<KB_PP_LETTERBOX>, pp_no_workspace, pp_setup, pp_run_naive, pp_teardown};
-const kb_variant_impl kb_preprocess_letterbox_vec = {pp_supports<KB_PP_LETTERBOX>, pp_no_workspace,
-                                                     pp_setup, pp_run_vec<KB_PP_LETTERBOX>,
-                                                     pp_teardown};
-}
+extern "C" const kb_variant_impl kb_preprocess_letterbox_vec = {
+    pp_supports<KB_PP_LETTERBOX>, pp_no_workspace, pp_setup, pp_run_vec<KB_PP_LETTERBOX>,
+    pp_teardown};

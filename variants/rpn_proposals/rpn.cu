@@ -23,8 +23,8 @@
  */
 #include "rpn_proposals.h"
 
-#include "../nms/nms_device.cuh"
-#include "../topk/topk_device.cuh"
+#include "variants/common/nms_device.cuh"
+#include "variants/common/topk_device.cuh"
 #include "variants/common/arch.cuh"
 
 #include <stdlib.h>
@@ -289,20 +289,23 @@ struct State {
     size_t topk_ws_bytes, sort_ws_bytes, nms_ws_bytes;
 };
 
+/* The device side's parameters; len gets the level sizes (kb_topk_sort's). */
 Params params_of(const kb_case *c, int64_t *len) {
+    const kb_rpn_params rp = kb_rpn_params_of(c);
     Params p = {};
-    p.lv.count = kb_rpn_level_sizes(c, len);
-    p.pre = (int)kb_int(c, "nms_pre");
+    p.lv.count = rp.levels;
+    p.pre = (int)rp.nms_pre;
     for (int l = 0; l < p.lv.count; l++) {
+        len[l] = rp.level_size[l];
         p.lv.size[l] = (int)len[l];
         p.lv.base[l] = p.slots;
         p.slots += min(p.pre, p.lv.size[l]);
     }
-    p.max_out = (int)kb_int(c, "max_per_img");
-    p.iou = (float)kb_float(c, "iou");
-    p.min_size = (float)kb_float(c, "min_bbox_size");
-    p.img_w = (float)kb_int(c, "img_w");
-    p.img_h = (float)kb_int(c, "img_h");
+    p.max_out = (int)rp.max_per_img;
+    p.iou = rp.iou;
+    p.min_size = rp.min_bbox_size;
+    p.img_w = (float)rp.img_w;
+    p.img_h = (float)rp.img_h;
     p.mask_in_smem = walk_smem_bytes(p.pre, true) <= walk_smem_limit();
     return p;
 }
@@ -348,11 +351,12 @@ int select_supports(const kb_case *c, kb_error *why) {
 /* fused: also one cluster of a block per level, its boxes in shared memory. */
 int fused_supports(const kb_case *c, kb_error *why) {
     if (select_supports(c, why) != KB_OK) return KB_UNSUPPORTED;
-    const size_t need = walk_smem_bytes((int)kb_int(c, "nms_pre"), false), have = walk_smem_limit();
+    const int64_t pre = kb_rpn_params_of(c).nms_pre;
+    const size_t need = walk_smem_bytes((int)pre, false), have = walk_smem_limit();
     if (kb_gpu_current() && need > have) {
         kb_fail(why,
                 "nms_pre=%lld: the walk needs %zu bytes of shared memory, this device offers %zu",
-                (long long)kb_int(c, "nms_pre"), need, have);
+                (long long)pre, need, have);
         return KB_UNSUPPORTED;
     }
     return KB_OK;

@@ -14,7 +14,7 @@
  */
 #include "topk.h"
 
-#include "topk_device.cuh"
+#include "variants/common/topk_device.cuh"
 
 #include <cub/cub.cuh>
 
@@ -152,7 +152,7 @@ int setup_state(bool segmented, const kb_case *c, const kb_tensors *dev_in, Stat
                 kb_error *e) {
     int64_t n = 0;
     st->segmented = segmented;
-    st->k = (int)kb_int(c, "k");
+    st->k = (int)kb_topk_params_of(c).k;
     st->len = kb_topk_lengths(c, &n, &st->total, e);
     if (!st->len) return KB_ERR;
     st->segments = (int)n;

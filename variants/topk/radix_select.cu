@@ -3,41 +3,15 @@
  *
  *   kbench run topk -v radix_select --sweep default
  *
- * One thread-block cluster per segment (1..16 blocks x 1024 threads, sized by
- * the longest segment, k and how many clusters fit at once: cluster_blocks);
- * block r owns a contiguous 1/size of the segment. Per segment:
- *   1+2. three radix passes (11, 11 and 10-bit digits) find T, the key of
- *      the k-th largest. The first pass is fused with the load: each block
- *      reads its chunk once (8 loads in flight per thread), turns it into
- *      order-preserving uint32 keys (kb_topk_key: -0 and +0 become one key),
- *      keeps them in shared memory when they fit (rpn5: 201600 / 16 x 4 B =
- *      49 KB; else later passes re-read global memory) and histograms the top
- *      11 bits with shared atomics. Later passes histogram only keys matching
- *      the prefix so far. The cluster's histogram is reduce-scattered: after
- *      cluster.sync() block r sums its 2048/size bins over the cluster (a
- *      thread per two bins) and scans them; after a second cluster.sync()
- *      warp 0 of every block finds the slice, then the bin, that holds the
- *      remaining-th key (every block reading all 16 histograms, 128 KB of
- *      distributed shared memory per pass, made the first draft 73 us). The
- *      select stops after the pass whose bucket, with every key above it,
- *      fits k + kSlack candidate slots: the bucket is taken whole (k >=
- *      length: after one pass; uniform rpn5 scores: after two);
- *   3. one more scan puts the winners (key > T) and the lowest-index ties
- *      (key == T), or every key >= a bucket taken whole, into EVERY block's
- *      candidate list (64-bit (key, ~index) entries): winners by an
- *      atomic slot counter in block 0, ties in index order (block tie bases
- *      from the last histograms, then tile by tile); one cluster.sync;
- *   4. each block ranks 1/size of the candidates against all of them (a
- *      unique total order: rank = how many beat it) and writes them in place.
- * Napkin (rpn5): the longest segment puts 12600 keys per SM, ~12 per thread
- * per scan; 4 key scans and 7 cluster barriers (the 4-pass 8-bit first
- * version: 7 and 7, with 16 KB of remote histograms read per block and pass);
- * the rank step is k^2 / 16 = 63 k compares per block.
+ * One thread-block cluster per segment; three radix passes find the key of
+ * the k-th largest, one more scan collects the winners and the lowest-index
+ * ties, each block ranks its share of them. The steps, with their napkin
+ * math: above radix_select_kernel below.
  * Measured: docs/perf-topk.md.
  */
 #include "topk.h"
 
-#include "topk_device.cuh"
+#include "variants/common/topk_device.cuh"
 #include "variants/common/arch.cuh"
 
 #include <stdlib.h>
@@ -85,7 +59,39 @@ __device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *
     return warp_sums[warp] + inc - x;
 }
 
-/* (kThreads, 1): without the 1, ptxas aims at 2 blocks per SM and caps the kernel at 32
+/* The kernel, one launch for every segment.
+ * One thread-block cluster per segment (1..16 blocks x 1024 threads, sized by
+ * the longest segment, k and how many clusters fit at once: cluster_blocks);
+ * block r owns a contiguous 1/size of the segment. Per segment:
+ *   1+2. three radix passes (11, 11 and 10-bit digits) find T, the key of
+ *      the k-th largest. The first pass is fused with the load: each block
+ *      reads its chunk once (8 loads in flight per thread), turns it into
+ *      order-preserving uint32 keys (kb_topk_key: -0 and +0 become one key),
+ *      keeps them in shared memory when they fit (rpn5: 201600 / 16 x 4 B =
+ *      49 KB; else later passes re-read global memory) and histograms the top
+ *      11 bits with shared atomics. Later passes histogram only keys matching
+ *      the prefix so far. The cluster's histogram is reduce-scattered: after
+ *      cluster.sync() block r sums its 2048/size bins over the cluster (a
+ *      thread per two bins) and scans them; after a second cluster.sync()
+ *      warp 0 of every block finds the slice, then the bin, that holds the
+ *      remaining-th key (every block reading all 16 histograms, 128 KB of
+ *      distributed shared memory per pass, made the first draft 73 us). The
+ *      select stops after the pass whose bucket, with every key above it,
+ *      fits k + kSlack candidate slots: the bucket is taken whole (k >=
+ *      length: after one pass; uniform rpn5 scores: after two);
+ *   3. one more scan puts the winners (key > T) and the lowest-index ties
+ *      (key == T), or every key >= a bucket taken whole, into EVERY block's
+ *      candidate list (64-bit (key, ~index) entries): winners by an
+ *      atomic slot counter in block 0, ties in index order (block tie bases
+ *      from the last histograms, then tile by tile); one cluster.sync;
+ *   4. each block ranks 1/size of the candidates against all of them (a
+ *      unique total order: rank = how many beat it) and writes them in place.
+ * Napkin (rpn5): the longest segment puts 12600 keys per SM, ~12 per thread
+ * per scan; 4 key scans and 7 cluster barriers (the 4-pass 8-bit first
+ * version: 7 and 7, with 16 KB of remote histograms read per block and pass);
+ * the rank step is k^2 / 16 = 63 k compares per block.
+ *
+ * (kThreads, 1): without the 1, ptxas aims at 2 blocks per SM and caps the kernel at 32
  * registers with spills; the shared-memory cache wants one block per SM anyway. */
 __global__ void __launch_bounds__(kThreads, 1)
     radix_select_kernel(const float *values, const int *offsets, int k, int cache_cap, float *out_v,
@@ -302,9 +308,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 int supports(const kb_case *c, kb_error *why) {
     if (kb_gpu_require(KB_CC_CLUSTERS, "thread block clusters", why) != KB_OK)
         return KB_UNSUPPORTED;
-    if (kb_int(c, "k") <= KB_TOPK_SELECT_MAX_K) return KB_OK;
-    kb_fail(why, "k=%lld > %d: the survivors are ranked in shared memory",
-            (long long)kb_int(c, "k"), KB_TOPK_SELECT_MAX_K);
+    const int64_t k = kb_topk_params_of(c).k;
+    if (k <= KB_TOPK_SELECT_MAX_K) return KB_OK;
+    kb_fail(why, "k=%lld > %d: the survivors are ranked in shared memory", (long long)k,
+            KB_TOPK_SELECT_MAX_K);
     return KB_UNSUPPORTED;
 }
 
@@ -323,7 +330,7 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     free(len);
     State *st = (State *)malloc(sizeof(State));
     if (!st) return kb_fail(e, "out of host memory");
-    *st = State{(int)kb_int(c, "k"), (int)segments, (int)kb_topk_max_segment(c)};
+    *st = State{(int)kb_topk_params_of(c).k, (int)segments, (int)kb_topk_max_segment(c)};
     *state = st;
     return KB_OK;
 }

@@ -10,7 +10,7 @@
  *                    last, which overlap nothing), the nms op's blockwalk
  *                    greedy NMS launched per image, then the padding dropped
  */
-#include "../nms/nms_device.cuh"
+#include "variants/common/nms_device.cuh"
 #include "yolo_device.cuh"
 
 #include <stdlib.h>

@@ -371,7 +371,7 @@ struct host_state {
  * gives a block. The stage kernels' static arrays take under 2 KB. */
 inline int stage_fits(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
-    const int max_det = (int)kb_int(c, "max_det");
+    const int max_det = kb_yolo_params_of(c).max_det;
     const size_t need = stage_smem_bytes(max_det) + 2048;
     if (!g || need <= g->smem_optin) return KB_OK;
     kb_fail(why, "max_det=%d: the block stage needs %zu bytes of shared memory, this %s offers %zu",

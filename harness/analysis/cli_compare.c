@@ -1,0 +1,297 @@
+/* cli_compare.c — `kbench compare OLD.csv NEW.csv`: did a change make any
+ * case faster or slower, judged with both runs' noise rather than the
+ * medians alone, and does any row fail or carry no valid time? Exit 5
+ * gates CI on a GPU runner. The rule is kb_compare_rows (compare_runs.c, so
+ * that tests reach it); the help text states it exactly. Rows are matched by
+ * their params' values (kb_params_key), not their text.
+ */
+#include "cli.h"
+#include "compare_runs.h"
+
+#include "core/format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void compare_help(void) {
+    puts("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
+         "                      [--format table|md] [--all]\n\n"
+         "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
+         "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
+         "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
+         "Verdicts, listed in this order (those marked * make the exit code 5):\n"
+         "  BROKEN *        FAIL, ERROR, CRASH or TIMEOUT in NEW; PASS, UNCHECKED or\n"
+         "                  UNSUPPORTED in OLD, or no row there\n"
+         "  STILL FAILING * FAIL, ERROR, CRASH or TIMEOUT in both files\n"
+         "  INVALID *       a PASS or UNCHECKED row, in either file, whose median_us is\n"
+         "                  not a positive finite time (0, negative, nan, inf, empty)\n"
+         "  SLOWER *, FASTER, UNSURE, SAME   timing, for rows PASS or UNCHECKED in both\n"
+         "  FIXED           FAIL/ERROR/CRASH/TIMEOUT in OLD, PASS or UNCHECKED in NEW\n"
+         "  STATUS          any other change of status (e.g. PASS -> UNSUPPORTED)\n"
+         "  ADDED, REMOVED  a row in only NEW or only OLD (that is not one of the above)\n"
+         "Timing, from the medians and each row's noise: the spread of its central 80%\n"
+         "of samples, (p90 - p10) / (2.563 median), a standard deviation for normal\n"
+         "samples that a few outliers do not move (noise_pct, the relative std-dev,\n"
+         "where a file has no p10/p90; 0 where it has neither):\n"
+         "  delta = new/old - 1     band = 2 * sqrt(noise_old^2 + noise_new^2)\n"
+         "  UNSURE   either noise > --max-noise: too noisy to tell a change of that size\n"
+         "  SAME     else |delta| <= threshold, or |delta| <= band (inside the noise)\n"
+         "  FASTER   else delta < 0\n"
+         "  SLOWER   else (delta > 0: beyond both the threshold and the noise)\n"
+         "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
+         "its status changed. Both files need a median_us column.\n\n"
+         "  --threshold PCT   changes smaller than PCT % are SAME (default 5)\n"
+         "  --max-noise PCT   rows noisier than PCT % are UNSURE (default: the threshold)\n"
+         "  --format F        table (default) or md (Markdown, for a pull request)\n"
+         "  --all             also list the SAME rows (default: only counted)\n"
+         "  -h, --help\n"
+         "exit codes: 0 no row BROKEN, STILL FAILING, INVALID or SLOWER; 5 at least one;\n"
+         "            2 bad usage, or a file that cannot be read as a kbench CSV or has no\n"
+         "            median_us column\n"
+         "example:\n"
+         "  kbench compare results/baselines/h100/nms.csv results/nms.csv --format md");
+}
+
+/* ---- matching and listing ---- */
+
+typedef struct pairing {
+    const kb_result *before, *after;
+    kb_judgement j;
+    kb_change change;
+} pairing;
+
+static int same_key(const kb_result *a, const kb_result *b) {
+    return strcmp(a->op, b->op) == 0 && strcmp(a->variant, b->variant) == 0 &&
+           strcmp(a->key, b->key) == 0 && strcmp(a->mode, b->mode) == 0;
+}
+
+/* The last row of file with r's key (a re-run appended later wins), warning
+ * about the earlier ones once. */
+static const kb_result *find_key(const kb_results *res, int file, const kb_result *r) {
+    const kb_result *found = NULL;
+    for (int i = 0; i < res->count; i++) {
+        const kb_result *x = &res->rows[i];
+        if (x->file != file || !same_key(x, r)) continue;
+        found = x;
+    }
+    return found;
+}
+
+static void warn_duplicates(const kb_results *res) {
+    for (int i = 0; i < res->count; i++) {
+        const kb_result *r = &res->rows[i];
+        const kb_result *last = find_key(res, r->file, r);
+        if (last != r)
+            fprintf(stderr,
+                    "%s:%d: the same op/variant/params/mode again on line %d: line %d is "
+                    "compared\n",
+                    res->files[r->file].path, r->line, last->line, last->line);
+    }
+}
+
+static void fmt_noise(const kb_result *r, char *buf, size_t n) {
+    if (r && kb_result_timed(r))
+        snprintf(buf, n, "%.1f%%", 100 * kb_result_spread(r));
+    else
+        snprintf(buf, n, "-");
+}
+
+/* A row's time; an invalid one as it was read, so that the listing shows it. */
+static void time_cell(const kb_result *r, char *buf, size_t n) {
+    if (r && !kb_result_time_valid(r))
+        snprintf(buf, n, "%g us", r->median_us);
+    else
+        kb_format_us(r && kb_result_timed(r) ? r->median_us : 0, buf, n);
+}
+
+enum { NCOLS = 8 };
+
+static void print_line(FILE *f, int md, char cells[NCOLS][1200]) {
+    static const int widths[NCOLS] = {13, 14, 22, 34, 10, 10, 8, 0};
+    for (int i = 0; i < NCOLS; i++) {
+        if (md) {
+            for (char *c = cells[i]; *c; c++)
+                if (*c == '|') *c = '/';
+            fprintf(f, "| %s ", cells[i]);
+        } else {
+            fprintf(f, "%-*s ", widths[i], cells[i]);
+        }
+    }
+    fputs(md ? "|\n" : "\n", f);
+}
+
+static void print_pairing(FILE *f, int md, const pairing *p) {
+    const kb_result *any = p->after ? p->after : p->before;
+    char cells[NCOLS][1200], nold[16], nnew[16];
+    snprintf(cells[0], sizeof cells[0], "%s", kb_change_name(p->change));
+    snprintf(cells[1], sizeof cells[1], "%s", any->op);
+    snprintf(cells[2], sizeof cells[2], "%s", any->variant);
+    kb_params_short(kb_find_op(any->op), any->params, cells[3], sizeof cells[3]);
+    time_cell(p->before, cells[4], sizeof cells[4]);
+    time_cell(p->after, cells[5], sizeof cells[5]);
+    if (p->j.verdict != KB_VERDICT_UNTIMED)
+        snprintf(cells[6], sizeof cells[6], "%+.1f%%", p->j.delta * 100);
+    else
+        snprintf(cells[6], sizeof cells[6], "-");
+    fmt_noise(p->before, nold, sizeof nold);
+    fmt_noise(p->after, nnew, sizeof nnew);
+    size_t used = (size_t)snprintf(cells[7], sizeof cells[7], "noise %s/%s", nold, nnew);
+    if (p->before && p->after && p->before->status != p->after->status)
+        used +=
+            (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s -> %s",
+                             kb_status_name(p->before->status), kb_status_name(p->after->status));
+    else if (p->before && p->after)
+        used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s",
+                                 kb_status_name(any->status));
+    else
+        used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s only in %s",
+                                 kb_status_name(any->status), p->after ? "NEW" : "OLD");
+    for (int side = 0; side < 2; side++) {
+        const kb_result *r = side ? p->after : p->before;
+        if (r && !kb_result_time_valid(r))
+            used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used,
+                                     "; %s median_us %g is not a time", side ? "NEW" : "OLD",
+                                     r->median_us);
+    }
+    if (p->after && p->after->reason[0] && !kb_result_timed(p->after))
+        snprintf(cells[7] + used, sizeof cells[7] - used, ": %s", p->after->reason);
+    print_line(f, md, cells);
+}
+
+/* The changes that gate, each said loudly above the table. */
+static void print_alarms(FILE *f, int md, const int *counts) {
+    static const struct {
+        kb_change change;
+        const char *what;
+    } alarms[] = {
+        {KB_CHANGE_BROKEN, "fail (FAIL/ERROR/CRASH/TIMEOUT) in NEW and did not in OLD"},
+        {KB_CHANGE_STILL_FAILING, "fail in both files"},
+        {KB_CHANGE_INVALID, "PASS or UNCHECKED without a positive finite median_us"},
+    };
+    int any = 0;
+    for (size_t i = 0; i < sizeof alarms / sizeof alarms[0]; i++) {
+        int n = counts[alarms[i].change];
+        if (!n) continue;
+        fprintf(f, "%s%d row(s) %s: %s%s\n", md ? "**" : "!! ", n, kb_change_name(alarms[i].change),
+                alarms[i].what, md ? "**  " : " !!");
+        any = 1;
+    }
+    if (any) fputc('\n', f);
+}
+
+static void print_report(FILE *f, int md, const pairing *ps, int n, const int *counts,
+                         const char *old_path, const char *new_path, double threshold,
+                         double max_noise, int all) {
+    if (md)
+        fprintf(f, "### kbench compare\n\n`%s` → `%s` (threshold %.1f%%, max noise %.1f%%)\n\n",
+                old_path, new_path, threshold * 100, max_noise * 100);
+    else
+        fprintf(f, "kbench compare: %s -> %s (threshold %.1f%%, max noise %.1f%%)\n", old_path,
+                new_path, threshold * 100, max_noise * 100);
+    print_alarms(f, md, counts);
+    for (int c = 0, first = 1; c < KB_NCHANGES; c++) {
+        if (!counts[c]) continue;
+        fprintf(f, "%s%d %s", first ? "" : ", ", counts[c], kb_change_name((kb_change)c));
+        first = 0;
+    }
+    fputs("\n\n", f);
+    int shown = 0;
+    for (int i = 0; i < n; i++) shown += all || ps[i].change != KB_CHANGE_SAME;
+    if (shown) {
+        char head[NCOLS][1200] = {"verdict", "op",  "variant", "case",
+                                  "old",     "new", "change",  "noise old/new; status"};
+        print_line(f, md, head);
+        if (md) fputs("|---|---|---|---|---:|---:|---:|---|\n", f);
+        for (int c = 0; c < KB_NCHANGES; c++)
+            for (int i = 0; i < n; i++)
+                if (ps[i].change == (kb_change)c && (all || c != KB_CHANGE_SAME))
+                    print_pairing(f, md, &ps[i]);
+    }
+    if (!all && counts[KB_CHANGE_SAME])
+        fprintf(f, "%s%d SAME row(s) not listed (--all lists them)\n", md ? "\n" : "",
+                counts[KB_CHANGE_SAME]);
+}
+
+int kb_cmd_compare(int argc, char **argv) {
+    const char *paths[2] = {NULL, NULL};
+    double threshold = 5, max_noise = -1;
+    int md = 0, all = 0, npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (kb_is_help(o)) {
+            compare_help();
+            return KB_EXIT_OK;
+        } else if (strcmp(o, "--threshold") == 0) {
+            if (kb_opt_double("compare", o, v, 0, 1000, &threshold) != KB_OK) return KB_EXIT_USAGE;
+            i++;
+        } else if (strcmp(o, "--max-noise") == 0) {
+            if (kb_opt_double("compare", o, v, 0, 1000, &max_noise) != KB_OK) return KB_EXIT_USAGE;
+            i++;
+        } else if (strcmp(o, "--format") == 0) {
+            if (!v || (strcmp(v, "table") != 0 && strcmp(v, "md") != 0))
+                return kb_usage_error("compare", "--format %s: expected table or md",
+                                      v ? v : "(missing)");
+            md = strcmp(v, "md") == 0;
+            i++;
+        } else if (strcmp(o, "--all") == 0) {
+            all = 1;
+        } else if (o[0] == '-' && o[1]) {
+            return kb_usage_error("compare", "unknown option '%s'", o);
+        } else if (npaths == 2) {
+            return kb_usage_error("compare", "unexpected argument '%s' (two files: OLD NEW)", o);
+        } else {
+            paths[npaths++] = o;
+        }
+    }
+    if (npaths < 2) return kb_usage_error("compare", "needs two files: OLD.csv NEW.csv");
+    threshold /= 100;
+    max_noise = max_noise < 0 ? threshold : max_noise / 100;
+
+    kb_results res = {0};
+    kb_error e;
+    for (int f = 0; f < 2; f++)
+        if (kb_results_read(&res, paths[f], stderr, &e) != KB_OK) {
+            kb_results_free(&res);
+            fprintf(stderr, "kbench compare: error: %s\n", e.msg);
+            return KB_EXIT_USAGE;
+        }
+    for (int f = 0; f < 2; f++)
+        if (!kb_result_file_has_column(&res.files[f], "median_us")) {
+            fprintf(stderr,
+                    "kbench compare: error: %s: no 'median_us' column: compare judges the "
+                    "times of rows, and this file has none\n",
+                    paths[f]);
+            kb_results_free(&res);
+            return KB_EXIT_USAGE;
+        }
+    warn_duplicates(&res);
+
+    pairing *ps = calloc((size_t)res.count + 1, sizeof *ps);
+    if (!ps) {
+        kb_results_free(&res);
+        fprintf(stderr, "kbench compare: out of host memory\n");
+        return KB_EXIT_RUNTIME;
+    }
+    int n = 0, counts[KB_NCHANGES] = {0}, gates = 0;
+    for (int i = 0; i < res.count; i++) {
+        const kb_result *r = &res.rows[i];
+        if (find_key(&res, r->file, r) != r) continue; /* an earlier duplicate */
+        pairing *p = &ps[n];
+        if (r->file == 0) {
+            p->before = r;
+            p->after = find_key(&res, 1, r);
+        } else {
+            if (find_key(&res, 0, r)) continue; /* paired from the OLD side */
+            p->after = r;
+        }
+        p->change = kb_compare_rows(p->before, p->after, threshold, max_noise, &p->j);
+        counts[p->change]++;
+        gates += kb_change_gates(p->change);
+        n++;
+    }
+    print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all);
+    free(ps);
+    kb_results_free(&res);
+    return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;
+}

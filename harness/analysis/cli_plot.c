@@ -1,0 +1,881 @@
+/* cli_plot.c — `kbench plot FILE.csv...`: for each op in the files, gnuplot
+ * scripts and data drawing
+ *   time        median time against the bytes the op must move (log-log)
+ *   speedup     each variant over the case's baseline, bars per case
+ *   roofline    achieved GFLOP/s (or GB/s) against the measured ceilings
+ *   workspace   device workspace per variant and case (when any uses some)
+ *   index_cost  extra time of *_i64 over its *_i32 twin (when the op has both)
+ *   V_vs_exact  a variant of other semantics (fast NMS) against the fastest
+ *               exact one: time saved, and boxes lost (parsed from its note)
+ * Each plot is DIR/<csvstem>.<op>.<kind>.{gp,dat,png,svg}; the .gp renders
+ * again by hand (`gnuplot X.gp` in DIR). One colour per variant, fixed by its
+ * place in the registry so a variant looks the same in every plot; peers
+ * ("peer:" rows) dashed and hatched. `kbench report` embeds the same plots.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "compare_runs.h"
+#include "plot.h"
+
+#include "run/out_file.h" /* kb_make_dirs */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void plot_help(void) {
+    puts("usage: kbench plot FILE.csv... [-o DIR] [--baseline VARIANT] [--format png,svg]\n\n"
+         "For each op (and timing mode) in the files, write gnuplot scripts and data and,\n"
+         "when gnuplot is on PATH, render them:\n"
+         "  <stem>.<op>.time        median time against the op's minimum bytes moved,\n"
+         "                          per variant, log-log, p10-p90 as error bars\n"
+         "  <stem>.<op>.speedup     each variant's speedup over the case's baseline, bars\n"
+         "                          per case (cases where no baseline ran say so)\n"
+         "  <stem>.<op>.roofline    achieved GFLOP/s against the measured copy and SGEMM\n"
+         "                          ceilings (GB/s against the copy peak for ops that do\n"
+         "                          no arithmetic), from the CSV's '# ... peaks:' line\n"
+         "  <stem>.<op>.workspace   device workspace per variant (when any uses some)\n"
+         "  <stem>.<op>.index_cost  extra time of each *_i64 variant over its *_i32 twin\n"
+         "  <stem>.<op>.V_vs_exact  a variant of other semantics (nms pairwise_fast)\n"
+         "                          against the fastest exact one: time saved, boxes lost\n"
+         "<stem> is the name of the first FILE holding the op, without .csv; an op timed\n"
+         "in several modes gets .<mode> after its name. Only PASS and UNCHECKED rows are\n"
+         "drawn. Each variant has one colour in every plot; peers (peer:*) are dashed\n"
+         "or hatched.\n\n"
+         "  -o, --output DIR     where plots go (default plots/; created if missing)\n"
+         "  --baseline VARIANT   speedups over this variant (a peer: name too) on every\n"
+         "                       case where it ran; default: per case, the first of the\n"
+         "                       op's baseline list (kbench list OP) that has a timed row\n"
+         "  --format LIST        png, svg or png,svg (default)\n"
+         "  -h, --help\n"
+         "exit codes: 0 plots rendered; 2 bad usage or an unreadable CSV; 4 a file could\n"
+         "            not be written, gnuplot failed, or gnuplot is not on PATH (the\n"
+         "            scripts are written: render them with `cd DIR && gnuplot *.gp`)\n"
+         "example:\n"
+         "  kbench plot results/nms.csv -o plots/ --baseline bitmask_gpu");
+}
+
+/* ---- colours and line styles ---- */
+
+/* Tableau 10: distinct in colour and in lightness. */
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+/* Peers: dark tones, so that they read as "not ours" beside the palette. */
+static const char *const peer_palette[] = {"#222222", "#7f3b08", "#2d004b",
+                                           "#1b7837", "#666666", "#b2182b"};
+static const int point_types[] = {7, 5, 9, 11, 13, 15, 4, 6, 8, 10};
+
+static unsigned name_hash(const char *s) {
+    unsigned h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static const char *colour_of(const kb_op_view *v, int k) {
+    if (v->variant_rank[k] >= 0) return palette[v->variant_rank[k] % 10];
+    if (kb_result_is_peer(v->variants[k])) return peer_palette[name_hash(v->variants[k]) % 6];
+    return palette[name_hash(v->variants[k]) % 10];
+}
+
+static int point_of(const kb_op_view *v, int k) {
+    int i = v->variant_rank[k] >= 0 ? v->variant_rank[k] : (int)(name_hash(v->variants[k]) % 10);
+    return point_types[i % 10];
+}
+
+/* ---- files ---- */
+
+typedef struct plot_ctx {
+    const kb_results *res;
+    const kb_op_view *v;
+    const kb_plot_opts *o;
+    char stem[300];   /* <csvstem>.<op>[.<mode>] */
+    char device[256]; /* for titles; "" when the CSV does not say */
+    kb_plot_list *out;
+} plot_ctx;
+
+static FILE *open_out(const plot_ctx *pc, const char *base, const char *ext, kb_error *e) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.%s", pc->o->dir, base, ext);
+    FILE *f = fopen(path, "w");
+    if (!f) kb_fail(e, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+static int close_out(const plot_ctx *pc, FILE *f, const char *base, const char *ext, kb_error *e) {
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return kb_fail(e, "%s/%s.%s: write error", pc->o->dir, base, ext);
+    return KB_OK;
+}
+
+/* A gnuplot double-quoted string: backslash, quote and newline escaped. */
+static void gp_quote(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\n')
+            fputs("\\n", f);
+        else {
+            if (*s == '"' || *s == '\\') fputc('\\', f);
+            fputc(*s, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* "<op>: <what> (<mode> mode) — <device>" */
+static void plot_title(const plot_ctx *pc, FILE *gp, const char *what) {
+    char title[600];
+    snprintf(title, sizeof title, "%s: %s (%s mode)%s%s", pc->v->op, what, pc->v->mode,
+             pc->device[0] ? " — " : "", pc->device);
+    fputs("set title ", gp);
+    gp_quote(gp, title);
+    fputc('\n', gp);
+}
+
+/* A plot being written: its entry in the list, script and data. */
+typedef struct plot_files {
+    kb_plot *p;
+    FILE *gp, *dat;
+} plot_files;
+
+/* Start DIR/<stem>.<kind>.gp and .dat: header, common settings, title; the
+ * caller adds its settings, calls plot_loop, writes the plot command and
+ * plot_close ends the loop. */
+static int plot_open(plot_ctx *pc, const char *kind, const char *caption, const char *what,
+                     plot_files *pf, kb_error *e) {
+    kb_plot_list *l = pc->out;
+    if (l->count == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        kb_plot *items = realloc(l->items, (size_t)cap * sizeof *items);
+        if (!items) return kb_fail(e, "out of host memory");
+        l->items = items;
+        l->cap = cap;
+    }
+    kb_plot *p = &l->items[l->count];
+    memset(p, 0, sizeof *p);
+    snprintf(p->kind, sizeof p->kind, "%s", kind);
+    snprintf(p->base, sizeof p->base, "%s.%s", pc->stem, kind);
+    snprintf(p->caption, sizeof p->caption, "%s", caption);
+    pf->p = p;
+    pf->gp = open_out(pc, p->base, "gp", e);
+    if (!pf->gp) return KB_ERR;
+    pf->dat = open_out(pc, p->base, "dat", e);
+    if (!pf->dat) {
+        fclose(pf->gp);
+        return KB_ERR;
+    }
+    l->count++;
+    fprintf(pf->gp,
+            "# %s.gp — kbench plot: %s\n# Render in this folder: gnuplot %s.gp  (data: %s.dat)\n"
+            "reset\nset encoding utf8\nset datafile missing \"?\"\n"
+            "set grid xtics ytics mxtics mytics lc rgb \"#e4e4e4\"\nset border lc rgb \"#444444\"\n"
+            "set key outside right top Left reverse samplen 3\n",
+            p->base, caption, p->base, p->base);
+    plot_title(pc, pf->gp, what);
+    fprintf(pf->dat, "# %s — data of %s.gp\n", caption, p->base);
+    return KB_OK;
+}
+
+static void note_add(kb_plot *p, const char *fmt, const char *what) {
+    size_t used = strlen(p->note);
+    if (used + 1 < sizeof p->note) snprintf(p->note + used, sizeof p->note - used, fmt, what);
+}
+
+static void plot_loop(const plot_ctx *pc, plot_files *pf, int width, int height) {
+    const char *formats = pc->o->png && pc->o->svg ? "png svg" : pc->o->png ? "png" : "svg";
+    fprintf(pf->gp,
+            "do for [fmt in \"%s\"] {\n"
+            "    if (fmt eq \"png\") {\n"
+            "        set terminal pngcairo size %d,%d font \"DejaVu Sans,11\" noenhanced\n"
+            "    } else {\n"
+            "        set terminal svg size %d,%d font \"DejaVu Sans,11\" noenhanced "
+            "background \"white\"\n"
+            "    }\n"
+            "    set output \"%s.\".fmt\n",
+            formats, width, height, width, height, pf->p->base);
+}
+
+static int plot_close(const plot_ctx *pc, plot_files *pf, kb_error *e) {
+    fputs("    unset output\n}\n", pf->gp);
+    int rc = close_out(pc, pf->gp, pf->p->base, "gp", e);
+    if (close_out(pc, pf->dat, pf->p->base, "dat", rc == KB_OK ? e : NULL) != KB_OK) rc = KB_ERR;
+    return rc;
+}
+
+/* One plot clause's style for variant k: lines/points or bars. */
+static void line_style(FILE *f, const kb_op_view *v, int k) {
+    int peer = kb_result_is_peer(v->variants[k]);
+    fprintf(f, "lc rgb \"%s\" lw 2 pt %d ps 1.1 dt %d title ", colour_of(v, k),
+            peer ? 6 : point_of(v, k), peer ? 2 : 1);
+    gp_quote(f, v->variants[k]);
+}
+
+static void bar_style(FILE *f, const kb_op_view *v, int k) {
+    if (kb_result_is_peer(v->variants[k]))
+        fprintf(f, "lc rgb \"%s\" fs pattern 4 border lc rgb \"%s\" title ", colour_of(v, k),
+                colour_of(v, k));
+    else
+        fprintf(f, "lc rgb \"%s\" fs solid 0.9 border lc rgb \"#333333\" title ", colour_of(v, k));
+    gp_quote(f, v->variants[k]);
+}
+
+/* x: the op's minimum bytes moved, log scale, in B/kB/MB/GB. */
+static void size_axis(FILE *gp) {
+    fputs("set logscale x\nset format x \"%.0s %cB\"\n"
+          "set xlabel \"minimum bytes moved per launch (the op's cost model)\"\n",
+          gp);
+}
+
+static double timed_us(const kb_op_view *v, int c, int k) {
+    const kb_result *r = kb_view_cell(v, c, k);
+    return r && kb_result_timed(r) ? r->median_us : NAN;
+}
+
+/* ---- time against size ---- */
+
+static int plot_time(plot_ctx *pc, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    plot_files pf;
+    if (plot_open(pc, "time",
+                  "median time per launch against the minimum bytes the op must move, per "
+                  "variant (log-log; error bars p10-p90; dashed: peers)",
+                  "median time vs bytes moved", &pf, e) != KB_OK)
+        return KB_ERR;
+    size_axis(pf.gp);
+    fputs("set logscale y\nset ylabel \"median time per launch (µs)\"\n", pf.gp);
+    int block = 0, unsized = 0;
+    for (int c = 0; c < v->ncases; c++) unsized += !(v->bytes[c] > 0);
+    plot_loop(pc, &pf, 1100, 650);
+    fputs("    plot ", pf.gp);
+    for (int k = 0; k < v->nvariants; k++) {
+        int points = 0;
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r) || !(v->bytes[c] > 0)) continue;
+            if (!points) fprintf(pf.dat, "%s# %s\n", block ? "\n\n" : "", v->variants[k]);
+            double lo = r->p10_us > 0 ? r->p10_us : r->median_us;
+            double hi = r->p90_us > 0 ? r->p90_us : r->median_us;
+            fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # %s\n", v->bytes[c], r->median_us, lo, hi,
+                    v->cases[c]);
+            points++;
+        }
+        if (!points) continue;
+        fprintf(pf.gp, "%s\\\n        \"%s.dat\" index %d using 1:2:3:4 with yerrorlines ",
+                block ? ", " : "", pf.p->base, block);
+        line_style(pf.gp, v, k);
+        block++;
+    }
+    if (!block) fputs("NaN notitle", pf.gp);
+    fputc('\n', pf.gp);
+    if (unsized) {
+        char n[32];
+        snprintf(n, sizeof n, "%d", unsized);
+        note_add(pf.p, "%s case(s) have no bytes value and are not drawn. ", n);
+    }
+    return plot_close(pc, &pf, e);
+}
+
+/* ---- bars per case: speedup, workspace ---- */
+
+typedef double (*bar_value_fn)(const plot_ctx *pc, int c, int k, int base);
+
+static double speedup_value(const plot_ctx *pc, int c, int k, int base) {
+    if (base < 0) return NAN;
+    return timed_us(pc->v, c, base) / timed_us(pc->v, c, k);
+}
+
+static double workspace_value(const plot_ctx *pc, int c, int k, int base) {
+    (void)base;
+    const kb_result *r = kb_view_cell(pc->v, c, k);
+    return r && kb_result_timed(r) && r->workspace_bytes >= 0 ? r->workspace_bytes / 1048576.0
+                                                              : NAN;
+}
+
+/* Wrap a case label at spaces into lines of at most about `width`
+ * characters (greedy; a longer token keeps a line of its own). */
+static void wrap_label(char *s, int width) {
+    int col = 0;
+    for (char *p = s; *p;) {
+        int token = (int)strcspn(p, " ");
+        if (col && col + 1 + token > width) {
+            p[-1] = '\n';
+            col = 0;
+        }
+        col += (col ? 1 : 0) + token;
+        p += token;
+        if (*p) p++;
+    }
+}
+
+static int longest_line(const char *s) {
+    int longest = 0, n = 0;
+    for (; *s; s++) {
+        n = *s == '\n' ? 0 : n + 1;
+        longest = n > longest ? n : longest;
+    }
+    return longest;
+}
+
+static int label_lines(const char *s) {
+    int n = 1;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+typedef struct bar_spec {
+    const char *kind, *caption, *what, *ylabel;
+    bar_value_fn value;
+    int with_baseline;   /* tics name the baseline; a line at 1 */
+    const char *nothing; /* note for variants timed but with no bar, or NULL */
+} bar_spec;
+
+static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    int nv = v->nvariants, nc = v->ncases;
+    int *drawn = calloc((size_t)nv, sizeof *drawn), *base = calloc((size_t)nc, sizeof *base);
+    if (!drawn || !base) {
+        free(drawn);
+        free(base);
+        return kb_fail(e, "out of host memory");
+    }
+    double lo = INFINITY, hi = 0;
+    int ndrawn = 0;
+    for (int c = 0; c < nc; c++) {
+        base[c] = s->with_baseline ? kb_view_baseline(v, c, pc->o->baseline) : -1;
+        for (int k = 0; k < nv; k++) {
+            double x = s->value(pc, c, k, base[c]);
+            if (!(x > 0)) continue;
+            drawn[k] = 1;
+            lo = fmin(lo, x);
+            hi = fmax(hi, x);
+        }
+    }
+    for (int k = 0; k < nv; k++) ndrawn += drawn[k];
+    plot_files pf;
+    if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
+        free(drawn);
+        free(base);
+        return KB_ERR;
+    }
+    int listed = 0;
+    for (int k = 0; s->nothing && k < nv; k++) {
+        int timed = 0;
+        for (int c = 0; c < nc; c++) timed |= timed_us(v, c, k) > 0;
+        if (!timed || drawn[k] || kb_result_is_peer(v->variants[k])) continue;
+        note_add(pf.p, "%s", listed++ ? ", " : s->nothing);
+        note_add(pf.p, "%s", v->variants[k]);
+    }
+    if (listed) note_add(pf.p, "%s", ". ");
+    int log_y = hi / lo > 30;
+    fprintf(pf.gp,
+            "set style data histogram\nset style histogram clustered gap 1\nset boxwidth 0.9\n"
+            "set ylabel \"%s\"\nset xtics nomirror scale 0 font \",9\"\nunset mxtics\n%s",
+            s->ylabel,
+            log_y ? "set logscale y\n" : "set yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n");
+    if (log_y) fprintf(pf.gp, "set yrange [%g:%g]\n", lo / 2, hi * 2);
+    if (s->with_baseline)
+        fputs("set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "
+              "\"#555555\" front\n",
+              pf.gp);
+    /* Tic labels: the short case, wrapped, with its baseline. */
+    fputs("set xtics (", pf.gp);
+    int lines = 1, widest = 1;
+    fprintf(pf.dat, "# case");
+    for (int k = 0; k < nv; k++)
+        if (drawn[k]) fprintf(pf.dat, " %s", v->variants[k]);
+    fputc('\n', pf.dat);
+    for (int c = 0; c < nc; c++) {
+        char label[1400], shortform[1100];
+        kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
+        if (s->with_baseline && base[c] < 0) note_add(pf.p, "No baseline ran on: %s. ", shortform);
+        wrap_label(shortform, 14);
+        if (s->with_baseline && base[c] < 0) {
+            snprintf(label, sizeof label, "%s\n(no baseline ran)", shortform);
+        } else if (s->with_baseline && !pc->o->baseline) {
+            snprintf(label, sizeof label, "%s\nvs %s", shortform, v->variants[base[c]]);
+        } else {
+            snprintf(label, sizeof label, "%s", shortform);
+        }
+        lines = label_lines(label) > lines ? label_lines(label) : lines;
+        widest = longest_line(label) > widest ? longest_line(label) : widest;
+        fprintf(pf.gp, "%s", c ? ", " : "");
+        gp_quote(pf.gp, label);
+        fprintf(pf.gp, " %d", c);
+        fprintf(pf.dat, "%d", c);
+        for (int k = 0; k < nv; k++) {
+            if (!drawn[k]) continue;
+            double x = s->value(pc, c, k, base[c]);
+            if (x > 0)
+                fprintf(pf.dat, " %.6g", x);
+            else
+                fputs(" ?", pf.dat);
+        }
+        fprintf(pf.dat, "  # %s\n", v->cases[c]);
+    }
+    fprintf(pf.gp, ")\nset bmargin %d\n", lines + 3);
+    /* ~7 px a character of the 9-point tic font, so that labels do not meet. */
+    int cluster = ndrawn * 24 > widest * 7 + 24 ? ndrawn * 24 : widest * 7 + 24;
+    int width = (nc + 1) * cluster + 420;
+    width = width < 900 ? 900 : width > 4000 ? 4000 : width;
+    plot_loop(pc, &pf, width, 520 + 15 * lines);
+    fputs("    plot ", pf.gp);
+    int col = 2;
+    for (int k = 0; k < nv; k++) {
+        if (!drawn[k]) continue;
+        fprintf(pf.gp, "%s\\\n        \"%s.dat\" using %d ", col > 2 ? ", " : "", pf.p->base, col);
+        bar_style(pf.gp, v, k);
+        col++;
+    }
+    if (col == 2) fputs("NaN notitle", pf.gp);
+    fputc('\n', pf.gp);
+    free(drawn);
+    free(base);
+    return plot_close(pc, &pf, e);
+}
+
+/* ---- roofline ---- */
+
+/* The peaks the rows were measured against: the CSV's '#' line, else what
+ * the rows' percentages imply. */
+static void view_peaks(const plot_ctx *pc, double *bw, double *flops) {
+    const kb_result_file *f = &pc->res->files[pc->v->first_file];
+    *bw = f->peak_copy_gbps;
+    *flops = f->peak_sgemm_gflops;
+    for (int c = 0; c < pc->v->ncases; c++)
+        for (int k = 0; k < pc->v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(pc->v, c, k);
+            if (!r || !kb_result_timed(r)) continue;
+            if (!(*bw > 0) && r->pct_peak_bw > 0) *bw = r->gbps * 100 / r->pct_peak_bw;
+            if (!(*flops > 0) && r->pct_peak_flops > 0)
+                *flops = r->gflops * 100 / r->pct_peak_flops;
+        }
+}
+
+static int plot_roofline(plot_ctx *pc, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    int arithmetic = 0;
+    double ai_lo = INFINITY, ai_hi = 0, gf_lo = INFINITY, gf_hi = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r) || !(r->flops > 0 && r->bytes > 0 && r->gflops > 0))
+                continue;
+            arithmetic = 1;
+            ai_lo = fmin(ai_lo, r->flops / r->bytes);
+            ai_hi = fmax(ai_hi, r->flops / r->bytes);
+            gf_lo = fmin(gf_lo, r->gflops);
+            gf_hi = fmax(gf_hi, r->gflops);
+        }
+    double peak_bw, peak_flops;
+    view_peaks(pc, &peak_bw, &peak_flops);
+    plot_files pf;
+    if (plot_open(pc, "roofline",
+                  arithmetic ? "roofline: achieved GFLOP/s against arithmetic intensity, under "
+                               "the measured copy-bandwidth and SGEMM ceilings"
+                             : "achieved bandwidth (by the op's minimum-bytes model) against "
+                               "problem size, under the measured copy peak",
+                  arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf, e) != KB_OK)
+        return KB_ERR;
+    char ceiling[200] = "";
+    if (arithmetic) {
+        fputs("set logscale xy\nset xlabel \"arithmetic intensity (FLOP per byte moved)\"\n"
+              "set ylabel \"achieved GFLOP/s\"\n",
+              pf.gp);
+        if (peak_bw > 0 && peak_flops > 0) {
+            /* Show the ridge point, where the two ceilings meet, with the data. */
+            double ridge = peak_flops / peak_bw;
+            fprintf(pf.gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n",
+                    fmin(ai_lo, ridge) / 3, fmax(ai_hi, ridge) * 3,
+                    fmin(gf_lo, fmin(ai_lo, ridge) / 3 * peak_bw) / 2, fmax(gf_hi, peak_flops) * 2);
+            fprintf(pf.gp,
+                    "peak_bw = %.6g\npeak_flops = %.6g\n"
+                    "roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops\n"
+                    "set samples 400\n",
+                    peak_bw, peak_flops);
+            snprintf(ceiling, sizeof ceiling,
+                     "roof(x) lc rgb \"#000000\" lw 2 dt 1 title \"measured ceilings:\\ncopy %.0f "
+                     "GB/s\\n"
+                     "SGEMM %.0f GFLOP/s\"",
+                     peak_bw, peak_flops);
+        }
+    } else {
+        /* Log y: a latency-bound op reaches a small fraction of the peak, and
+         * still shows against it. */
+        double bw_lo = INFINITY, bw_hi = 0;
+        for (int c = 0; c < v->ncases; c++)
+            for (int k = 0; k < v->nvariants; k++) {
+                const kb_result *r = kb_view_cell(v, c, k);
+                if (!r || !kb_result_timed(r) || !(r->gbps > 0)) continue;
+                bw_lo = fmin(bw_lo, r->gbps);
+                bw_hi = fmax(bw_hi, r->gbps);
+            }
+        size_axis(pf.gp);
+        fputs("set logscale y\nset ylabel \"achieved bandwidth (GB/s, by the cost model)\"\n",
+              pf.gp);
+        if (bw_hi > 0)
+            fprintf(pf.gp, "set yrange [%.6g:%.6g]\n", bw_lo / 2, fmax(bw_hi, peak_bw) * 2);
+        if (peak_bw > 0)
+            snprintf(ceiling, sizeof ceiling,
+                     "%.6g lc rgb \"#000000\" lw 2 dt 2 title \"copy peak %.0f GB/s\"", peak_bw,
+                     peak_bw);
+    }
+    if (!ceiling[0]) note_add(pf.p, "%s", "The CSV records no measured peaks: no ceilings drawn. ");
+    plot_loop(pc, &pf, 1100, 650);
+    fprintf(pf.gp, "    plot %s", ceiling);
+    int block = 0;
+    for (int k = 0; k < v->nvariants; k++) {
+        int points = 0;
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r) || !(r->bytes > 0)) continue;
+            if (arithmetic && !(r->flops > 0 && r->gflops > 0)) continue;
+            if (!arithmetic && !(r->gbps > 0)) continue;
+            if (!points) fprintf(pf.dat, "%s# %s\n", block ? "\n\n" : "", v->variants[k]);
+            fprintf(pf.dat, "%.6g %.6g  # %s\n", arithmetic ? r->flops / r->bytes : r->bytes,
+                    arithmetic ? r->gflops : r->gbps, v->cases[c]);
+            points++;
+        }
+        if (!points) continue;
+        fprintf(pf.gp, "%s\\\n        \"%s.dat\" index %d using 1:2 with %s ",
+                block || ceiling[0] ? ", " : "", pf.p->base, block,
+                arithmetic ? "points" : "linespoints");
+        line_style(pf.gp, v, k);
+        block++;
+    }
+    if (!block && !ceiling[0]) fputs("NaN notitle", pf.gp);
+    fputc('\n', pf.gp);
+    return plot_close(pc, &pf, e);
+}
+
+/* ---- int64 against int32 indexing ---- */
+
+static int twin_of(const kb_op_view *v, int k) {
+    const char *name = v->variants[k];
+    size_t n = strlen(name);
+    if (n < 4 || strcmp(name + n - 4, "_i64") != 0) return -1;
+    char twin[80];
+    snprintf(twin, sizeof twin, "%.*s_i32", (int)(n - 4), name);
+    return kb_view_variant(v, twin);
+}
+
+static int plot_index_cost(plot_ctx *pc, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    int pairs = 0;
+    for (int k = 0; k < v->nvariants; k++) pairs += twin_of(v, k) >= 0;
+    if (!pairs) return KB_OK;
+    plot_files pf;
+    if (plot_open(pc, "index_cost",
+                  "extra time of int64 indexing over the int32 twin, across sizes (the price "
+                  "of never overflowing)",
+                  "cost of int64 over int32 indices", &pf, e) != KB_OK)
+        return KB_ERR;
+    size_axis(pf.gp);
+    fputs("set ylabel \"time of *_i64 / time of *_i32 − 1 (%)\"\n"
+          "set arrow from graph 0, first 0 to graph 1, first 0 nohead dt 2 lc rgb \"#555555\"\n"
+          "set yrange [*<0:0<*]\n",
+          pf.gp);
+    plot_loop(pc, &pf, 1100, 600);
+    fputs("    plot ", pf.gp);
+    int block = 0;
+    for (int k = 0; k < v->nvariants; k++) {
+        int t = twin_of(v, k), points = 0;
+        if (t < 0) continue;
+        for (int c = 0; c < v->ncases; c++) {
+            double t64 = timed_us(v, c, k), t32 = timed_us(v, c, t);
+            if (!(v->bytes[c] > 0)) continue;
+            if (!(t32 > 0)) {
+                char s[1100];
+                const kb_result *r = kb_view_cell(v, c, t);
+                kb_params_short(v->def, v->cases[c], s, sizeof s);
+                if (r && r->status == KB_ROW_UNSUPPORTED) note_add(pf.p, "%s: ", s);
+                if (r && r->status == KB_ROW_UNSUPPORTED)
+                    note_add(pf.p, "%s (only int64 runs here). ", r->reason);
+                continue;
+            }
+            if (!(t64 > 0)) continue;
+            if (!points)
+                fprintf(pf.dat, "%s# %s vs %s\n", block ? "\n\n" : "", v->variants[k],
+                        v->variants[t]);
+            fprintf(pf.dat, "%.6g %.6g  # %s\n", v->bytes[c], (t64 / t32 - 1) * 100, v->cases[c]);
+            points++;
+        }
+        if (!points) continue;
+        char title[200];
+        snprintf(title, sizeof title, "%s vs %s", v->variants[k], v->variants[t]);
+        fprintf(pf.gp,
+                "%s\\\n        \"%s.dat\" index %d using 1:2 with linespoints lc rgb \"%s\" lw 2 "
+                "pt %d title ",
+                block ? ", " : "", pf.p->base, block, colour_of(v, k), point_of(v, k));
+        gp_quote(pf.gp, title);
+        block++;
+    }
+    if (!block) fputs("NaN notitle", pf.gp);
+    fputc('\n', pf.gp);
+    return plot_close(pc, &pf, e);
+}
+
+/* ---- a variant of other semantics against the fastest exact one ---- */
+
+static int is_exact(const kb_op_view *v, int k) {
+    const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+    return var && !(var->flags & (KB_INEXACT | KB_TEST_ONLY));
+}
+
+static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    char kind[48], caption[300], what[160];
+    snprintf(kind, sizeof kind, "%s_vs_exact", v->variants[k]);
+    snprintf(caption, sizeof caption,
+             "%s (other semantics by design) against the fastest exact variant per case: time "
+             "saved, and results the exact op keeps that it drops (from its note)",
+             v->variants[k]);
+    snprintf(what, sizeof what, "%s vs the fastest exact variant", v->variants[k]);
+    plot_files pf;
+    if (plot_open(pc, kind, caption, what, &pf, e) != KB_OK) return KB_ERR;
+    fputs("# case exact_us inexact_us saved_us dropped\n", pf.dat);
+    fputs("set xtics (", pf.gp);
+    int lines = 1, rows = 0;
+    for (int c = 0; c < v->ncases; c++) {
+        double fast = timed_us(v, c, k), best = NAN;
+        int bx = -1;
+        for (int x = 0; x < v->nvariants; x++) {
+            double t = is_exact(v, x) ? timed_us(v, c, x) : NAN;
+            if (t > 0 && !(t >= best)) {
+                best = t;
+                bx = x;
+            }
+        }
+        if (!(fast > 0) || bx < 0) continue;
+        char shortform[1100], label[1200];
+        kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
+        wrap_label(shortform, 12);
+        snprintf(label, sizeof label, "%s\nvs %s", shortform, v->variants[bx]);
+        lines = label_lines(label) > lines ? label_lines(label) : lines;
+        fprintf(pf.gp, "%s", rows ? ", " : "");
+        gp_quote(pf.gp, label);
+        fprintf(pf.gp, " %d", rows);
+        double dropped = kb_view_cell(v, c, k)->dropped;
+        fprintf(pf.dat, "%d %.6g %.6g %.6g ", rows, best, fast, best - fast);
+        if (dropped >= 0)
+            fprintf(pf.dat, "%.0f", dropped);
+        else
+            fputc('?', pf.dat);
+        fprintf(pf.dat, "  # %s\n", v->cases[c]);
+        rows++;
+    }
+    /* Both panels share their margins, so that a case sits at one x in both. */
+    fprintf(pf.gp,
+            ")\nset xtics nomirror scale 0 font \",9\"\nunset mxtics\nset style data histogram\n"
+            "set style histogram clustered gap 1\nset boxwidth 0.9\nset yrange [0:*]\n"
+            "set offsets 0, 0, graph 0.15, 0\nset bmargin %d\n"
+            "set lmargin at screen 0.09\nset rmargin at screen 0.74\n",
+            lines + 1);
+    plot_loop(pc, &pf, rows * 150 + 420 < 1000 ? 1000 : rows * 150 + 420, 700 + 30 * lines);
+    fprintf(pf.gp,
+            "    set multiplot layout 2,1\n"
+            "    set ylabel \"median time (µs)\"\n"
+            "    plot \"%s.dat\" using 2 lc rgb \"#8c8c8c\" fs solid 0.9 title \"fastest exact "
+            "variant\", \\\n"
+            "        \"\" using 3 lc rgb \"%s\" fs solid 0.9 title \"%s\", \\\n"
+            "        \"\" using 0:($2 > $3 ? $2 : $3):(sprintf(\"saved %%.0f µs (%%.0f%%%%)\", "
+            "$4, 100 * $4 / $2)) with labels offset 0,0.8 font \",9\" notitle\n"
+            "    unset title\n"
+            "    set ylabel \"kept by the exact op,\\ndropped by %s\"\n"
+            "    plot \"%s.dat\" using 5 lc rgb \"%s\" fs pattern 2 border lc rgb \"%s\" "
+            "title \"dropped (from the row's note)\", \\\n"
+            "        \"\" using 0:5:5 with labels offset 0,0.8 font \",9\" notitle\n"
+            "    unset multiplot\n",
+            pf.p->base, colour_of(v, k), v->variants[k], v->variants[k], pf.p->base,
+            colour_of(v, k), colour_of(v, k));
+    if (!rows) note_add(pf.p, "%s", "No case has both this variant and an exact one timed. ");
+    return plot_close(pc, &pf, e);
+}
+
+/* ---- all plots of a view ---- */
+
+static void csv_stem(const char *path, char *buf, size_t n) {
+    const char *slash = strrchr(path, '/');
+    snprintf(buf, n, "%.200s", slash ? slash + 1 : path);
+    size_t len = strlen(buf);
+    if (len > 4 && strcmp(buf + len - 4, ".csv") == 0) buf[len - 4] = '\0';
+}
+
+int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
+                 kb_plot_list *out, kb_error *e) {
+    plot_ctx pc = {.res = res, .v = v, .o = o, .out = out};
+    char stem[210];
+    csv_stem(res->files[v->first_file].path, stem, sizeof stem);
+    snprintf(pc.stem, sizeof pc.stem, "%s.%s%s%s", stem, v->op, v->mode_in_name ? "." : "",
+             v->mode_in_name ? v->mode : "");
+    const char *gpu = res->files[v->first_file].gpu;
+    snprintf(pc.device, sizeof pc.device, "%.*s", (int)strcspn(gpu, "(|"), gpu);
+    size_t dl = strlen(pc.device);
+    while (dl && pc.device[dl - 1] == ' ') pc.device[--dl] = '\0';
+
+    static const bar_spec speedup = {
+        .kind = "speedup",
+        .caption = "speedup of each variant over the case's baseline (baseline time / variant "
+                   "time; above 1 is faster; hatched: peers)",
+        .what = "speedup over the baseline",
+        .ylabel = "speedup over the baseline (×, higher is faster)",
+        .value = speedup_value,
+        .with_baseline = 1,
+    };
+    static const bar_spec workspace = {
+        .kind = "workspace",
+        .caption = "device workspace each variant allocates, per case (hatched: peers)",
+        .what = "device workspace per variant",
+        .ylabel = "workspace (MiB)",
+        .value = workspace_value,
+        .nothing = "No device workspace: ",
+    };
+    if (plot_time(&pc, e) != KB_OK || plot_bars(&pc, &speedup, e) != KB_OK ||
+        plot_roofline(&pc, e) != KB_OK)
+        return KB_ERR;
+    int uses_workspace = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(&pc, c, k, 0) > 0;
+    if (uses_workspace && plot_bars(&pc, &workspace, e) != KB_OK) return KB_ERR;
+    if (plot_index_cost(&pc, e) != KB_OK) return KB_ERR;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(&pc, k, e) != KB_OK) return KB_ERR;
+    }
+    return KB_OK;
+}
+
+/* ---- gnuplot ---- */
+
+int kb_gnuplot_available(void) {
+    const char *path = getenv("PATH");
+    if (!path) return 0;
+    for (const char *p = path; *p;) {
+        size_t len = strcspn(p, ":");
+        char exe[4096];
+        snprintf(exe, sizeof exe, "%.*s/gnuplot", (int)len, len ? p : ".");
+        if (access(exe, X_OK) == 0) return 1;
+        p += len;
+        if (*p == ':') p++;
+    }
+    return 0;
+}
+
+int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e) {
+    char script[600];
+    snprintf(script, sizeof script, "%s.gp", p->base);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return kb_fail(e, "cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        if (chdir(o->dir) != 0) _exit(126);
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return kb_fail(e, "gnuplot %s/%s: %s", o->dir, script, strerror(errno));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return kb_fail(e, "gnuplot failed on %s/%s (exit %d)", o->dir, script,
+                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    p->rendered = 1;
+    return KB_OK;
+}
+
+static int parse_formats(const char *list, kb_plot_opts *o) {
+    o->png = o->svg = 0;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 3 && strncmp(p, "png", 3) == 0)
+            o->png = 1;
+        else if (len == 3 && strncmp(p, "svg", 3) == 0)
+            o->svg = 1;
+        else
+            return KB_ERR;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return o->png || o->svg ? KB_OK : KB_ERR;
+}
+
+int kb_cmd_plot(int argc, char **argv) {
+    kb_plot_opts o = {.dir = "plots", .png = 1, .svg = 1};
+    const char *files[64];
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (kb_is_help(a)) {
+            plot_help();
+            return KB_EXIT_OK;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (!v || !*v) return kb_usage_error("plot", "%s needs a folder", a);
+            o.dir = v;
+            i++;
+        } else if (strcmp(a, "--baseline") == 0) {
+            if (!v || !*v) return kb_usage_error("plot", "%s needs a variant", a);
+            o.baseline = v;
+            i++;
+        } else if (strcmp(a, "--format") == 0) {
+            if (!v || parse_formats(v, &o) != KB_OK)
+                return kb_usage_error("plot", "--format %s: expected png, svg or png,svg",
+                                      v ? v : "(missing)");
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            return kb_usage_error("plot", "unknown option '%s'", a);
+        } else if (nfiles == 64) {
+            return kb_usage_error("plot", "at most 64 files");
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (!nfiles) return kb_usage_error("plot", "which results? (kbench plot FILE.csv...)");
+
+    kb_results res = {0};
+    kb_op_view *views = NULL;
+    int nviews = 0, rc = KB_EXIT_OK;
+    kb_plot_list plots = {0};
+    kb_error e;
+    rc = kb_results_load(files, nfiles, &res, &views, &nviews, &e);
+    if (rc != KB_EXIT_OK) fprintf(stderr, "kbench plot: error: %s\n", e.msg);
+    if (rc == KB_EXIT_OK && o.baseline) {
+        int found = 0;
+        for (int i = 0; i < nviews; i++) found |= kb_view_variant(&views[i], o.baseline) >= 0;
+        if (!found)
+            rc = kb_usage_error("plot", "--baseline %s: no row of that variant in the files",
+                                o.baseline);
+    }
+    if (rc == KB_EXIT_OK && kb_make_dirs(o.dir, &e) != KB_OK) {
+        fprintf(stderr, "kbench plot: error: %s\n", e.msg);
+        rc = KB_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < nviews && rc == KB_EXIT_OK; i++)
+        if (kb_plot_view(&res, &views[i], &o, &plots, &e) != KB_OK) {
+            fprintf(stderr, "kbench plot: error: %s\n", e.msg);
+            rc = KB_EXIT_RUNTIME;
+        }
+    int have_gnuplot = kb_gnuplot_available();
+    for (int i = 0; i < plots.count && rc == KB_EXIT_OK; i++) {
+        kb_plot *p = &plots.items[i];
+        if (have_gnuplot && kb_plot_render(&o, p, &e) != KB_OK) {
+            fprintf(stderr, "kbench plot: error: %s\n", e.msg);
+            rc = KB_EXIT_RUNTIME;
+        }
+        printf("%s/%s.%s%s%s\n", o.dir, p->base, have_gnuplot ? (o.png ? "png" : "svg") : "gp",
+               have_gnuplot && o.png && o.svg ? " .svg" : "", have_gnuplot ? "" : " (script)");
+        if (p->note[0]) printf("    note: %s\n", p->note);
+    }
+    if (rc == KB_EXIT_OK && !have_gnuplot) {
+        fprintf(stderr,
+                "kbench plot: gnuplot is not on PATH: the scripts and data are written; "
+                "render them with: cd %s && for f in *.gp; do gnuplot \"$f\"; done\n",
+                o.dir);
+        rc = KB_EXIT_RUNTIME;
+    }
+    free(plots.items);
+    kb_views_free(views, nviews);
+    kb_results_free(&res);
+    return rc;
+}

@@ -1,0 +1,635 @@
+/* cli_report.c — `kbench report RESULTS.csv... [-o DIR]`: DIR/report.md and
+ * DIR/report.html (self-contained: plots inline as base64 SVG/PNG, no
+ * network) that settle the design decision per op: the fastest correct
+ * variant per case with its noise, its speedup over the op's baseline and
+ * over each peer, the runner-up and the workspace it costs; the plots of
+ * `kbench plot`; int64-vs-int32 and other-semantics (fast NMS) tables where
+ * the op has such variants; the runs the rows came from; and every row that
+ * did not pass, with its reason.
+ *
+ * Both pages are written by one set of doc_* calls, so they say the same.
+ * DIR/summary.md is the excerpt a README shows (scripts/make-report.sh puts
+ * it there): the headline plots and one "which variant to ship" table.
+ */
+#include "cli.h"
+#include "compare_runs.h"
+#include "plot.h"
+
+#include "core/format.h"
+#include "run/out_file.h" /* kb_make_dirs */
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report_help(void) {
+    puts("usage: kbench report RESULTS.csv... [-o DIR]\n\n"
+         "Write DIR/report.md and DIR/report.html (one page, plots embedded, viewable\n"
+         "offline) from kbench CSVs and peers' CSVs (peer:* rows). Per op and timing mode:\n"
+         "  - which variant to ship: per case the fastest variant that PASSed its check,\n"
+         "    its median time +- noise, its speedup over the op's baseline and over each\n"
+         "    peer on the same case, its workspace, and the runner-up;\n"
+         "  - int64 against int32 indexing (*_i64 vs *_i32 twins) and variants of other\n"
+         "    semantics (nms pairwise_fast: time saved, boxes lost) where the op has them;\n"
+         "  - the plots of `kbench plot` (time, speedup, roofline, workspace, ...);\n"
+         "  - every row that did not PASS, with its status and reason.\n"
+         "And the runs: device, driver, clocks, peaks, commit, command and time of each file.\n"
+         "DIR/summary.md is the short form for a README: per op its time and speedup plots\n"
+         "and one line per case (the variant to ship, its time, its speedup over the\n"
+         "baseline and over the fastest peer that PASSed, its workspace).\n\n"
+         "  -o, --output DIR   where the pages and plots go (default report/; created)\n"
+         "  -h, --help\n"
+         "exit codes: 0 written; 2 bad usage or an unreadable CSV; 4 a file could not be\n"
+         "            written, gnuplot failed, or gnuplot is not on PATH (the pages are\n"
+         "            written without plots; the scripts are in DIR)\n"
+         "example:\n"
+         "  kbench report results/baselines/h100/*.csv -o results/baselines/h100/report");
+}
+
+/* ---- one document, two pages ---- */
+
+typedef struct doc {
+    FILE *md, *html;
+} doc;
+
+enum { CELL = 1400 };
+
+static void html_escape(FILE *f, const char *s) {
+    for (; *s; s++) {
+        const char *entity = *s == '&'   ? "&amp;"
+                             : *s == '<' ? "&lt;"
+                             : *s == '>' ? "&gt;"
+                             : *s == '"' ? "&quot;"
+                                         : NULL;
+        if (entity)
+            fputs(entity, f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void md_escape(FILE *f, const char *s, int in_table) {
+    for (; *s; s++) {
+        if (in_table && *s == '|')
+            fputs("\\|", f);
+        else if (in_table && *s == '\n')
+            fputs("<br>", f);
+        else if (*s == '*' || *s == '<' || *s == '`')
+            fprintf(f, "\\%c", *s);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void doc_heading(doc *d, int level, const char *text) {
+    fprintf(d->md, "\n%.*s ", level, "######");
+    md_escape(d->md, text, 0);
+    fputs("\n\n", d->md);
+    fprintf(d->html, "<h%d>", level);
+    html_escape(d->html, text);
+    fprintf(d->html, "</h%d>\n", level);
+}
+
+static void doc_para(doc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void doc_para(doc *d, const char *fmt, ...) {
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    md_escape(d->md, text, 0);
+    fputs("\n\n", d->md);
+    fputs("<p>", d->html);
+    html_escape(d->html, text);
+    fputs("</p>\n", d->html);
+}
+
+static void doc_row(doc *d, int n, char cells[][CELL], int header) {
+    fputs("|", d->md);
+    fputs("<tr>", d->html);
+    for (int i = 0; i < n; i++) {
+        fputc(' ', d->md);
+        md_escape(d->md, cells[i], 1);
+        fputs(" |", d->md);
+        fputs(header ? "<th>" : "<td>", d->html);
+        html_escape(d->html, cells[i]);
+        fputs(header ? "</th>" : "</td>", d->html);
+    }
+    fputs("\n", d->md);
+    fputs("</tr>\n", d->html);
+    if (header) {
+        fputs("|", d->md);
+        for (int i = 0; i < n; i++) fputs("---|", d->md);
+        fputs("\n", d->md);
+    }
+}
+
+static void doc_table_begin(doc *d, int n, const char *const *head) {
+    char cells[16][CELL];
+    for (int i = 0; i < n; i++) snprintf(cells[i], CELL, "%s", head[i]);
+    fputs("<table>\n", d->html);
+    doc_row(d, n, cells, 1);
+}
+
+static void doc_table_end(doc *d) {
+    fputs("\n", d->md);
+    fputs("</table>\n", d->html);
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The file as base64, straight into the page. */
+static int put_base64(FILE *out, const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return KB_ERR;
+    unsigned char in[3];
+    size_t n;
+    while ((n = fread(in, 1, 3, f)) > 0) {
+        unsigned v =
+            (unsigned)in[0] << 16 | (n > 1 ? (unsigned)in[1] << 8 : 0) | (n > 2 ? in[2] : 0);
+        fputc(b64[v >> 18 & 63], out);
+        fputc(b64[v >> 12 & 63], out);
+        fputc(n > 1 ? b64[v >> 6 & 63] : '=', out);
+        fputc(n > 2 ? b64[v & 63] : '=', out);
+        if (n < 3) break;
+    }
+    fclose(f);
+    return KB_OK;
+}
+
+static void doc_plot(doc *d, const kb_plot_opts *o, const kb_plot *p) {
+    doc_para(d, "%s%s%s", p->caption, p->note[0] ? ". " : ".", p->note);
+    if (!p->rendered) {
+        doc_para(d, "(not rendered: gnuplot was not on PATH; render with: cd %s && gnuplot %s.gp)",
+                 o->dir, p->base);
+        return;
+    }
+    const char *ext = o->png ? "png" : "svg";
+    fprintf(d->md, "![%s](%s.%s)\n\n", p->kind, p->base, ext);
+    /* SVG when there is one: sharp at any zoom, and small. */
+    char path[1200];
+    const char *embed = o->svg ? "svg" : "png";
+    snprintf(path, sizeof path, "%s/%s.%s", o->dir, p->base, embed);
+    fprintf(d->html, "<figure><img alt=\"%s\" src=\"data:image/%s;base64,", p->kind,
+            o->svg ? "svg+xml" : "png");
+    put_base64(d->html, path);
+    fputs("\"></figure>\n", d->html);
+}
+
+/* ---- the runs ---- */
+
+static void write_runs(doc *d, const kb_results *res) {
+    static const char *const head[] = {"file", "kbench", "time (UTC)", "host", "device", "command"};
+    doc_heading(d, 2, "Runs");
+    doc_table_begin(d, 6, head);
+    for (int f = 0; f < res->nfiles; f++) {
+        const kb_result_file *m = &res->files[f];
+        char cells[6][CELL];
+        snprintf(cells[0], CELL, "%s", m->path);
+        snprintf(cells[1], CELL, "%s", m->commit[0] ? m->commit : "-");
+        snprintf(cells[2], CELL, "%s", m->time[0] ? m->time : "-");
+        snprintf(cells[3], CELL, "%s", m->host[0] ? m->host : "-");
+        snprintf(cells[4], CELL, "%.700s%s%.600s", m->gpu[0] ? m->gpu : "(not recorded)",
+                 m->other[0] ? "\n" : "", m->other);
+        snprintf(cells[5], CELL, "%.1300s", m->command[0] ? m->command : "-");
+        doc_row(d, 6, cells, 0);
+    }
+    doc_table_end(d);
+}
+
+/* ---- which variant to ship ---- */
+
+/* A variant the table may recommend: ours (not a peer), the op's own
+ * semantics (not KB_INEXACT), not a test-only fault. */
+static int candidate(const kb_op_view *v, int k) {
+    if (kb_result_is_peer(v->variants[k])) return 0;
+    const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+    return !var || !(var->flags & (KB_INEXACT | KB_TEST_ONLY));
+}
+
+/* The fastest and second fastest candidates that PASSed on case c. */
+static void rank_case(const kb_op_view *v, int c, int *best, int *second) {
+    *best = *second = -1;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (!candidate(v, k) || !r || r->status != KB_ROW_PASS || !(r->median_us > 0)) continue;
+        double t = r->median_us;
+        if (*best < 0 || t < kb_view_cell(v, c, *best)->median_us) {
+            *second = *best;
+            *best = k;
+        } else if (*second < 0 || t < kb_view_cell(v, c, *second)->median_us) {
+            *second = k;
+        }
+    }
+}
+
+static void fmt_ratio(double base_us, double us, char *buf, size_t n) {
+    if (base_us > 0 && us > 0)
+        snprintf(buf, n, "%.2f×", base_us / us);
+    else
+        snprintf(buf, n, "-");
+}
+
+static void write_ship_table(doc *d, const kb_op_view *v) {
+    int peers[16], npeers = 0;
+    for (int k = 0; k < v->nvariants && npeers < 10; k++)
+        if (kb_result_is_peer(v->variants[k])) peers[npeers++] = k;
+    const char *head[16] = {"case", "fastest correct", "median ± noise", "vs baseline"};
+    char peer_heads[10][96];
+    int ncols = 4;
+    for (int i = 0; i < npeers; i++) {
+        snprintf(peer_heads[i], sizeof peer_heads[i], "vs %s", v->variants[peers[i]]);
+        head[ncols++] = peer_heads[i];
+    }
+    head[ncols++] = "workspace";
+    head[ncols++] = "runner-up";
+    doc_heading(d, 3, "Which variant to ship");
+    doc_para(d,
+             "Per case, the fastest variant of ours that PASSed its check (peers and variants "
+             "of other semantics are not ranked). Speedups are time ratios on the same case: "
+             "over the op's baseline (%s: the first of these that ran on the case) and over "
+             "each peer; above 1× the winner is faster.",
+             v->def && v->def->baseline ? v->def->baseline : "its first registry variant");
+    if (v->def) {
+        kb_case defaults;
+        char text[2048];
+        kb_case_defaults(&defaults, v->def);
+        kb_case_format(&defaults, text, sizeof text);
+        doc_para(d, "Cases name only the axes that differ from the op's defaults: %s.", text);
+    }
+    doc_table_begin(d, ncols, head);
+    for (int c = 0; c < v->ncases; c++) {
+        char cells[16][CELL], t[32];
+        int best, second, col = 0;
+        rank_case(v, c, &best, &second);
+        kb_params_short(v->def, v->cases[c], cells[col++], CELL);
+        const kb_result *w = best >= 0 ? kb_view_cell(v, c, best) : NULL;
+        if (!w) {
+            snprintf(cells[col++], CELL, "(no variant passed)");
+            while (col < ncols) snprintf(cells[col++], CELL, "-");
+            doc_row(d, ncols, cells, 0);
+            continue;
+        }
+        const kb_variant *var = kb_find_variant(v->op, v->variants[best]);
+        snprintf(cells[col++], CELL, "%s%s", v->variants[best],
+                 var && (var->flags & KB_TF32) ? " (tf32 precision)" : "");
+        kb_format_us(w->median_us, t, sizeof t);
+        if (w->noise_pct >= 0)
+            snprintf(cells[col++], CELL, "%s ± %.1f%%", t, w->noise_pct);
+        else
+            snprintf(cells[col++], CELL, "%s", t);
+        int base = kb_view_baseline(v, c, NULL);
+        if (base < 0)
+            snprintf(cells[col++], CELL, "(no baseline ran)");
+        else if (base == best)
+            snprintf(cells[col++], CELL, "1.00× (is the baseline)");
+        else {
+            fmt_ratio(kb_view_cell(v, c, base)->median_us, w->median_us, t, sizeof t);
+            snprintf(cells[col++], CELL, "%s over %s", t, v->variants[base]);
+        }
+        for (int i = 0; i < npeers; i++) {
+            const kb_result *p = kb_view_cell(v, c, peers[i]);
+            if (p && kb_result_timed(p))
+                fmt_ratio(p->median_us, w->median_us, cells[col++], CELL);
+            else
+                snprintf(cells[col++], CELL, "%s", p ? kb_status_name(p->status) : "-");
+        }
+        kb_format_bytes(w->workspace_bytes, 0, cells[col++], CELL);
+        if (second >= 0) {
+            double ts = kb_view_cell(v, c, second)->median_us;
+            kb_format_us(ts, t, sizeof t);
+            snprintf(cells[col++], CELL, "%s %s (+%.0f%%)", v->variants[second], t,
+                     (ts / w->median_us - 1) * 100);
+        } else {
+            snprintf(cells[col++], CELL, "-");
+        }
+        doc_row(d, ncols, cells, 0);
+    }
+    doc_table_end(d);
+}
+
+/* *_i64 against its *_i32 twin, per case. */
+static void write_index_table(doc *d, const kb_op_view *v) {
+    static const char *const head[] = {"case", "int64 variant", "int64", "int32", "int64 costs"};
+    int any = 0;
+    for (int k = 0; k < v->nvariants; k++) {
+        const char *name = v->variants[k];
+        size_t n = strlen(name);
+        if (n < 4 || strcmp(name + n - 4, "_i64") != 0) continue;
+        char twin_name[80];
+        snprintf(twin_name, sizeof twin_name, "%.*s_i32", (int)(n - 4), name);
+        int twin = kb_view_variant(v, twin_name);
+        if (twin < 0) continue;
+        if (!any++) {
+            doc_heading(d, 3, "int64 against int32 indexing");
+            doc_para(d, "Extra time of each int64-index variant over its int32 twin on the same "
+                        "case; where the int32 variant cannot run, its reason.");
+            doc_table_begin(d, 5, head);
+        }
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *a = kb_view_cell(v, c, k), *b = kb_view_cell(v, c, twin);
+            if (!a && !b) continue;
+            char cells[5][CELL];
+            kb_params_short(v->def, v->cases[c], cells[0], CELL);
+            snprintf(cells[1], CELL, "%s", name);
+            kb_format_us(a && kb_result_timed(a) ? a->median_us : 0, cells[2], CELL);
+            kb_format_us(b && kb_result_timed(b) ? b->median_us : 0, cells[3], CELL);
+            if (a && b && kb_result_timed(a) && kb_result_timed(b))
+                snprintf(cells[4], CELL, "%+.1f%%", (a->median_us / b->median_us - 1) * 100);
+            else if (b && !kb_result_timed(b))
+                snprintf(cells[4], CELL, "int32 %s: %s", kb_status_name(b->status), b->reason);
+            else
+                snprintf(cells[4], CELL, "-");
+            doc_row(d, 5, cells, 0);
+        }
+    }
+    if (any) doc_table_end(d);
+}
+
+/* Variants of other semantics (KB_INEXACT) against the fastest exact one. */
+static void write_inexact_table(doc *d, const kb_op_view *v) {
+    static const char *const head[] = {"case",  "variant", "time",           "fastest exact",
+                                       "saved", "dropped", "note of the row"};
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+        if (!var || !(var->flags & KB_INEXACT)) continue;
+        char title[160];
+        snprintf(title, sizeof title, "%s (other semantics) against the fastest exact variant",
+                 v->variants[k]);
+        doc_heading(d, 3, title);
+        doc_para(d,
+                 "%s: %s. It is checked against a reference of its own semantics; the "
+                 "'dropped' column counts results the exact op keeps that it does not.",
+                 v->variants[k], var->summary);
+        doc_table_begin(d, 7, head);
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r) continue;
+            int best, second;
+            rank_case(v, c, &best, &second);
+            char cells[7][CELL], t[32];
+            kb_params_short(v->def, v->cases[c], cells[0], CELL);
+            snprintf(cells[1], CELL, "%s", v->variants[k]);
+            kb_format_us(kb_result_timed(r) ? r->median_us : 0, cells[2], CELL);
+            double tb = best >= 0 ? kb_view_cell(v, c, best)->median_us : 0;
+            kb_format_us(tb, t, sizeof t);
+            snprintf(cells[3], CELL, "%s%s%s", best >= 0 ? v->variants[best] : "-",
+                     best >= 0 ? " " : "", best >= 0 ? t : "");
+            if (tb > 0 && kb_result_timed(r))
+                snprintf(cells[4], CELL, "%.1f us (%.0f%%)", tb - r->median_us,
+                         (1 - r->median_us / tb) * 100);
+            else
+                snprintf(cells[4], CELL, "-");
+            if (r->dropped >= 0)
+                snprintf(cells[5], CELL, "%.0f", r->dropped);
+            else
+                snprintf(cells[5], CELL, "-");
+            snprintf(cells[6], CELL, "%s", r->note);
+            doc_row(d, 7, cells, 0);
+        }
+        doc_table_end(d);
+    }
+}
+
+static void write_not_passed(doc *d, const kb_op_view *v) {
+    static const char *const head[] = {"variant", "case", "status", "reason", "note"};
+    int n = 0;
+    doc_heading(d, 3, "Rows that did not pass");
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || r->status == KB_ROW_PASS) continue;
+            if (!n++) doc_table_begin(d, 5, head);
+            char cells[5][CELL];
+            snprintf(cells[0], CELL, "%s", r->variant);
+            kb_params_short(v->def, r->params, cells[1], CELL);
+            snprintf(cells[2], CELL, "%s", kb_status_name(r->status));
+            snprintf(cells[3], CELL, "%s",
+                     r->reason[0]                    ? r->reason
+                     : r->status == KB_ROW_UNCHECKED ? "timed with --no-check"
+                                                     : "-");
+            snprintf(cells[4], CELL, "%s", r->note);
+            doc_row(d, 5, cells, 0);
+        }
+    if (n)
+        doc_table_end(d);
+    else
+        doc_para(d, "Every row PASSed.");
+}
+
+static void write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
+                       int nplots) {
+    char title[400];
+    snprintf(title, sizeof title, "%s (%s mode)%s%s", v->op, v->mode, v->def ? ": " : "",
+             v->def ? v->def->summary : "");
+    doc_heading(d, 2, title);
+    write_ship_table(d, v);
+    write_index_table(d, v);
+    write_inexact_table(d, v);
+    doc_heading(d, 3, "Plots");
+    for (int i = 0; i < nplots; i++) doc_plot(d, o, &plots[i]);
+    write_not_passed(d, v);
+}
+
+/* ---- the README's excerpt ---- */
+
+/* The fastest peer that PASSed on case c, or -1. */
+static int best_peer(const kb_op_view *v, int c) {
+    int best = -1;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (!kb_result_is_peer(v->variants[k]) || !r || r->status != KB_ROW_PASS ||
+            !(r->median_us > 0))
+            continue;
+        if (best < 0 || r->median_us < kb_view_cell(v, c, best)->median_us) best = k;
+    }
+    return best;
+}
+
+static const kb_plot *find_plot(const kb_plot *plots, int n, const char *kind) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(plots[i].kind, kind) == 0 && plots[i].rendered) return &plots[i];
+    return NULL;
+}
+
+static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
+                         int nplots) {
+    fprintf(f, "\n**%s** (%s mode)\n\n", v->op, v->mode);
+    static const char *const kinds[] = {"time", "speedup"};
+    for (int i = 0; i < 2; i++) {
+        const kb_plot *p = find_plot(plots, nplots, kinds[i]);
+        if (p) fprintf(f, "![%s %s](%s.%s) ", v->op, p->kind, p->base, o->svg ? "svg" : "png");
+    }
+    fputs("\n\n| case | ship | median | vs baseline | vs fastest peer | workspace |\n"
+          "|---|---|---|---|---|---|\n",
+          f);
+    for (int c = 0; c < v->ncases; c++) {
+        char shortform[CELL], t[32], base_txt[160], peer_txt[160], ws[32];
+        int best, second;
+        rank_case(v, c, &best, &second);
+        kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
+        fputs("| ", f);
+        md_escape(f, shortform, 1);
+        if (best < 0) {
+            fputs(" | (no variant passed) | - | - | - | - |\n", f);
+            continue;
+        }
+        const kb_result *w = kb_view_cell(v, c, best);
+        kb_format_us(w->median_us, t, sizeof t);
+        int base = kb_view_baseline(v, c, NULL), peer = best_peer(v, c);
+        if (base < 0)
+            snprintf(base_txt, sizeof base_txt, "-");
+        else if (base == best)
+            snprintf(base_txt, sizeof base_txt, "(is the baseline)");
+        else
+            snprintf(base_txt, sizeof base_txt, "%.2f× %s",
+                     kb_view_cell(v, c, base)->median_us / w->median_us, v->variants[base]);
+        if (peer < 0)
+            snprintf(peer_txt, sizeof peer_txt, "-");
+        else
+            snprintf(peer_txt, sizeof peer_txt, "%.2f× %s",
+                     kb_view_cell(v, c, peer)->median_us / w->median_us, v->variants[peer]);
+        kb_format_bytes(w->workspace_bytes, 0, ws, sizeof ws);
+        fprintf(f, " | %s | %s | %s | %s | %s |\n", v->variants[best], t, base_txt, peer_txt, ws);
+    }
+}
+
+static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
+                         const kb_op_view *views, int nviews, const kb_plot_list *plots,
+                         const int *first_plot, kb_error *e) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return kb_fail(e, "%s: cannot write", path);
+    char devices[2048], commits[512];
+    kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
+    fprintf(f,
+            "Made by `kbench report` from %d file(s); device(s): %s; kbench commit(s): %s. "
+            "Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
+            "to ship is faster); peers count only where they PASSed the same check.\n",
+            res->nfiles, devices[0] ? devices : "(not recorded)",
+            commits[0] ? commits : "(not recorded)");
+    for (int i = 0; i < nviews; i++)
+        summary_view(f, o, &views[i], plots->items + first_plot[i],
+                     first_plot[i + 1] - first_plot[i]);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return kb_fail(e, "%s: write error", path);
+    printf("%s\n", path);
+    return KB_OK;
+}
+
+static int write_pages(const char *dir, const kb_results *res, const kb_plot_opts *o,
+                       const kb_op_view *views, int nviews, const kb_plot_list *plots,
+                       const int *first_plot, kb_error *e) {
+    char md_path[1100], html_path[1100];
+    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
+    snprintf(html_path, sizeof html_path, "%s/report.html", dir);
+    doc d = {fopen(md_path, "w"), fopen(html_path, "w")};
+    if (!d.md || !d.html) {
+        if (d.md) fclose(d.md);
+        if (d.html) fclose(d.html);
+        return kb_fail(e, "%s: cannot write", d.md ? html_path : md_path);
+    }
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kbench report</title>\n"
+          "<style>body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;"
+          "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:90%}"
+          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}"
+          "th{background:#f0f0f0}img{max-width:100%;height:auto}figure{margin:1em 0}"
+          "td{white-space:pre-line}</style>\n</head><body>\n",
+          d.html);
+    fputs("# kbench report\n", d.md);
+    fputs("<h1>kbench report</h1>\n", d.html);
+    char devices[2048], commits[512];
+    kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
+    /* Every device and build the rows came from: a report that mixes two GPUs
+     * or two commits must say so before any table compares their rows. */
+    int mixed = strstr(devices, "; ") || strstr(commits, "; ");
+    doc_para(&d,
+             "Made by kbench %s from %d file(s) and %d rows, measured on device(s): %s; by "
+             "kbench commit(s): %s.%s Times are medians of the samples; noise is their "
+             "relative standard deviation.",
+             kb_git_commit, res->nfiles, res->count, devices[0] ? devices : "(not recorded)",
+             commits[0] ? commits : "(not recorded)",
+             mixed ? " The rows come from more than one device or build, and the tables below "
+                     "set them side by side: a case's rows may not be from the same run."
+                   : "");
+    write_runs(&d, res);
+    for (int i = 0; i < nviews; i++)
+        write_view(&d, o, &views[i], plots->items + first_plot[i],
+                   first_plot[i + 1] - first_plot[i]);
+    fputs("</body></html>\n", d.html);
+    int bad = ferror(d.md) || ferror(d.html);
+    bad |= fclose(d.md) != 0;
+    bad |= fclose(d.html) != 0;
+    if (bad) return kb_fail(e, "%s or %s: write error", md_path, html_path);
+    printf("%s\n%s\n", md_path, html_path);
+    return KB_OK;
+}
+
+int kb_cmd_report(int argc, char **argv) {
+    kb_plot_opts o = {.dir = "report", .png = 1, .svg = 1};
+    const char *files[64];
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (kb_is_help(a)) {
+            report_help();
+            return KB_EXIT_OK;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return kb_usage_error("report", "%s needs a folder", a);
+            o.dir = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            return kb_usage_error("report", "unknown option '%s'", a);
+        } else if (nfiles == 64) {
+            return kb_usage_error("report", "at most 64 files");
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (!nfiles) return kb_usage_error("report", "which results? (kbench report FILE.csv...)");
+
+    kb_results res = {0};
+    kb_op_view *views = NULL;
+    int nviews = 0, rc = KB_EXIT_OK, *first_plot = NULL;
+    kb_plot_list plots = {0};
+    kb_error e;
+    rc = kb_results_load(files, nfiles, &res, &views, &nviews, &e);
+    if (rc == KB_EXIT_OK && kb_make_dirs(o.dir, &e) != KB_OK) rc = KB_EXIT_RUNTIME;
+    if (rc == KB_EXIT_OK && !(first_plot = calloc((size_t)nviews + 1, sizeof *first_plot))) {
+        kb_fail(&e, "out of host memory");
+        rc = KB_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < nviews && rc == KB_EXIT_OK; i++) {
+        first_plot[i] = plots.count;
+        if (kb_plot_view(&res, &views[i], &o, &plots, &e) != KB_OK) rc = KB_EXIT_RUNTIME;
+        first_plot[i + 1] = plots.count;
+    }
+    int have_gnuplot = kb_gnuplot_available();
+    for (int i = 0; i < plots.count && rc == KB_EXIT_OK && have_gnuplot; i++)
+        if (kb_plot_render(&o, &plots.items[i], &e) != KB_OK) rc = KB_EXIT_RUNTIME;
+    if (rc == KB_EXIT_OK &&
+        (write_pages(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK ||
+         write_summary(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK))
+        rc = KB_EXIT_RUNTIME;
+    if (rc != KB_EXIT_OK) fprintf(stderr, "kbench report: error: %s\n", e.msg);
+    if (rc == KB_EXIT_OK && !have_gnuplot) {
+        fprintf(stderr,
+                "kbench report: gnuplot is not on PATH: the pages are written without plots; "
+                "install gnuplot and run again (the scripts are in %s)\n",
+                o.dir);
+        rc = KB_EXIT_RUNTIME;
+    }
+    free(first_plot);
+    free(plots.items);
+    kb_views_free(views, nviews);
+    kb_results_free(&res);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* plot.h — the plots of a view (cli_plot.c): gnuplot scripts and data
+ * written, then rendered where gnuplot exists. */
+#ifndef KB_PLOT_H
+#define KB_PLOT_H
+
+#include "results.h"
+
+typedef struct kb_plot_opts {
+    const char *dir;      /* where scripts, data and images go */
+    const char *baseline; /* --baseline, or NULL for the registry's rule */
+    int png, svg;
+} kb_plot_opts;
+
+/* One plot: DIR/<stem>.gp and .dat, and the images gnuplot renders from them. */
+typedef struct kb_plot {
+    char base[512];    /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */
+    char kind[48];     /* time, speedup, roofline, workspace, index_cost, <variant>_vs_exact */
+    char caption[512]; /* what it shows, for the report */
+    char note[2048];   /* what it could not show (cases with no baseline, ...); may be "" */
+    int rendered;      /* gnuplot ran on it without error */
+} kb_plot;
+
+typedef struct kb_plot_list {
+    kb_plot *items;
+    int count, cap;
+} kb_plot_list;
+
+/* Write the scripts and data of every plot that applies to v into o->dir
+ * (which must exist), appending them to out. */
+int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
+                 kb_plot_list *out, kb_error *e);
+/* 1 when a gnuplot executable is on PATH. */
+int kb_gnuplot_available(void);
+/* Run gnuplot on DIR/<base>.gp with DIR as its working directory. */
+int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e);
+
+#endif

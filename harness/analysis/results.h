@@ -1,0 +1,117 @@
+/* results.h — results CSVs read back for `kbench plot`, `report` and
+ * `compare` (csv_read.c): the rows of out_csv.c's schema (and of peers/,
+ * which write it too), grouped per (op, mode) as a grid of cases x variants.
+ * CPU only.
+ *
+ *   kb_results res = {0}; kb_op_view *views; int n;
+ *   kb_results_load(paths, npaths, &res, &views, &n, &e);
+ */
+#ifndef KB_RESULTS_H
+#define KB_RESULTS_H
+
+#include "run/row.h" /* kb_status */
+
+#include <stdio.h>
+
+/* One row of a results CSV. A number the file leaves empty, or has no column
+ * for, is NAN. Times are microseconds, as in the file. */
+typedef struct kb_result {
+    char op[64], variant[64]; /* variant "peer:<name>" for rows that peers/ wrote */
+    char params[1024];
+    char key[1024]; /* params by value (kb_params_key): what rows are matched by */
+    char mode[16];  /* "cold" when the file has no mode column */
+    kb_status status;
+    char reason[1200];
+    double samples;
+    double median_us, min_us, max_us, p10_us, p90_us, mean_us, stddev_us, noise_pct;
+    double bytes, flops, gbps, gflops, pct_peak_bw, pct_peak_flops, workspace_bytes;
+    double rel_l2, max_abs, max_rel, tolerance, throttled;
+    int deterministic; /* 1 yes, 0 no, -1 not checked or not recorded */
+    char note[512];
+    double dropped; /* kb_accuracy.dropped; NAN where not counted (from the note where the
+                       file is of the schema before the column: "... drops N ...") */
+    int file;       /* index into kb_results.files */
+    int line;       /* the line the record starts on, 1-based */
+} kb_result;
+
+/* What a file's '#' lines say (kb_meta_print_lines wrote them). */
+typedef struct kb_result_file {
+    char path[1024];
+    char commit[64], time[64], host[128];
+    char command[2048];
+    char gpu[1024];                           /* device, driver, clocks and peaks, one line */
+    double peak_copy_gbps, peak_sgemm_gflops; /* from "peaks: copy N GB/s, sgemm N GFLOP/s"; 0 */
+    char other[2048];                         /* any other '#' lines, joined by newlines */
+    /* Every device ("name (UUID)") and every kbench commit the file's '#' lines
+     * name, each once, newline-separated: a file joined from several runs or
+     * continued by --resume on another GPU or build holds more than one. */
+    char devices[2048], commits[512];
+    unsigned long long has_columns; /* bit i: every header of the file has known column i */
+} kb_result_file;
+
+typedef struct kb_results {
+    kb_result_file *files;
+    int nfiles;
+    kb_result *rows;
+    int count, cap;
+} kb_results;
+
+/* Append the rows and metadata of a kbench CSV to res (zeroed before the
+ * first call). Columns are found by name in the header: unknown ones are
+ * ignored, missing optional ones read as NAN; op, variant, params and status
+ * are required. A last line cut short (a run killed mid-row) is reported on
+ * warn (may be NULL) and skipped; anything else malformed is KB_ERR with
+ * "FILE:LINE: ..." in e. */
+int kb_results_read(kb_results *res, const char *path, FILE *warn, kb_error *e);
+void kb_results_free(kb_results *res);
+/* Every device and every kbench commit that res's files name, each once,
+ * joined by sep ("" when no file records one). */
+void kb_results_runs(const kb_results *res, const char *sep, char *devices, size_t dn,
+                     char *commits, size_t cn);
+/* 1 when every header row of f has the column `name` (one kbench reads). */
+int kb_result_file_has_column(const kb_result_file *f, const char *name);
+/* params as the key rows are matched by: each axis=value token with the
+ * op's axis kind applied (INT and FLOAT by numeric value, in the shortest
+ * text that reads back to the same double: "iou=0.50" and "iou=0.5" are
+ * one case), tokens in the op's axis order. ENUM and STRING values, axes
+ * the op does not have, and ops this build does not know stay as text. */
+void kb_params_key(const kb_op *op, const char *params, char *buf, size_t n);
+int kb_result_is_peer(const char *variant);
+/* PASS or UNCHECKED with a median time, not --force'd: what plots and speedups use. */
+int kb_result_timed(const kb_result *r);
+/* The relative spread compare judges a row's median with (compare_runs.c). */
+double kb_result_spread(const kb_result *r);
+/* params with only the axes whose value differs from op's default (as the
+ * tables print a case); "(defaults)" when none; params as they are when op is
+ * NULL (an op this build does not know). */
+void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n);
+
+/* The rows of one op in one timing mode, as a grid of cases x variants. */
+typedef struct kb_op_view {
+    char op[64], mode[16];
+    const kb_op *def; /* the registry's op; NULL for an op this build does not know */
+    int mode_in_name; /* the op has rows in more than one mode: plot names carry it */
+    int first_file;   /* the file its first row came from */
+    int nvariants, ncases;
+    const char **variants;   /* registry order, then peers, then unknown names (by name) */
+    int *variant_rank;       /* position among the op's registry variants; -1 otherwise */
+    const char **cases;      /* params, by bytes moved, then order of appearance */
+    double *bytes;           /* per case: the op's minimum bytes moved; NAN if unknown */
+    const kb_result **cells; /* [case * nvariants + variant]: the row or NULL (later wins) */
+} kb_op_view;
+
+/* Group res into views, one per (op, mode), in order of first appearance. */
+int kb_views_build(const kb_results *res, kb_op_view **views, int *nviews, kb_error *e);
+void kb_views_free(kb_op_view *views, int nviews);
+const kb_result *kb_view_cell(const kb_op_view *v, int c, int k);
+int kb_view_variant(const kb_op_view *v, const char *name); /* index, or -1 */
+/* Read every file (cut-short last lines reported on stderr) and group the
+ * rows: KB_EXIT_OK, KB_EXIT_USAGE (unreadable, or no rows) or KB_EXIT_RUNTIME. */
+int kb_results_load(const char *const *paths, int npaths, kb_results *res, kb_op_view **views,
+                    int *nviews, kb_error *e);
+/* The variant a case's speedups are measured against: `forced` when given,
+ * else the first name of the op's baseline list (or, with none, its first
+ * registry variant) that has a timed row on the case; -1 when none ran. */
+int kb_view_baseline(const kb_op_view *v, int c, const char *forced);
+
+#endif

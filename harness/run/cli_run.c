@@ -1,0 +1,678 @@
+/* cli_run.c — `kbench run` (check and time) and `kbench check` (correctness
+ * only, over a sweep plus --fuzz random cases). Usage errors are found
+ * before the device is touched, so they read the same on a machine without one. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cli.h"
+#include "out_file.h"
+#include "runner.h"
+
+#include "analysis/results.h" /* --resume reads the file back */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void run_help(const char *cmd) {
+    int check = strcmp(cmd, "check") == 0;
+    printf("usage: kbench %s OP|all [options]\n\n", cmd);
+    if (check)
+        puts("Correctness only: every selected variant against the CPU reference over a sweep\n"
+             "(default: smoke) and over N random valid cases (--fuzz N). Outputs are poisoned\n"
+             "before each run, compared by precision class, and run twice for determinism.\n");
+    else
+        puts("Check every selected variant against the CPU reference, then time it on the GPU\n"
+             "with CUDA events until the noise is under --max-noise (with at least\n"
+             "--min-samples samples) or --max-time passes. One row per (case, variant).\n");
+    puts("cases:\n"
+         "  -a AXIS=VALUES      sweep an axis (repeatable); VALUES is v, [a,b,c], [start:end]\n"
+         "                      or [start:end:step] (inclusive); AXIS[pow2]=[0:5] is 1..32\n"
+         "  --sweep NAME|FILE   a named sweep of the op (kbench list OP) or a file with one\n"
+         "                      line of AXIS=VALUES tokens per case; -a overrides its axes\n"
+         "                      (default: 'default' for run, 'smoke' for check; with only -a,\n"
+         "                      the op's defaults with the -a axes swept). A file must give\n"
+         "                      at least one case. Relative paths (image=...): in a FILE,\n"
+         "                      from the working directory, else from the FILE's folder; in\n"
+         "                      a named sweep, from the source tree; in -a, from the working\n"
+         "                      directory\n"
+         "  --max-cases N       only the first N cases of each op's sweep (a quick look)\n"
+         "  --first-case K      skip the first K cases of each op's sweep (with --max-cases 1:\n"
+         "                      case K alone, as scripts/sanitize.sh runs racecheck)\n"
+         "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
+         "                      (op, variant, params; tab-separated), and run nothing: no\n"
+         "                      device, no file written\n"
+         "  -v, --variant V,..  only these variants (default: all of the op)\n"
+         "  --seed N            inputs are made from this seed (default 1)\n"
+         "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead (checked\n"
+         "                      against every case's dtype and shape before the device;\n"
+         "                      a bf16 tensor from f32 values that are exactly bf16)\n"
+         "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
+         "                      under DIR/case<k>/ (created up front; bf16 as f32; a write\n"
+         "                      that fails is said on stderr, rows keep their status)\n"
+         "  --device N          CUDA device ordinal (default 0)");
+    if (check)
+        printf("  --fuzz N            also check N random valid cases per op (default 0; one run\n"
+               "                      holds at most %d cases, sweeps included)\n",
+               KB_MAX_CASES);
+    else
+        puts("timing:\n"
+             "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
+             "                      back launches), graph (CUDA graph replay)\n"
+             "  --max-noise PCT     stop when the relative std-dev is under PCT % (default 1)\n"
+             "  --min-samples N     ... with at least N samples (default 20)\n"
+             "  --max-time S        or after S seconds of sampling per row (default 2)\n"
+             "  --no-check          time only: rows say UNCHECKED");
+    puts("reliability:\n"
+         "  --isolate           (default) run the pairs in worker processes; this process\n"
+         "                      holds no CUDA context. A sticky CUDA error (illegal address,\n"
+         "                      launch failure) is a CRASH row with the error, a pair past\n"
+         "                      --case-timeout a TIMEOUT row (the worker is killed); a new\n"
+         "                      worker carries on with the next pair\n"
+         "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
+         "                      'not run' (for compute-sanitizer, debuggers)\n"
+         "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
+         "                      check and timing included (default 60; 0: no limit)\n"
+         "  --force             run int32-index variants on cases their supports() refuses\n"
+         "                      (isolated only): see what the limit protects against; the\n"
+         "                      row's reason starts with FORCED");
+    puts("output:\n"
+         "  --format F          stdout as table (default), csv, json (lines) or md\n"
+         "  -o FILE             also write FILE (repeatable, at most 8); the format is the\n"
+         "                      extension's: .csv .json/.jsonl .md .txt. An existing FILE is an\n"
+         "                      error unless --overwrite (or --resume FILE for a CSV)\n"
+         "  --overwrite         replace existing -o files. A file is written beside FILE and\n"
+         "                      takes its place when the first row is written: a run that\n"
+         "                      makes no row (no device) leaves FILE as it was\n"
+         "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
+         "                      already holds: a killed sweep continues where it stopped.\n"
+         "                      FILE must be a kbench CSV (or not exist yet); a partial last\n"
+         "                      line and the rows that say 'not run' (the device was lost)\n"
+         "                      are dropped, and those rows run again. FILE changes only\n"
+         "                      when the first new row is written\n"
+         "  -q, --quiet         nothing on stdout (with -o)\n"
+         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
+         "            2 bad usage or input (nothing was run, no file was touched),\n"
+         "            3 no CUDA device (none, no driver, or not the one --device names),\n"
+         "            4 a runtime error (an output could not be written, a worker could not\n"
+         "            start)");
+}
+
+typedef struct run_args {
+    const char *cmd, *opname, *variants, *sweep, *inputs, *dump, *resume;
+    kb_spec specs[KB_MAX_AXES];
+    int nspecs;
+    const char *outputs[KB_MAX_OUTPUTS];
+    int noutputs, quiet, overwrite;
+    int timeout_given;
+    long device, fuzz, max_cases, first_case; /* max_cases: -1 for all */
+    int dry_run;
+    kb_format format;
+    kb_run_opts opts;
+} run_args;
+
+static int parse_args(int argc, char **argv, run_args *a) {
+    const char *cmd = a->cmd;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        long n;
+        double x;
+        kb_error e;
+        if (kb_is_help(o)) {
+            run_help(cmd);
+            exit(KB_EXIT_OK);
+        } else if (strcmp(o, "-a") == 0 || strcmp(o, "--axis") == 0) {
+            if (!v) return kb_usage_error(cmd, "%s needs AXIS=VALUES", o);
+            if (a->nspecs == KB_MAX_AXES) return kb_usage_error(cmd, "too many -a options");
+            if (kb_spec_parse(v, &a->specs[a->nspecs], &e) != KB_OK)
+                return kb_usage_error(cmd, "-a %s: %s", v, e.msg);
+            a->nspecs++;
+        } else if (strcmp(o, "-v") == 0 || strcmp(o, "--variant") == 0) {
+            a->variants = v;
+        } else if (strcmp(o, "--sweep") == 0) {
+            a->sweep = v;
+        } else if (strcmp(o, "--inputs") == 0) {
+            a->opts.inputs_dir = v;
+        } else if (strcmp(o, "--dump") == 0) {
+            a->opts.dump_dir = v;
+        } else if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
+            if (a->noutputs == KB_MAX_OUTPUTS)
+                return kb_usage_error(cmd, "at most %d -o files", KB_MAX_OUTPUTS);
+            a->outputs[a->noutputs++] = v;
+        } else if (strcmp(o, "--resume") == 0) {
+            a->resume = v;
+        } else if (strcmp(o, "--overwrite") == 0) {
+            a->overwrite = 1;
+            takes = 0;
+        } else if (strcmp(o, "--format") == 0) {
+            if (!v || kb_format_parse(v, &a->format) != KB_OK)
+                return kb_usage_error(cmd, "--format %s: expected table, csv, json or md",
+                                      v ? v : "(missing)");
+        } else if (strcmp(o, "--mode") == 0 && a->opts.timing) {
+            if (!v || kb_mode_parse(v, &a->opts.mode) != KB_OK)
+                return kb_usage_error(cmd, "--mode %s: expected cold, hot or graph",
+                                      v ? v : "(missing)");
+        } else if (strcmp(o, "--max-noise") == 0 && a->opts.timing) {
+            if (kb_opt_double(cmd, o, v, 0, 100, &x) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.rule.max_noise = x / 100;
+        } else if (strcmp(o, "--min-samples") == 0 && a->opts.timing) {
+            if (kb_opt_int(cmd, o, v, 1, a->opts.rule.max_samples, &n) != KB_OK)
+                return KB_EXIT_USAGE;
+            a->opts.rule.min_samples = (int)n;
+        } else if (strcmp(o, "--max-time") == 0 && a->opts.timing) {
+            if (kb_opt_double(cmd, o, v, 0, 3600, &x) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.rule.max_time_s = x;
+        } else if (strcmp(o, "--seed") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &n) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.seed = (uint64_t)n;
+        } else if (strcmp(o, "--device") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 1023, &a->device) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--max-cases") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->max_cases) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--first-case") == 0) {
+            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->first_case) != KB_OK)
+                return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--dry-run") == 0) {
+            a->dry_run = 1;
+            takes = 0;
+        } else if (strcmp(o, "--fuzz") == 0 && !a->opts.timing) {
+            if (kb_opt_int(cmd, o, v, 0, KB_MAX_CASES, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--no-check") == 0 && a->opts.timing) {
+            a->opts.check = 0;
+            takes = 0;
+        } else if (strcmp(o, "--isolate") == 0 || strcmp(o, "--no-isolate") == 0) {
+            a->opts.isolate = strcmp(o, "--isolate") == 0;
+            takes = 0;
+        } else if (strcmp(o, "--case-timeout") == 0) {
+            if (kb_opt_double(cmd, o, v, 0, 86400, &x) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.case_timeout_s = x;
+            a->timeout_given = 1;
+        } else if (strcmp(o, "--force") == 0) {
+            a->opts.force = 1;
+            takes = 0;
+        } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
+            a->quiet = 1;
+            takes = 0;
+        } else if (o[0] == '-') {
+            return kb_usage_error(cmd, "unknown option '%s'", o);
+        } else if (a->opname) {
+            return kb_usage_error(cmd, "unexpected argument '%s' (one OP, or all)", o);
+        } else {
+            a->opname = o;
+            takes = 0;
+        }
+        if (takes) {
+            if (!v) return kb_usage_error(cmd, "%s needs a value", o);
+            i++;
+        }
+    }
+    if (!a->opname) return kb_usage_error(cmd, "which op? (kbench list shows them)");
+    if (!a->opts.isolate && a->opts.force)
+        return kb_usage_error(cmd, "--force needs isolation: a forced variant may fault (drop "
+                                   "--no-isolate)");
+    if (!a->opts.isolate && a->timeout_given)
+        return kb_usage_error(cmd, "--case-timeout needs isolation: only a worker process can "
+                                   "be killed (drop --no-isolate)");
+    return KB_OK;
+}
+
+/* The variants of op named in a comma list (all of the op when list is NULL;
+ * test-only variants only by name). */
+static int select_variants(const char *cmd, const kb_op *op, const char *list,
+                           const kb_variant **out, int *n, int cap) {
+    if (!list) {
+        for (int i = 0; kb_variants[i].op; i++)
+            if (strcmp(kb_variants[i].op, op->name) == 0 &&
+                !(kb_variants[i].flags & KB_TEST_ONLY)) {
+                if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
+                out[(*n)++] = &kb_variants[i];
+            }
+        return KB_OK;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const kb_variant *v = kb_find_variant(op->name, name);
+        if (!v) {
+            char all[512] = "";
+            for (int i = 0; kb_variants[i].op; i++)
+                if (strcmp(kb_variants[i].op, op->name) == 0) {
+                    strncat(all, all[0] ? ", " : "", sizeof all - strlen(all) - 1);
+                    strncat(all, kb_variants[i].name, sizeof all - strlen(all) - 1);
+                }
+            return kb_usage_error(cmd, "op %s has no variant '%s' (variants: %s)", op->name, name,
+                                  all);
+        }
+        if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
+        out[(*n)++] = v;
+    }
+    return KB_OK;
+}
+
+/* n random valid cases of op appended to list (*added: how many; an op
+ * whose generator finds too few valid cases gives fewer). */
+static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *list, int *added,
+                          kb_error *e) {
+    *added = 0;
+    if (!op->fuzz_case || n == 0) return KB_OK;
+    if (list->count + n > KB_MAX_CASES)
+        return kb_fail(e,
+                       "--fuzz %ld: one run holds at most %d cases, and %d come before %s's %ld "
+                       "random ones (the sweeps, and the random cases of the ops before it)",
+                       n, KB_MAX_CASES, list->count, op->name, n);
+    uint64_t rng = seed * 0x2545F4914F6CDD1Dull + 7;
+    for (long tries = 0; *added < n && tries < 100 * n; tries++) {
+        kb_case c;
+        kb_case_defaults(&c, op);
+        op->fuzz_case(&rng, &c);
+        kb_error why;
+        if (kb_case_validate(&c, &why) != KB_OK) continue;
+        if (list->count == list->cap) {
+            int cap = list->cap ? 2 * list->cap : 16;
+            void *p = realloc(list->cases, (size_t)cap * sizeof *list->cases);
+            if (!p) return kb_fail(e, "out of host memory for %d cases", cap);
+            list->cases = p;
+            list->cap = cap;
+        }
+        list->cases[list->count++] = c;
+        (*added)++;
+    }
+    return KB_OK;
+}
+
+/* A row that holds no result: ERROR, its reason beginning KB_NOT_RUN (bare
+ * or quoted in the CSV). */
+static int is_not_run_line(const char *line) {
+    return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
+}
+
+/* 1 when line is the header this kbench writes (kb_csv_columns), newline and all. */
+static int is_current_header(const char *line) {
+    const char *p = line;
+    for (int i = 0; kb_csv_columns[i]; i++) {
+        size_t n = strlen(kb_csv_columns[i]);
+        if ((i && *p++ != ',') || strncmp(p, kb_csv_columns[i], n) != 0) return 0;
+        p += n;
+    }
+    return strcmp(p, "\n") == 0 || strcmp(p, "\r\n") == 0;
+}
+
+/* Copies the --resume file into out less what holds no result: a partial
+ * last line (a run killed mid-row) and the rows that were not run (so that
+ * they run again). *old_header: the last header is not the current schema's
+ * (the file is from a kbench with fewer columns). KB_ERR on an I/O error,
+ * errno set. */
+static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run,
+                           int *old_header) {
+    FILE *f = fopen(path, "r");
+    if (!f) return KB_ERR;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    *cut_bytes = *not_run = 0;
+    *old_header = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        /* a header: the first line that is not '#' (a spreadsheet's may open
+         * with a byte-order mark), or one repeated where files were joined */
+        const char *h = strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
+        if (strncmp(h, "op,", 3) == 0 && line[n - 1] == '\n') *old_header = !is_current_header(h);
+        if (line[n - 1] != '\n')
+            *cut_bytes = n;
+        else if (line[0] != '#' && is_not_run_line(line))
+            (*not_run)++;
+        else if (fputs(line, out) == EOF)
+            break;
+    }
+    free(line);
+    int bad = ferror(f) || ferror(out) || fflush(out) != 0;
+    fclose(f);
+    return bad ? KB_ERR : KB_OK;
+}
+
+/* Rows match by their params' values (kb_params_key), as compare matches
+ * them: a file from before an axis existed still holds that axis's default. */
+static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mode mode) {
+    const kb_results *res = ctx;
+    char key[sizeof res->rows[0].key];
+    kb_params_key(kb_find_op(v->op), params, key, sizeof key);
+    for (int i = 0; i < res->count; i++) {
+        const kb_result *r = &res->rows[i];
+        if (strcmp(r->variant, v->name) == 0 && strcmp(r->op, v->op) == 0 &&
+            strcmp(r->mode, kb_mode_name(mode)) == 0 && strcmp(r->key, key) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The --resume file: validated as a kbench CSV before anything is written,
+ * then copied (less what holds no result) to the temporary that new rows
+ * are appended to; done gets the rows it keeps. A file that does not exist
+ * yet (or is empty) starts with a header, like -o. */
+static int open_resume(const char *cmd, const char *path, kb_results *done, kb_out_file *o) {
+    kb_format fmt;
+    if (kb_format_from_path(path, &fmt) != KB_OK || fmt != KB_FMT_CSV)
+        return kb_usage_error(cmd, "--resume %s: only a .csv file can be resumed", path);
+    struct stat st;
+    int exists = stat(path, &st) == 0 && !(S_ISREG(st.st_mode) && st.st_size == 0);
+    kb_error e;
+    if (exists) {
+        kb_results check = {0};
+        int rc = kb_results_read(&check, path, NULL, &e);
+        kb_results_free(&check);
+        if (rc != KB_OK) return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+    }
+    if (kb_out_file_open(o, path, KB_FMT_CSV, &e) != KB_OK)
+        return kb_usage_error(cmd, "--resume %s", e.msg);
+    if (!exists) return KB_OK;
+    long cut = 0, not_run = 0;
+    int old_header = 0;
+    if (copy_for_resume(path, o->p.f, &cut, &not_run, &old_header) != KB_OK) {
+        fprintf(stderr, "kbench %s: --resume %s: cannot copy it to %s: %s\n", cmd, path, o->tmp,
+                strerror(errno));
+        kb_out_file_close(o, &e);
+        return KB_EXIT_RUNTIME;
+    }
+    if (cut > 0)
+        fprintf(stderr,
+                "kbench %s: %s: a partial last line (%ld bytes) is dropped when the first new "
+                "row is written\n",
+                cmd, path, cut);
+    if (not_run > 0)
+        fprintf(stderr,
+                "kbench %s: %s: %ld 'not run' row(s) run again (their lines are dropped when the "
+                "first new row is written)\n",
+                cmd, path, not_run);
+    if (kb_results_read(done, o->tmp, NULL, &e) != KB_OK) {
+        kb_out_file_close(o, &e);
+        return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+    }
+    o->p.append = 1;
+    o->p.new_header = old_header;
+    return KB_OK;
+}
+
+/* path's folder resolved, plus its last name: two spellings of one file
+ * compare equal (a file that does not exist yet has no inode to compare). */
+static void canonical(const char *path, char *out, size_t n) {
+    char dir[4096], *resolved;
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 2, slash ? path : "./");
+    resolved = realpath(dir, NULL);
+    snprintf(out, n, "%s/%s", resolved ? resolved : dir, base);
+    free(resolved);
+}
+
+/* Every -o file, before any device work: a known extension, named once, and
+ * an existing file replaced only when --overwrite says so. (Whether its
+ * folder takes a new file is learnt by creating the temporary.) */
+static int check_outputs(const run_args *a, kb_format *fmts) {
+    char ci[4200], cj[4200];
+    for (int i = 0; i < a->noutputs; i++) {
+        const char *o = a->outputs[i];
+        if (kb_format_from_path(o, &fmts[i]) != KB_OK)
+            return kb_usage_error(a->cmd, "-o %s: unknown extension (expected %s)", o,
+                                  KB_OUTPUT_EXTENSIONS);
+        canonical(o, ci, sizeof ci);
+        for (int j = 0; j <= i; j++) {
+            const char *other = j < i ? a->outputs[j] : a->resume;
+            if (!other) continue;
+            canonical(other, cj, sizeof cj);
+            if (strcmp(ci, cj) == 0)
+                return kb_usage_error(a->cmd, "-o %s: the same file as %s%s", o,
+                                      j < i ? "-o " : "--resume ", other);
+        }
+        struct stat st;
+        if (!a->overwrite && stat(o, &st) == 0 && S_ISREG(st.st_mode))
+            return kb_usage_error(
+                a->cmd,
+                "-o %s: the file exists: --overwrite replaces it (once the "
+                "first row is written)%s",
+                o, fmts[i] == KB_FMT_CSV ? ", --resume adds the missing rows to it" : "");
+    }
+    return KB_OK;
+}
+
+/* Closes every output file: those that got no row are left as they were.
+ * KB_EXIT_RUNTIME when one could not be written. */
+static int close_files(const char *cmd, kb_out_file *files, int n) {
+    int rc = KB_OK;
+    for (int i = 0; i < n; i++) {
+        kb_error e;
+        if (kb_out_file_close(&files[i], &e) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", cmd, e.msg);
+            rc = KB_EXIT_RUNTIME;
+        }
+    }
+    return rc;
+}
+
+/* The printers' headers need the device: called once it is open (in this
+ * process, or in the first worker when isolated). */
+typedef struct begin_ctx {
+    int argc;
+    char **argv;
+    kb_runner *r;
+    kb_device dev;
+    kb_meta meta;
+    int begun;
+} begin_ctx;
+
+static void begin_printers(void *ctx, const kb_device *dev, int sm_clock_now_mhz) {
+    begin_ctx *bc = ctx;
+    if (dev != &bc->dev) bc->dev = *dev;
+    kb_meta_init(&bc->meta, &bc->dev, bc->argc, bc->argv);
+    bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
+    for (int i = 0; i < bc->r->nprinters; i++)
+        bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);
+    bc->begun = 1;
+}
+
+/* --dry-run: the pairs the plan holds, less those a variant declines as
+ * another function of the op (supports() without a device refuses nothing
+ * else), in the order a run takes them. */
+static int dry_run(const run_args *a, const kb_case_list *cases, const kb_variant **variants,
+                   kb_runner *r) {
+    kb_error e;
+    if (kb_runner_plan(r, cases, variants, &e) != KB_OK) {
+        fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    int shown = 0;
+    for (int p = 0; p < r->npairs; p++) {
+        const kb_case *c = &cases->cases[r->pairs[p].c];
+        const kb_variant *v = variants[r->pairs[p].v];
+        if (v->impl->supports(c, &e) == KB_NOT_APPLICABLE) continue;
+        char params[1024];
+        kb_case_format(c, params, sizeof params);
+        printf("%s\t%s\t%s\n", v->op, v->name, params);
+        shown++;
+    }
+    fprintf(stderr, "%d pair(s) of %d case(s); nothing was run\n", shown, cases->count);
+    return KB_EXIT_OK;
+}
+
+static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
+                      kb_runner *rp, int *have_runner) {
+    const run_args a = *ap;
+    int timing = a.opts.timing, rc = KB_OK;
+    /* Cases and variants, all before the device is touched. */
+    const kb_variant *variants[512];
+    int nvar = 0;
+    int all = strcmp(a.opname, "all") == 0;
+    if (!all && !kb_find_op(a.opname)) {
+        char names[512] = "";
+        for (int i = 0; kb_ops[i]; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
+        }
+        return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
+    }
+    int fuzzed = 0, fuzz_ops = 0;
+    for (int i = 0; kb_ops[i]; i++)
+        fuzz_ops += (all || strcmp(kb_ops[i]->name, a.opname) == 0) && kb_ops[i]->fuzz_case;
+    if (a.fuzz * fuzz_ops > KB_MAX_CASES)
+        return kb_usage_error(a.cmd,
+                              "--fuzz %ld: %d ops x %ld random cases pass the %d cases one run "
+                              "holds (at most %d per op here, less the sweeps' cases)",
+                              a.fuzz, fuzz_ops, a.fuzz, KB_MAX_CASES, KB_MAX_CASES / fuzz_ops);
+    for (int i = 0; kb_ops[i]; i++) {
+        const kb_op *op = kb_ops[i];
+        if (!all && strcmp(op->name, a.opname) != 0) continue;
+        if (select_variants(a.cmd, op, a.variants, variants, &nvar, 512) != KB_OK)
+            return KB_EXIT_USAGE;
+        const char *sweep = a.sweep ? a.sweep : (a.nspecs ? NULL : timing ? "default" : "smoke");
+        kb_error e;
+        int first = cp->count;
+        int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, cp, &e)
+                        : kb_expand_line(op, "", a.specs, a.nspecs, cp, &e);
+        if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+        if (a.first_case > 0) { /* drop the sweep's first K cases of this op */
+            int skip = cp->count - first < a.first_case ? cp->count - first : (int)a.first_case;
+            memmove(&cp->cases[first], &cp->cases[first + skip],
+                    (size_t)(cp->count - first - skip) * sizeof *cp->cases);
+            cp->count -= skip;
+        }
+        if (a.max_cases >= 0 && cp->count - first > a.max_cases)
+            cp->count = first + (int)a.max_cases;
+        int added = 0;
+        if (add_fuzz_cases(op, a.fuzz, a.opts.seed, cp, &added, &e) != KB_OK)
+            return kb_usage_error(a.cmd, "%s", e.msg);
+        fuzzed += added;
+    }
+    variants[nvar] = NULL;
+    kb_error de;
+    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK) return kb_usage_error(a.cmd, "%s", de.msg);
+    if (a.dry_run) {
+        if (kb_runner_init(rp, &a.opts, &de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
+        *have_runner = 1;
+        return dry_run(&a, cp, variants, rp);
+    }
+
+    /* Output files, still before the device: every problem with them is
+     * usage, and nothing named is touched until a row exists. */
+    kb_format fmts[KB_MAX_OUTPUTS];
+    if (check_outputs(&a, fmts) != KB_OK) return KB_EXIT_USAGE;
+    kb_out_file_cleanup_on_signal();
+    kb_out_file files[KB_MAX_OUTPUTS + 1];
+    int nfiles = 0;
+    if (a.resume) {
+        rc = open_resume(a.cmd, a.resume, dp, &files[nfiles]);
+        if (rc != KB_OK) return rc;
+        nfiles++;
+    }
+    kb_error e;
+    for (int i = 0; i < a.noutputs; i++) {
+        if (kb_out_file_open(&files[nfiles], a.outputs[i], fmts[i], &e) != KB_OK) {
+            close_files(a.cmd, files, nfiles);
+            return kb_usage_error(a.cmd, "-o %s", e.msg);
+        }
+        nfiles++;
+    }
+    kb_printer out;
+    kb_run_opts opts = a.opts;
+    opts.progress = isatty(2);
+    if (kb_runner_init(rp, &opts, &e) != KB_OK) {
+        close_files(a.cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    *have_runner = 1;
+    if (a.resume) {
+        rp->already_done = resume_done;
+        rp->done_ctx = dp;
+    }
+    if (kb_runner_plan(rp, cp, variants, &e) != KB_OK) {
+        close_files(a.cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    if (!a.quiet) {
+        kb_printer_init(&out, a.format, stdout);
+        rp->printers[rp->nprinters++] = &out;
+    }
+    for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
+
+    begin_ctx bc = {.argc = argc + 1, .argv = argv - 1, .r = rp};
+    if (a.opts.isolate) {
+        rc = kb_isolated_run(rp, (int)a.device, begin_printers, &bc, &e);
+    } else {
+        rc = kb_device_open((int)a.device, &bc.dev, &e);
+        if (rc == KB_OK && timing && kb_device_peaks(&bc.dev, 0, &e) != KB_OK)
+            fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
+        if (rc == KB_OK) {
+            begin_printers(&bc, &bc.dev, kb_device_sm_clock_now(&bc.dev));
+            rc = kb_runner_attach(rp, &bc.dev, &e);
+        }
+        if (rc == KB_OK) kb_runner_run(rp, 0);
+    }
+    if (rc == KB_NO_DEVICE) {
+        close_files(a.cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
+                cp->count);
+        return KB_EXIT_NO_DEVICE;
+    }
+    if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
+        close_files(a.cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(nothing was run)\n", a.cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+    rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
+    if (!a.quiet) out.end(&out);
+    if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
+    const int *n = rp->counts;
+    int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
+    fprintf(a.quiet ? stderr : stdout,
+            "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
+            "%d TIMEOUT, %d UNCHECKED%s\n",
+            cp->count, fuzzed ? " (incl. fuzzed)" : "",
+            n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
+                n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
+            n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
+            n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
+            rp->skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
+    if (a.resume)
+        fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
+                rp->resumed, a.resume);
+    if (rc == KB_EXIT_RUNTIME) return rc;
+    return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+}
+
+int kb_cmd_run(int argc, char **argv) {
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.cmd = argv[0];
+    int timing = strcmp(a.cmd, "run") == 0;
+    a.opts = (kb_run_opts){
+        .mode = KB_MODE_COLD,
+        .rule = {.max_noise = 0.01, .min_samples = 20, .max_time_s = 2.0, .max_samples = 20000},
+        .seed = 1,
+        .check = 1,
+        .timing = timing,
+        .isolate = 1,
+        .case_timeout_s = 60};
+    a.format = KB_FMT_TABLE;
+    a.max_cases = -1;
+    kb_case_list cases = {0};
+    kb_results done = {0};
+    kb_runner runner;
+    int have_runner = 0;
+    int rc = parse_args(argc, argv, &a) == KB_OK
+                 ? run_parsed(&a, argc, argv, &cases, &done, &runner, &have_runner)
+                 : KB_EXIT_USAGE;
+    if (have_runner) kb_runner_free(&runner);
+    kb_results_free(&done);
+    kb_case_list_free(&cases);
+    for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
+    return rc;
+}
+
+/* The command after its options are parsed; every path leaves the caller to
+ * free the cases, the --resume rows and the runner (once initialised). */

@@ -1,0 +1,108 @@
+/* out_csv.c — one CSV row per case, flushed as it completes. The file opens
+ * with '#' lines of metadata (gnuplot and csv_read.c skip them). Times are
+ * microseconds. The column list is the schema that csv_read.c, `kbench plot`,
+ * `report` and `compare` read, and that peers/ write. */
+#include "printer.h"
+
+#include <string.h>
+
+const char *const kb_csv_columns[] = {
+    "op",
+    "variant",
+    "params",
+    "mode",
+    "status",
+    "reason",
+    "samples",
+    "median_us",
+    "min_us",
+    "max_us",
+    "p10_us",
+    "p90_us",
+    "mean_us",
+    "stddev_us",
+    "noise_pct",
+    "bytes",
+    "flops",
+    "gbps",
+    "gflops",
+    "pct_peak_bw",
+    "pct_peak_flops",
+    "workspace_bytes",
+    "rel_l2",
+    "max_abs",
+    "max_rel",
+    "tolerance",
+    "deterministic",
+    "throttled",
+    "note",
+    "dropped",
+    NULL,
+};
+
+/* Quote a field when it holds a comma, quote or newline (RFC 4180). */
+static void put_field(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_begin(kb_printer *p, const kb_meta *meta) {
+    /* --resume: say who added the rows below; the header is there already,
+     * unless it is of an older schema (fewer columns): then the current one
+     * again, which csv_read.c takes as the header of the rows after it */
+    kb_meta_print_lines(p->f, meta, p->append ? "# resumed: " : "# ");
+    if (p->append && !p->new_header) {
+        fflush(p->f);
+        return;
+    }
+    for (int i = 0; kb_csv_columns[i]; i++) fprintf(p->f, "%s%s", i ? "," : "", kb_csv_columns[i]);
+    fputc('\n', p->f);
+    fflush(p->f);
+}
+
+static void csv_row(kb_printer *p, const kb_row *r) {
+    FILE *f = p->f;
+    const kb_stats *s = &r->stats;
+    put_field(f, r->op);
+    fputc(',', f);
+    put_field(f, r->variant);
+    fputc(',', f);
+    put_field(f, r->params);
+    fprintf(f, ",%s,%s,", kb_mode_name(r->mode), kb_status_name(r->status));
+    put_field(f, r->reason);
+    fprintf(f, ",%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f,%zu,",
+            s->n, s->median * 1e6, s->min * 1e6, s->max * 1e6, s->p10 * 1e6, s->p90 * 1e6,
+            s->mean * 1e6, s->stddev * 1e6, s->noise * 100, r->cost.bytes, r->cost.flops, r->gbps,
+            r->gflops, r->pct_peak_bw, r->pct_peak_flops, r->workspace_bytes);
+    if (r->checked)
+        fprintf(f, "%.3e,%.3e,%.3e,%.1e,", r->acc.rel_l2, r->acc.max_abs, r->acc.max_rel,
+                r->acc.tolerance);
+    else
+        fputs(",,,,", f);
+    fprintf(f, "%s,%d,", r->deterministic < 0 ? "" : r->deterministic ? "yes" : "no", r->throttled);
+    put_field(f, r->acc.note);
+    if (r->checked && r->acc.dropped >= 0)
+        fprintf(f, ",%lld", (long long)r->acc.dropped);
+    else
+        fputc(',', f);
+    fputc('\n', f);
+    fflush(f);
+}
+
+static void csv_end(kb_printer *p) {
+    fflush(p->f);
+}
+
+void kb_printer_csv(kb_printer *p) {
+    p->begin = csv_begin;
+    p->row = csv_row;
+    p->end = csv_end;
+}

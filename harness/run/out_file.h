@@ -1,0 +1,37 @@
+/* out_file.h — output files that a run ending before its first row leaves
+ * as they were, and folders made for outputs (out_file.c). */
+#ifndef KB_OUT_FILE_H
+#define KB_OUT_FILE_H
+
+#include "printer.h"
+
+/* An output file (-o, --resume) that a run ending before its first row
+ * leaves as it was (out_file.c). The printer writes to a temporary beside
+ * FILE (FILE.kbench-tmp-PID) that replaces FILE once the first row is
+ * written and flushed; later rows go on into FILE itself, flushed one by
+ * one, so a killed run keeps its rows. A path that exists but is not a
+ * regular file (/dev/null, a FIFO) is written directly. */
+typedef struct kb_out_file {
+    kb_printer p; /* first: the runner hands rows to &p */
+    void (*format_row)(kb_printer *p, const kb_row *r);
+    char path[1024];
+    char tmp[1100]; /* the temporary; "" once renamed onto path, or when direct */
+    int failed;     /* a write or the rename failed: err says which */
+    kb_error err;
+} kb_out_file;
+
+/* Creates the temporary (with FILE's permissions where FILE exists) and a
+ * printer of fmt on it. The message of a failure names the file and why. */
+int kb_out_file_open(kb_out_file *o, const char *path, kb_format fmt, kb_error *e);
+/* Ends the printer and closes the file; a temporary that never got a row is
+ * removed, so FILE is as it was. KB_ERR when a write or the rename failed. */
+int kb_out_file_close(kb_out_file *o, kb_error *e);
+/* On SIGINT, SIGTERM or SIGHUP before their first row, the open temporaries
+ * are removed (in the process that opened them) and the signal goes on. */
+void kb_out_file_cleanup_on_signal(void);
+
+/* mkdir -p: dir and its missing parents; KB_ERR naming the one that could not
+ * be made, or dir when it is not a folder. */
+int kb_make_dirs(const char *dir, kb_error *e);
+
+#endif

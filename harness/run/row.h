@@ -1,0 +1,71 @@
+/* row.h — one result row (kb_row: status, statistics, accuracy) and what
+ * every output file records once (kb_meta); row.c names the statuses and
+ * writes the metadata lines. Printers (printer.h) turn rows into files. */
+#ifndef KB_ROW_H
+#define KB_ROW_H
+
+#include "kbench.h"
+#include "device.h"
+#include "measure.h" /* kb_mode */
+#include "stats.h"
+
+#include <stdio.h>
+
+typedef enum kb_status {
+    KB_ROW_PASS,
+    KB_ROW_FAIL,
+    KB_ROW_UNSUPPORTED,
+    KB_ROW_ERROR,
+    KB_ROW_CRASH,
+    KB_ROW_TIMEOUT,
+    KB_ROW_UNCHECKED, /* --no-check: timed, not judged */
+} kb_status;
+
+const char *kb_status_name(kb_status s);
+int kb_status_parse(const char *s, kb_status *st);
+
+typedef struct kb_row {
+    char op[64], variant[64];
+    char params[1024]; /* kb_case_format */
+    kb_mode mode;
+    kb_status status;
+    char reason[1200]; /* why UNSUPPORTED / ERROR / FAIL */
+    kb_stats stats;    /* seconds */
+    const double *samples;
+    kb_cost cost;
+    double gbps, gflops, pct_peak_bw, pct_peak_flops;
+    size_t workspace_bytes;
+    kb_accuracy acc;
+    int checked;
+    int deterministic; /* 1 yes, 0 no (flagged), -1 not checked */
+    unsigned flags;    /* the variant's */
+    int throttled;     /* samples discarded for a low SM clock */
+    int forced;        /* --force ran it past supports(): reason starts KB_FORCED_PREFIX */
+} kb_row;
+
+/* What every output file records once (DESIGN.md "Output"). */
+typedef struct kb_meta {
+    const kb_device *dev; /* NULL without a device */
+    const char *commit;
+    char command[2048];
+    char time[64]; /* ISO 8601 UTC */
+    char host[128];
+    int sm_clock_now_mhz; /* when the run began; -1 unknown (kb_meta_init) */
+} kb_meta;
+
+void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);
+
+/* The metadata as lines, each starting with prefix ("# " in a CSV). */
+void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
+
+/* How the reason of an ERROR row that holds no result begins (the context or
+ * the device was lost before the pair's turn): --resume drops such rows and
+ * runs their pairs again. */
+#define KB_NOT_RUN "not run: "
+/* The reason of a row run past its variant's limit by --force starts with this. */
+#define KB_FORCED_PREFIX "FORCED"
+
+/* The git commit this kbench was built from (kb_version.c, made by the build). */
+extern const char *const kb_git_commit;
+
+#endif

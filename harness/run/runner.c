@@ -1,0 +1,658 @@
+/* runner.c — one row per (case, variant): inputs, reference, check, timing.
+ *
+ * The plan is every (case, variant) pair, case by case. Per case: describe ->
+ * device-memory check -> host inputs (made from the seed, or read from
+ * --inputs) -> CPU reference -> device inputs. Per variant: supports ->
+ * device-memory check -> setup -> [check: poison, run, compare; poison, run,
+ * compare bitwise] -> [timing] -> teardown -> row, flushed to every printer.
+ * A failure in one variant becomes that row's status; the sweep goes on. A
+ * sticky CUDA error makes a CRASH row; in a worker process (isolate.c) the
+ * worker then stops, and the next one continues with the next pair.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include "guard.h"
+#include "out_file.h" /* kb_make_dirs */
+#include "npy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
+    memset(r, 0, sizeof *r);
+    r->opts = *opts;
+    kb_measure *m = &r->measure;
+    m->mode = opts->mode;
+    m->rule = opts->rule;
+    m->warmup_s = 0.02;
+    m->throttle_frac = 0.75;
+    m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
+    if (!m->samples) return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
+    return KB_OK;
+}
+
+int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
+                   kb_error *e) {
+    int nvar = 0;
+    while (variants[nvar]) nvar++;
+    r->cases = cases;
+    r->variants = variants;
+    r->nvariants = nvar;
+    r->mem = calloc((size_t)nvar + 1, sizeof *r->mem);
+    r->pairs = malloc(((size_t)cases->count * (size_t)nvar + 1) * sizeof *r->pairs);
+    if (!r->mem || !r->pairs)
+        return kb_fail(e, "out of host memory for %d x %d pairs", cases->count, nvar);
+    for (int i = 0; i < cases->count; i++) {
+        char params[1024];
+        kb_case_format(&cases->cases[i], params, sizeof params);
+        for (int k = 0; k < nvar; k++) {
+            if (strcmp(variants[k]->op, cases->cases[i].op->name) != 0) continue;
+            if (r->already_done && r->already_done(r->done_ctx, variants[k], params, r->opts.mode))
+                r->resumed++;
+            else
+                r->pairs[r->npairs++] = (kb_pair){i, k};
+        }
+    }
+    return KB_OK;
+}
+
+int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
+    kb_measure *m = &r->measure;
+    r->dev = dev;
+    m->dev = dev;
+    /* Twice L2 so that nothing of the inputs survives the flush. */
+    m->l2_flush_bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
+    KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
+    KB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), e);
+    return KB_OK;
+}
+
+void kb_runner_free(kb_runner *r) {
+    if (r->dev) { /* only a process that attached touches CUDA here */
+        if (r->stream) cudaStreamDestroy(r->stream);
+        cudaFree(r->measure.l2_flush);
+    }
+    free(r->measure.samples);
+    free(r->mem);
+    free(r->pairs);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- small pieces ---- */
+
+static void free_device(kb_tensors *ts) {
+    for (int i = 0; i < ts->count; i++) {
+        cudaFree(ts->t[i].data);
+        ts->t[i].data = NULL;
+    }
+}
+
+/* KB_OUT_OF_MEMORY when the device has no room: that is a row, not an error.
+ * Each tensor gets KB_GUARD_BYTES after its end (guard.c). */
+static int alloc_device(kb_tensors *ts, kb_error *e) {
+    for (int i = 0; i < ts->count; i++) {
+        size_t n = kb_nbytes(&ts->t[i]);
+        cudaError_t rc = cudaMalloc(&ts->t[i].data, n + KB_GUARD_BYTES);
+        if (rc != cudaSuccess) {
+            cudaGetLastError();
+            free_device(ts);
+            kb_fail(e, "cudaMalloc(%zu) for %s: %s", n, ts->t[i].name, cudaGetErrorString(rc));
+            return rc == cudaErrorMemoryAllocation ? KB_OUT_OF_MEMORY : KB_ERR;
+        }
+    }
+    return KB_OK;
+}
+
+static int copy_tensors(kb_tensors *dst, const kb_tensors *src, enum cudaMemcpyKind kind,
+                        cudaStream_t s, kb_error *e) {
+    for (int i = 0; i < src->count; i++)
+        KB_CUDA_TRY(cudaMemcpyAsync(dst->t[i].data, src->t[i].data, kb_nbytes(&src->t[i]), kind, s),
+                    e);
+    KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+    return KB_OK;
+}
+
+/* Every byte 0xFF: NaN in every float type, -1 in every signed integer. */
+static int poison(kb_tensors *ts, cudaStream_t s, kb_error *e) {
+    for (int i = 0; i < ts->count; i++)
+        KB_CUDA_TRY(cudaMemsetAsync(ts->t[i].data, 0xFF, kb_nbytes(&ts->t[i]), s), e);
+    return KB_OK;
+}
+
+/* The guard pattern into the KB_GUARD_BYTES after each tensor. */
+static int guard_set(kb_tensors *ts, cudaStream_t s, kb_error *e) {
+    static unsigned char pattern[KB_GUARD_BYTES]; /* static: the async copy may read it late */
+    kb_guard_fill(pattern, sizeof pattern);
+    for (int i = 0; i < ts->count; i++)
+        KB_CUDA_TRY(cudaMemcpyAsync((char *)ts->t[i].data + kb_nbytes(&ts->t[i]), pattern,
+                                    sizeof pattern, cudaMemcpyHostToDevice, s),
+                    e);
+    return KB_OK;
+}
+
+/* The first tensor whose guard changed (*which, with *changed bytes), or
+ * *which left alone when every guard is intact. */
+static int guard_check(const kb_tensors *ts, cudaStream_t s, int *which, size_t *changed,
+                       kb_error *e) {
+    for (int i = 0; i < ts->count; i++) {
+        unsigned char g[KB_GUARD_BYTES];
+        KB_CUDA_TRY(cudaMemcpyAsync(g, (const char *)ts->t[i].data + kb_nbytes(&ts->t[i]), sizeof g,
+                                    cudaMemcpyDeviceToHost, s),
+                    e);
+        KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+        size_t n = kb_guard_changed(g, sizeof g);
+        if (n && *which < 0) {
+            *which = i;
+            *changed = n;
+        }
+    }
+    return KB_OK;
+}
+
+static int tensors_equal(const kb_tensors *a, const kb_tensors *b) {
+    for (int i = 0; i < a->count; i++)
+        if (memcmp(a->t[i].data, b->t[i].data, kb_nbytes(&a->t[i])) != 0) return 0;
+    return 1;
+}
+
+static int load_inputs(const char *dir, kb_tensors *in, kb_error *e) {
+    for (int i = 0; i < in->count; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s.npy", dir, in->t[i].name);
+        if (kb_npy_read_into(path, &in->t[i], e) != KB_OK) return KB_ERR;
+    }
+    return KB_OK;
+}
+
+int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e) {
+    struct stat st;
+    const char *in = o->inputs_dir;
+    if (in && stat(in, &st) != 0) return kb_fail(e, "--inputs %s: %s", in, strerror(errno));
+    if (in && !S_ISDIR(st.st_mode))
+        return kb_fail(e, "--inputs %s: not a directory (expected a case<k> folder of --dump)", in);
+    for (int i = 0; in && i < cases->count; i++) {
+        const kb_case *c = &cases->cases[i];
+        kb_tensors want = {0}, out = {0};
+        if (c->op->describe(c, &want, &out, e) != KB_OK) return KB_ERR;
+        for (int k = 0; k < want.count; k++) {
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%s.npy", in, want.t[k].name);
+            kb_tensor file;
+            memset(&file, 0, sizeof file);
+            kb_error why;
+            if (kb_npy_read_header(path, &file, &why) != KB_OK ||
+                kb_npy_fits(path, &file, &want.t[k], &why) != KB_OK) {
+                char params[1024];
+                kb_case_format(c, params, sizeof params);
+                return kb_fail(e, "--inputs: case {%s}: %s", params, why.msg);
+            }
+        }
+    }
+    const char *dump = o->dump_dir;
+    if (!dump) return KB_OK;
+    /* Made now, so that a path that cannot be a folder fails before the device. */
+    kb_error why;
+    if (stat(dump, &st) == 0 && !S_ISDIR(st.st_mode))
+        return kb_fail(e, "--dump %s: exists and is not a directory", dump);
+    if (kb_make_dirs(dump, &why) != KB_OK) return kb_fail(e, "--dump %s: %s", dump, why.msg);
+    if (access(dump, W_OK | X_OK) != 0)
+        return kb_fail(e, "--dump %s: cannot write in it: %s", dump, strerror(errno));
+    return KB_OK;
+}
+
+/* DIR/case<k>/case.txt: the params on its first line (what peers and
+ * `kbench verify` read), then each tensor file with the case's dtype and
+ * shape; a bf16 tensor says that its file holds f32 (NumPy has no bf16). */
+static int write_case_txt(const char *path, const char *params, const kb_tensors *in,
+                          const kb_tensors *out, kb_error *e) {
+    char txt[2100];
+    snprintf(txt, sizeof txt, "%s/case.txt", path);
+    FILE *f = fopen(txt, "w");
+    if (!f) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
+    fprintf(f, "%s\n", params);
+    const kb_tensors *sets[2] = {in, out};
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < sets[s]->count; i++) {
+            const kb_tensor *t = &sets[s]->t[i];
+            char shape[200];
+            kb_tensor_shape_text(t, shape, sizeof shape);
+            fprintf(f, "%s %s %s%s\n", s ? "output" : "input", t->name, shape,
+                    t->dtype == KB_BF16 ? " stored as f32 (every value exactly a bf16)" : "");
+        }
+    if (fclose(f) != 0) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
+    return KB_OK;
+}
+
+/* --dump DIR: DIR/case<k>/<input>.npy, reference.<output>.npy,
+ * <variant>.<output>.npy and case.txt (README "Dumped tensors"). */
+static int dump_tensors(const char *dir, int k, const char *prefix, const kb_tensors *ts,
+                        kb_error *e) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/case%d", dir, k);
+    if (kb_make_dirs(path, e) != KB_OK) return KB_ERR;
+    for (int i = 0; i < ts->count; i++) {
+        char file[2300];
+        snprintf(file, sizeof file, "%s/%s%s%s.npy", path, prefix ? prefix : "", prefix ? "." : "",
+                 ts->t[i].name);
+        if (kb_npy_write(file, &ts->t[i], e) != KB_OK) return KB_ERR;
+    }
+    return KB_OK;
+}
+
+/* A dump that fails is said on stderr; the row keeps the status its check
+ * earned (a full disk is not the variant's fault). */
+static void dump_failed(const char *what, const kb_error *e) {
+    fprintf(stderr, "kbench: --dump: %s not written: %s\n", what, e->msg);
+}
+
+/* ---- one variant on one case ---- */
+
+typedef struct launch_ctx {
+    const kb_variant *v;
+    void *state;
+    const kb_tensors *dev_in;
+    kb_tensors *dev_out;
+} launch_ctx;
+
+static int launch(void *p, cudaStream_t s, kb_error *e) {
+    launch_ctx *c = p;
+    return c->v->impl->run(c->state, c->dev_in, c->dev_out, s, e);
+}
+
+static int run_once(launch_ctx *lc, cudaStream_t s, kb_error *e) {
+    if (launch(lc, s, e) != KB_OK) return KB_ERR;
+    KB_CUDA_TRY(cudaStreamSynchronize(s), e);
+    KB_CUDA_TRY(cudaGetLastError(), e);
+    return KB_OK;
+}
+
+typedef struct case_data {
+    int index;
+    const kb_case *c;
+    kb_tensors in, out_desc, ref, dev_in;
+    int have_ref;
+    char params[1024];
+} case_data;
+
+void kb_runner_emit(kb_runner *r, const kb_row *row) {
+    r->counts[row->status]++;
+    for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
+}
+
+/* Fills row from the check; the status stays PASS only if everything holds. */
+static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row, kb_error *e) {
+    kb_tensors got = cd->out_desc, again = cd->out_desc;
+    int rc = KB_ERR, overrun = -1;
+    size_t overrun_bytes = 0;
+    if (kb_tensors_alloc_host(&got, e) != KB_OK) return KB_ERR;
+    if (kb_tensors_alloc_host(&again, e) != KB_OK) goto out;
+    kb_nvtx_push("check");
+    if (poison(lc->dev_out, r->stream, e) != KB_OK ||
+        guard_set(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
+        copy_tensors(&got, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK ||
+        guard_check(lc->dev_out, r->stream, &overrun, &overrun_bytes, e) != KB_OK ||
+        poison(lc->dev_out, r->stream, e) != KB_OK ||
+        guard_set(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
+        copy_tensors(&again, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK ||
+        guard_check(lc->dev_out, r->stream, &overrun, &overrun_bytes, e) != KB_OK) {
+        kb_nvtx_pop();
+        goto out;
+    }
+    kb_nvtx_pop();
+    row->deterministic = tensors_equal(&got, &again);
+    kb_error de;
+    if (r->opts.dump_dir &&
+        dump_tensors(r->opts.dump_dir, cd->index, lc->v->name, &got, &de) != KB_OK)
+        dump_failed(lc->v->name, &de);
+    if (cd->have_ref) {
+        kb_accuracy_init(&row->acc);
+        const kb_check_ctx chk = {kb_case_precision(cd->c, lc->v->flags), lc->v->flags};
+        cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, &got, &row->acc);
+        row->checked = 1;
+        if (!row->acc.pass) {
+            row->status = KB_ROW_FAIL;
+            snprintf(row->reason, sizeof row->reason, "does not match the reference");
+        } else if (!row->deterministic && !(lc->v->flags & KB_NONDETERMINISTIC)) {
+            row->status = KB_ROW_FAIL;
+            snprintf(row->reason, sizeof row->reason,
+                     "two runs differ bitwise, and the variant is not flagged nondeterministic");
+        }
+    }
+    if (overrun >= 0) {
+        row->status = KB_ROW_FAIL;
+        snprintf(row->reason, sizeof row->reason,
+                 "wrote past the end of output %s (%zu of the %d guard bytes after it changed)",
+                 lc->dev_out->t[overrun].name, overrun_bytes, KB_GUARD_BYTES);
+    }
+    rc = KB_OK;
+out:
+    kb_tensors_free_host(&got);
+    kb_tensors_free_host(&again);
+    return rc;
+}
+
+static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) {
+    kb_measure *m = &r->measure;
+    int rc;
+    switch (m->mode) {
+    case KB_MODE_HOT:
+        rc = kb_measure_hot(m, launch, lc, r->stream, e);
+        break;
+    case KB_MODE_GRAPH:
+        rc = kb_measure_graph(m, launch, lc, r->stream, e);
+        break;
+    default:
+        rc = kb_measure_cold(m, launch, lc, r->stream, e);
+        break;
+    }
+    if (rc != KB_OK) return KB_ERR;
+    kb_stats_compute(m->samples, m->nsamples, &row->stats);
+    row->throttled = m->throttled;
+    row->samples = m->samples;
+    double t = row->stats.median;
+    if (t > 0) {
+        row->gbps = row->cost.bytes / t * 1e-9;
+        row->gflops = row->cost.flops / t * 1e-9;
+        if (r->dev->peak_copy_gbps > 0) row->pct_peak_bw = 100 * row->gbps / r->dev->peak_copy_gbps;
+        if (r->dev->peak_sgemm_gflops > 0)
+            row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
+    }
+    return KB_OK;
+}
+
+static void set_status(kb_row *row, kb_status st, const char *why) {
+    row->status = st;
+    snprintf(row->reason, sizeof row->reason, "%s", why);
+}
+
+static void row_init(const kb_runner *r, const kb_case *c, const kb_variant *v, const char *params,
+                     kb_row *row) {
+    memset(row, 0, sizeof *row);
+    snprintf(row->op, sizeof row->op, "%s", v->op);
+    snprintf(row->variant, sizeof row->variant, "%s", v->name);
+    snprintf(row->params, sizeof row->params, "%s", params);
+    row->mode = r->opts.mode;
+    row->flags = v->flags;
+    row->deterministic = -1;
+    row->cost = c->op->cost(c);
+    row->status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
+}
+
+/* A sticky error (illegal address, launch failure) poisons the context for
+ * the rest of the process: every later row would fail for the wrong reason. */
+static const char not_run_lost[] = KB_NOT_RUN "the CUDA context was lost earlier in the sweep";
+
+static int context_lost(void) {
+    cudaError_t rc = cudaDeviceSynchronize();
+    if (rc == cudaSuccess) rc = cudaGetLastError();
+    return rc != cudaSuccess && rc != cudaErrorMemoryAllocation;
+}
+
+static size_t device_free(void) {
+    size_t free_b = 0, total_b = 0;
+    return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
+}
+
+static double gib(size_t b) {
+    return (double)b / 1073741824.0;
+}
+
+/* What one row (or case) left in use. Growth under 1 MiB is allocator noise. */
+static void watch(kb_mem_watch *w, size_t before, size_t after) {
+    if (w->rows++ == 0 || !before || !after || after + ((size_t)1 << 20) >= before) return;
+    w->grew++;
+    w->regrown += before - after;
+}
+
+/* --force: the reason says what the row was forced past, then the outcome. */
+static void mark_forced(kb_row *row, const char *limit) {
+    char outcome[sizeof row->reason];
+    snprintf(outcome, sizeof outcome, "%s", row->reason);
+    snprintf(row->reason, sizeof row->reason, KB_FORCED_PREFIX " past its limit (%.600s)%s%.560s",
+             limit, outcome[0] ? ": " : "", outcome);
+}
+
+void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
+                           const char *forced_limit) {
+    const kb_case *c = &r->cases->cases[r->pairs[p].c];
+    char params[1024];
+    kb_case_format(c, params, sizeof params);
+    kb_row row;
+    row_init(r, c, r->variants[r->pairs[p].v], params, &row);
+    set_status(&row, st, why);
+    if (forced_limit && forced_limit[0]) {
+        row.forced = 1;
+        mark_forced(&row, forced_limit);
+    }
+    kb_runner_emit(r, &row);
+}
+
+/* case_err: the case itself could not be prepared; every variant's row says so. */
+static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
+                        const char *case_err) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    kb_row row;
+    row_init(r, cd->c, v, cd->params, &row);
+    kb_error e = {{0}};
+    if (!case_err && r->context_lost) {
+        case_status = KB_ROW_ERROR;
+        case_err = not_run_lost;
+    }
+    if (case_err) {
+        set_status(&row, case_status, case_err);
+        kb_runner_emit(r, &row);
+        return;
+    }
+    int s = v->impl->supports(cd->c, &e);
+    if (s == KB_NOT_APPLICABLE) {
+        r->skipped_na++;
+        if (r->on_skip) r->on_skip(r, p);
+        return;
+    }
+    /* A build without code for this device: every row says how to rebuild. */
+    if (s == KB_OK && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
+    char limit[sizeof e.msg] = "";
+    if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
+        row.forced = 1;
+        snprintf(limit, sizeof limit, "%s", e.msg);
+        s = KB_OK;
+    }
+    if (s != KB_OK) {
+        set_status(&row, KB_ROW_UNSUPPORTED, e.msg);
+        kb_runner_emit(r, &row);
+        return;
+    }
+    if (r->opts.mode == KB_MODE_GRAPH && (v->flags & KB_HOST_SYNC) && r->opts.timing) {
+        set_status(&row, KB_ROW_UNSUPPORTED,
+                   "synchronises with the host: cannot be graph-captured");
+        kb_runner_emit(r, &row);
+        return;
+    }
+    row.workspace_bytes = v->impl->workspace_bytes(cd->c);
+
+    /* Refuse up front what cannot fit, with the numbers. */
+    size_t free_b = device_free(), out_b = kb_tensors_bytes(&cd->out_desc);
+    if (free_b && (out_b > free_b || row.workspace_bytes > free_b - out_b)) {
+        char why[512];
+        snprintf(why, sizeof why,
+                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free "
+                 "(inputs hold %.2f GiB)",
+                 gib(out_b), gib(row.workspace_bytes), gib(free_b), gib(kb_tensors_bytes(&cd->in)));
+        set_status(&row, KB_ROW_UNSUPPORTED, why);
+        if (row.forced) mark_forced(&row, limit);
+        kb_runner_emit(r, &row);
+        return;
+    }
+
+    if (r->on_start) r->on_start(r, p, limit);
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
+    kb_nvtx_push(range);
+    kb_tensors dev_out = cd->out_desc;
+    void *state = NULL;
+    int rc = alloc_device(&dev_out, &e);
+    /* A failed setup may still hand back state: teardown releases it below. */
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
+    if (rc == KB_OK) {
+        launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
+        if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, &lc, &row, &e);
+        if (rc == KB_OK && r->opts.timing) rc = time_variant(r, &lc, &row, &e);
+    }
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of device memory: %s", e.msg);
+        set_status(&row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(&row, KB_ROW_ERROR, e.msg);
+    }
+    if (state) v->impl->teardown(state);
+    free_device(&dev_out);
+    kb_nvtx_pop();
+    /* A row that passed its checks can still have faulted afterwards (work left
+     * on another stream, teardown): the fault is this pair's, not the next's. */
+    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
+    if (late != cudaSuccess) {
+        kb_fail(&e, "after its run (work still in flight, or teardown): %s (%s)",
+                cudaGetErrorString(late), cudaGetErrorName(late));
+        set_status(&row, KB_ROW_CRASH, e.msg);
+        r->context_lost = 1;
+    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
+        set_status(&row, KB_ROW_CRASH, e.msg);
+        r->context_lost = 1;
+    } else {
+        watch(&r->mem[r->pairs[p].v], free_b, device_free());
+    }
+    if (row.forced) mark_forced(&row, limit);
+    kb_runner_emit(r, &row);
+}
+
+/* ---- one case ---- */
+
+static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
+    const kb_op *op = cd->c->op;
+    if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
+    /* Before the inputs are made: a case that cannot fit costs no reference. */
+    size_t free_b = device_free(), in_b = kb_tensors_bytes(&cd->in);
+    if (free_b && in_b > free_b) {
+        kb_fail(e, "inputs %.2f GiB > %.2f GiB free", gib(in_b), gib(free_b));
+        return KB_OUT_OF_MEMORY;
+    }
+    if (kb_tensors_alloc_host(&cd->in, e) != KB_OK) return KB_ERR;
+    uint64_t seed = r->opts.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(cd->index + 1));
+    int rc = r->opts.inputs_dir ? load_inputs(r->opts.inputs_dir, &cd->in, e)
+                                : op->make_inputs(cd->c, seed, &cd->in, e);
+    if (rc != KB_OK) return KB_ERR;
+    if (r->opts.check || r->opts.dump_dir) {
+        cd->ref = cd->out_desc;
+        if (kb_tensors_alloc_host(&cd->ref, e) != KB_OK) return KB_ERR;
+        kb_nvtx_push("reference (CPU)");
+        rc = op->reference(cd->c, &cd->in, &cd->ref, e);
+        kb_nvtx_pop();
+        if (rc != KB_OK) return KB_ERR;
+        cd->have_ref = 1;
+        if (r->opts.dump_dir) {
+            char path[2048];
+            kb_error de;
+            snprintf(path, sizeof path, "%s/case%d", r->opts.dump_dir, cd->index);
+            if (dump_tensors(r->opts.dump_dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
+                write_case_txt(path, cd->params, &cd->in, &cd->out_desc, &de) != KB_OK ||
+                dump_tensors(r->opts.dump_dir, cd->index, "reference", &cd->ref, &de) != KB_OK)
+                dump_failed("the case's inputs and reference", &de);
+        }
+    }
+    cd->dev_in = cd->in;
+    rc = alloc_device(&cd->dev_in, e);
+    if (rc != KB_OK) return rc;
+    return copy_tensors(&cd->dev_in, &cd->in, cudaMemcpyHostToDevice, r->stream, e);
+}
+
+static void release_case(case_data *cd) {
+    free_device(&cd->dev_in);
+    kb_tensors_free_host(&cd->in);
+    kb_tensors_free_host(&cd->ref);
+}
+
+static void progress(kb_runner *r, int i, int n, double t0, const char *what) {
+    if (!r->opts.progress || kb_now_s() - t0 < 2.0) return;
+    fprintf(stderr, "\r\033[K[%d/%d] %.1fs %.60s", i + 1, n, kb_now_s() - t0, what);
+    fflush(stderr);
+}
+
+/* Loud, on stderr: device memory that stayed in use. The free memory read
+ * is the device's, so another process starting on the GPU can disturb one
+ * row: a leak must show on most rows after the first, over 16 MiB in all. */
+static int leaks(const kb_mem_watch *w) {
+    return w->regrown > ((size_t)16 << 20) && 2 * w->grew > w->rows - 1;
+}
+
+static void report_leaks(kb_runner *r, size_t free0) {
+    size_t free1 = device_free();
+    int named = 0;
+    for (int k = 0; k <= r->nvariants; k++) {
+        const kb_mem_watch *w = &r->mem[k];
+        if (!leaks(w) || (k == r->nvariants && named)) continue;
+        char who[200];
+        if (k < r->nvariants)
+            snprintf(who, sizeof who, "%s/%s", r->variants[k]->op, r->variants[k]->name);
+        else
+            snprintf(who, sizeof who, "the harness (inputs, outputs)");
+        fprintf(stderr,
+                "kbench: LEAK: %s: device memory in use grew by %.1f MiB over %d of its %d "
+                "%s after the first (free: %.1f MiB when this process began the sweep, %.1f MiB "
+                "at its end)\n",
+                who, w->regrown / 1048576.0, w->grew, w->rows - 1,
+                k < r->nvariants ? "row(s)" : "case(s)", free0 / 1048576.0, free1 / 1048576.0);
+        named++;
+    }
+}
+
+int kb_runner_run(kb_runner *r, int from) {
+    double t0 = kb_now_s();
+    size_t free0 = device_free();
+    case_data cd;
+    memset(&cd, 0, sizeof cd);
+    int cur = -1, rc = KB_OK, p;
+    size_t case_free = 0;
+    kb_error ce = {{0}};
+    for (p = from; p < r->npairs; p++) {
+        if (r->pairs[p].c != cur) {
+            if (cur >= 0) {
+                release_case(&cd);
+                if (!r->context_lost) watch(&r->mem[r->nvariants], case_free, device_free());
+            }
+            case_free = r->context_lost ? 0 : device_free();
+            cur = r->pairs[p].c;
+            memset(&cd, 0, sizeof cd);
+            cd.index = cur;
+            cd.c = &r->cases->cases[cur];
+            kb_case_format(cd.c, cd.params, sizeof cd.params);
+            progress(r, cur, r->cases->count, t0, cd.params);
+            memset(&ce, 0, sizeof ce);
+            rc = r->context_lost ? kb_fail(&ce, "%s", not_run_lost) : prepare_case(r, &cd, &ce);
+        }
+        char why[1100];
+        r->pair = p;
+        if (rc == KB_OUT_OF_MEMORY) {
+            snprintf(why, sizeof why, "out of device memory for the inputs: %s", ce.msg);
+            run_variant(r, p, &cd, KB_ROW_UNSUPPORTED, why);
+        } else {
+            run_variant(r, p, &cd, KB_ROW_ERROR, rc != KB_OK ? ce.msg : NULL);
+        }
+        if (r->context_lost && r->stop_on_lost) {
+            p++;
+            break;
+        }
+    }
+    if (cur >= 0) {
+        release_case(&cd);
+        if (!r->context_lost) watch(&r->mem[r->nvariants], case_free, device_free());
+    }
+    if (r->opts.progress && kb_now_s() - t0 >= 2.0) fprintf(stderr, "\r\033[K");
+    if (!r->context_lost) report_leaks(r, free0);
+    return p;
+}

@@ -1,0 +1,31 @@
+/* topk_device.cuh — top-k launchers on device data, for reuse (rpn_proposals).
+ * C++/CUDA only. Each only enqueues on its stream: no host sync, no allocation.
+ *
+ * kb_topk_select (variants/topk/radix_select.cu): for each of `segments` segments of values
+ * (segment s is values[offsets[s] .. offsets[s+1]) on the device), the min(k, n) largest,
+ * descending, equal values (-0 == +0) by lower index first, into
+ * out_v/out_i [segments, k] (index within the segment; sentinel -inf / -1
+ * past the count) and out_n [segments]. One launch, no host sync, no
+ * allocation: graph-capturable. longest = the longest segment (host value;
+ * it sizes the clusters and the shared-memory cache). k <= KB_TOPK_SELECT_MAX_K.
+ */
+#ifndef KB_TOPK_DEVICE_CUH
+#define KB_TOPK_DEVICE_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+enum { KB_TOPK_SELECT_MAX_K = 4096 };
+
+cudaError_t kb_topk_select(const float *values, const int *offsets, int segments, int longest,
+                           int k, float *out_v, int *out_i, int *out_n, cudaStream_t stream);
+
+/* kb_topk_sort (variants/topk/cub_sort.cu): the same outputs by one CUB radix sort per
+ * segment (host lengths len[segments]: one sort call each), then the first k.
+ * ws: kb_topk_sort_workspace(len, segments) bytes. Any k. */
+size_t kb_topk_sort_workspace(const int64_t *len, int segments);
+cudaError_t kb_topk_sort(const float *values, const int *offsets, const int64_t *len, int segments,
+                         int k, void *ws, size_t ws_bytes, float *out_v, int *out_i, int *out_n,
+                         cudaStream_t stream);
+
+#endif
