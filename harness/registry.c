@@ -185,7 +185,7 @@ const kb_variant kb_variants[] = {
                "one launch, a block per image: compact, select, sort, greedy"),
     KB_VARIANT(yolo_decode, seed_fastnms, "seed_fastnms.cu", KB_NONDETERMINISTIC | KB_INEXACT,
                "the ports' decode (atomicAdd, float count) + fast_nms_kernel, per image, unsorted"),
-    /* yolo_decode: rows here */
+/* yolo_decode: rows here */
 #ifdef KB_WITH_FAULTY
     KB_FAULTY_VARIANTS
 #endif
