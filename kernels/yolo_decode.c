@@ -403,7 +403,7 @@ static int64_t fast_check_image(const kb_yolo_params *p, const float *pred, cons
         }
     for (int64_t r = 0; r < f.m; r++) f.order[r] = r;
     int64_t ng = kb_nms_greedy_ref(f.boxes, f.cls, f.order, f.m, p->iou, 0, f.greedy);
-    memset(f.strict, 0, (size_t)f.m); /* reused: greedy keeps */
+    if (f.m > 0) memset(f.strict, 0, (size_t)f.m); /* reused: greedy keeps */
     for (int64_t k = 0; k < ng; k++) f.strict[f.greedy[k]] = 1;
     for (int64_t r = 0; r < shown; r++) {
         *lost += f.strict[r] && !f.kept[r];
