@@ -11,8 +11,10 @@
  *   keep i when obj >= conf and obj * max_cls >= conf (float product);
  *   class = argmax, lowest index on ties; score = obj * max_cls;
  *   box = (cx - w/2, cy - h/2, cx + w/2, cy + h/2) mapped by d2i and CLIPPED
- *   to [0, src_w] x [0, src_h] (as YOLOv5's scale_coords clips); NMS runs on
- *   the clipped source-pixel boxes (kernels/nms_iou.h);
+ *   to [0, src_w] x [0, src_h] BEFORE NMS, which runs on the clipped
+ *   source-pixel boxes (kernels/nms_iou.h) — kbench's choice: ultralytics
+ *   runs NMS on network-pixel boxes and clips after (scale_boxes), so boxes
+ *   cut by the image border can suppress differently;
  *   rank = score descending, equal scores lower prediction index first; when
  *   more than max_det qualify the max_det first by rank are kept; greedy NMS
  *   per class (suppress when IoU > iou); the first max_out keeps.
