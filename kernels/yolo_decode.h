@@ -7,19 +7,7 @@
  *         (kb_pp_letterbox_d2i of src_w x src_h into net x net).
  * Outputs count [b] i32; dets [b, max_out, 6] f32: x1, y1, x2, y2 (source
  *         pixels), score, class; the first count rows valid, by score.
- * Semantics (../shared/DESIGN.md, decided here where it is silent):
- *   keep i when obj >= conf and obj * max_cls >= conf (float product);
- *   class = argmax, lowest index on ties; score = obj * max_cls;
- *   box = (cx - w/2, cy - h/2, cx + w/2, cy + h/2) mapped by d2i and CLIPPED
- *   to [0, src_w] x [0, src_h] BEFORE NMS, which runs on the clipped
- *   source-pixel boxes (kernels/nms_iou.h) — kbench's choice: ultralytics
- *   runs NMS on network-pixel boxes and clips after (scale_boxes), so boxes
- *   cut by the image border can suppress differently;
- *   rank = score descending, equal scores lower prediction index first; when
- *   more than max_det qualify the max_det first by rank are kept; greedy NMS
- *   per class (suppress when IoU > iou); the first max_out keeps.
- * Every rounding is spelled out (the _rn intrinsics on the device), so the
- * reference and the kernels compute bit-equal boxes and scores.
+ * The semantics every variant and the reference meet: below.
  */
 #ifndef KB_YOLO_DECODE_H
 #define KB_YOLO_DECODE_H
@@ -34,6 +22,21 @@ extern "C" {
 #endif
 
 extern const kb_op kb_op_yolo_decode;
+
+/* Semantics (../shared/DESIGN.md, decided here where it is silent):
+ *   keep i when obj >= conf and obj * max_cls >= conf (float product);
+ *   class = argmax, lowest index on ties; score = obj * max_cls;
+ *   box = (cx - w/2, cy - h/2, cx + w/2, cy + h/2) mapped by d2i and CLIPPED
+ *   to [0, src_w] x [0, src_h] BEFORE NMS, which runs on the clipped
+ *   source-pixel boxes (kernels/nms_iou.h) — kbench's choice: ultralytics
+ *   runs NMS on network-pixel boxes and clips after (scale_boxes), so boxes
+ *   cut by the image border can suppress differently;
+ *   rank = score descending, equal scores lower prediction index first; when
+ *   more than max_det qualify the max_det first by rank are kept; greedy NMS
+ *   per class (suppress when IoU > iou); the first max_out keeps.
+ * Every rounding is spelled out (the _rn intrinsics on the device), so the
+ * reference and the kernels compute bit-equal boxes and scores.
+ */
 
 /* Everything a kernel needs, derived once from the case. */
 typedef struct kb_yolo_params {

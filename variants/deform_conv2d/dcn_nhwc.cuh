@@ -7,18 +7,8 @@
  * NOT an implicit variant under the 1% workspace rule). Then one 16-byte load
  * fetches 4 (f32) or 8 (f16/bf16) channels of one sample corner, where the
  * NCHW sampler spends one 4-byte or 2-byte gather per channel: 4-8x fewer load
- * instructions for the same bytes.
- *
- * K order (per weight group): chunks of BK channels outermost, taps inside,
- * then the chunk's channels: tile kt = (chunk cc, tap k) holds channels
- * cc*BK .. cc*BK+BK-1 at tap k, so every 16-byte vector of a tile shares one
- * tap's weights. The weight tile is read in the tensor's own order (stride
- * kh*kw): the 9 tiles of a chunk reuse the same cache lines.
- *
- * Pipelining: issue() computes the tap's weights and starts the corner loads
- * into registers; finish() blends them into the B tile. The GEMM kernels
- * issue tile t+1 before multiplying tile t and finish it after, so the
- * gathers' L2 latency overlaps the multiply.
+ * instructions for the same bytes. The sampler's K order and pipelining:
+ * above dcn_nhwc_sampler.
  */
 #ifndef KB_DCN_NHWC_CUH
 #define KB_DCN_NHWC_CUH
@@ -50,6 +40,15 @@ __device__ __forceinline__ void dcn_unpack(const uint4 &r, float (&f)[VW]) {
     }
 }
 
+/* K order (per weight group): chunks of BK channels outermost, taps inside,
+ * then the chunk's channels: tile kt = (chunk cc, tap k) holds channels
+ * cc*BK .. cc*BK+BK-1 at tap k, so every 16-byte vector of a tile shares one
+ * tap's weights. The weight tile is read in the tensor's own order (stride
+ * kh*kw): the 9 tiles of a chunk reuse the same cache lines.
+ * Pipelining: issue() computes the tap's weights and starts the corner loads
+ * into registers; finish() blends them into the B tile. The GEMM kernels
+ * issue tile t+1 before multiplying tile t and finish it after, so the
+ * gathers' L2 latency overlaps the multiply. */
 template <typename T, int BN, int BK, int NT> struct dcn_nhwc_sampler {
     static constexpr int VW = 16 / (int)sizeof(T); /* channels per 16-byte vector */
     static constexpr int CPT = BK * BN / NT;       /* channels per thread per tile */

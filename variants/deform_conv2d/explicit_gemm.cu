@@ -1,28 +1,16 @@
-/* explicit_gemm.cu — deform_conv2d as torchvision runs it: deformable im2col
- * into a columns buffer, then cuBLAS. One source, two index widths:
- *   explicit_gemm_i32   every index the kernels form is an int (supports() bounds them)
- *   explicit_gemm_i64   64-bit indices: the columns buffer may pass 2^31 elements
- *   explicit_gemm_tf32  the i32 variant with cuBLAS in tf32 (f32 data only)
- * and a channels-last im2col of our own (int32 indices):
- *   explicit_nhwc       the input transposed to NHWC first; a thread samples one
- *                       16-byte vector of channels (4 f32, 8 f16/bf16) of a pixel,
- *                       one load per corner, and writes it into the columns
- *                       [image][pixel][group][...] with a 16-byte store; the
- *                       block's input window staged in shared memory when it
- *                       fits (dcn_im2col_nhwc_win: K in channel slices,
- *                       [slice][tap][channel]), else [tap][channel] from global
- *                       memory; the weights reordered to the same K order
- *   explicit_nhwc_tf32  the same, cuBLAS in tf32 (f32 data only)
+/* explicit_gemm.cu — deform_conv2d as deformable im2col into a columns
+ * buffer, then cuBLAS (torchvision's design; explicit_torchvision.cu holds
+ * torchvision's exact structure):
+ *   explicit_gemm_i32 / _i64  int32 / int64 indices (i32: supports() bounds them)
+ *   explicit_gemm_tf32        the i32 variant with cuBLAS in tf32 (f32 data only)
+ *   explicit_nhwc / _tf32     a channels-last im2col of our own: one 16-byte
+ *                             vector of channels a thread, the block's input
+ *                             window in shared memory where it fits (the im2col
+ *                             axis picks), int32 indices
+ * The layouts, and how they differ from torchvision's: above run_typed().
+ * Measurements: docs/perf-deform_conv2d.md.
  *
- * Differences from torchvision's deform_conv2d_forward_kernel:
- *  - images go in blocks of ceil-div size under a columns budget, the last one
- *    short — not the largest divisor of n under 64 (one image at a time for a
- *    prime n > 64);
- *  - columns are [image][c_in*kh*kw][ho*wo], so one strided-batched GEMM per
- *    weight group writes NCHW output directly: no transpose pass;
- *  - the bias is written first and the GEMM accumulates onto it (beta = 1).
- * cuBLAS runs in fp32 compute (no tf32, except explicit_gemm_tf32) for every
- * dtype; f16/bf16 columns are stored in the data type, as torchvision's.
+ *   kbench run deform_conv2d --sweep default -v explicit_gemm_i32,explicit_nhwc
  */
 #include "dcn_nhwc.cuh"
 
@@ -520,6 +508,23 @@ static cudaDataType cuda_type(kb_dtype t) {
     return t == KB_F16 ? CUDA_R_16F : t == KB_BF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
+/* The layouts. NCHW (explicit_gemm_*): columns [image][c_in*kh*kw][ho*wo],
+ * so one strided-batched GEMM per weight group writes NCHW output directly.
+ * NHWC (explicit_nhwc*): the input transposed to NHWC first; a thread samples
+ * one 16-byte vector of channels (4 f32, 8 f16/bf16) of a pixel, one load per
+ * corner, and writes it into the columns [image][pixel][group][...] with a
+ * 16-byte store; with the input window staged (dcn_im2col_nhwc_win) K runs in
+ * channel slices, [slice][tap][channel], else [tap][channel]; the weights are
+ * reordered to the same K order.
+ * Differences from torchvision's deform_conv2d_forward_kernel:
+ *  - images go in blocks of ceil-div size under a columns budget, the last one
+ *    short — not the largest divisor of n under 64 (one image at a time for a
+ *    prime n > 64);
+ *  - no transpose pass (the layout above);
+ *  - the bias is written first and the GEMM accumulates onto it (beta = 1), or
+ *    rides in the GEMM as one more K vector (explicit_nhwc*, one weight group).
+ * cuBLAS runs in fp32 compute (no tf32, except the _tf32 variants) for every
+ * dtype; f16/bf16 columns are stored in the data type, as torchvision's. */
 template <typename T, typename I, bool NHWC>
 static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error *e) {
     const kb_dcn_params *kp = &st->p;

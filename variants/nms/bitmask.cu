@@ -1,22 +1,14 @@
 /* bitmask.cu — greedy NMS through 64-bit suppression masks (the design of
  * torchvision's and mmcv's CUDA nms), three ways to walk them:
+ *   bitmask_host   the mask to the host, a serial walk there, the keeps back
+ *                  (the classic; KB_HOST_SYNC)
+ *   bitmask_gpu    one block walks box by box (mmcv's gather_keep_from_mask)
+ *   blockwalk      one block walks 64 boxes a step; x-pruned masks with far
+ *                  lists, so the walk ORs ~24 words per kept row, not n/64
+ * All sort first (sort.cu). The mask layout: above build_masks(). The walks:
+ * above each kernel. Measurements: docs/perf-nms.md.
  *
- *   bitmask_host   the mask goes to the host, a serial walk keeps boxes, the
- *                  keeps come back (the classic; flagged KB_HOST_SYNC)
- *   bitmask_gpu    the walk on the GPU: one block, box by box (mmcv's
- *                  gather_keep_from_mask): a block barrier per kept box
- *   blockwalk      the walk on the GPU 64 boxes per step: one warp resolves a
- *                  64-box block from registers while the other warps OR the
- *                  previous block's kept rows into the removed bits; its mask
- *                  build tests only x-overlapping pairs (x-sorted column
- *                  blocks) and also writes each row's nonzero far words as a
- *                  short list, so the walk ORs ~24 words per kept row, not
- *                  the row's n/64
- *
- * All sort first (sort.cu). Masks: box r's word w has bit b set when r
- * suppresses box 64 w + b (same class, IoU > thr, rank after r); only w >= r/64
- * is computed, a 64x64 tile per 64-thread block (4 threads a row under 4096
- * boxes). Measurements: docs/perf-nms.md.
+ *   kbench run nms --sweep default -v bitmask_gpu,blockwalk
  */
 #include "nms.h"
 #include "variants/common/nms_device.cuh"
@@ -496,7 +488,12 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     if (lane == 0) *count = nk;
 }
 
-/* xs.box NULL: every tile whole (the baselines' design); far.count NULL:
+/* Masks: box r's word w has bit b set when r suppresses box 64 w + b (same
+ * class, IoU > thr, rank after r); only w >= r/64 is computed, a 64x64 tile
+ * per 64-thread block (4 threads a row under 4096 boxes). blockwalk's build
+ * tests only x-overlapping pairs (x-sorted column blocks) and writes each
+ * row's nonzero far words as a short list.
+ * xs.box NULL: every tile whole (the baselines' design); far.count NULL:
  * no far lists. */
 cudaError_t build_masks(const float4 *boxes, const int *classes, int n, float iou, u64 *mask,
                         u64 *diag_col, xsorted xs, far_lists far, cudaStream_t s) {

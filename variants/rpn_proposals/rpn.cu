@@ -1,23 +1,14 @@
 /* rpn.cu — mmdetection RPN proposals on the GPU, three compositions of the
  * stages of kernels/rpn_proposals.h (names say which):
- *
- *   sort_bitmask        per-level CUB radix sorts -> first nms_pre (kb_topk_sort),
- *                       decode + filter + offset, CUB sort of the candidates by
- *                       score, the nms op's bitmask NMS (the CUDA port's design)
+ *   sort_bitmask        per-level CUB radix sorts -> first nms_pre, decode +
+ *                       filter + offset, CUB sort of the candidates, the nms
+ *                       op's bitmask NMS (the CUDA port's design)
  *   select_bitmask_gpu  the same with the one-launch radix-select top-k
- *   fused               radix-select top-k (one launch for all levels); masks of
- *                       the offset boxes within each level only (decode + filter +
- *                       offset fused into the mask tiles; cross-level tiles are
- *                       exactly 0, so skipped); ONE cluster launch (a block per
- *                       level) walks the levels' greedy NMS in parallel and merges
- *                       the kept lists into the global rank order over distributed
- *                       shared memory: 3 launches, no candidate sort
- *
- * No variant synchronises with the host; all are graph-capturable. In the
- * two bitmask variants NMS runs over n = sum(min(nms_pre, level size)) slots,
- * a number the host knows: a filtered-out slot becomes a zero box with score
- * -inf, which ranks after every real box and overlaps nothing (IoU 0), so it
- * neither suppresses nor is counted (the output stops at the first -inf keep).
+ *   fused               radix-select top-k; per-level masks only; ONE cluster
+ *                       launch walks the levels' NMS and merges the kept lists
+ *                       over distributed shared memory (walk_merge): 3 launches
+ * None synchronises with the host; all are graph-capturable. How the bitmask
+ * variants treat filtered slots: above run(). Measurements: docs/perf-rpn.md.
  *
  *   kbench run rpn_proposals --sweep default
  */
@@ -447,6 +438,13 @@ cudaError_t launch_fused_nms(const State *st, const float *anchors, const float 
                               proposals, count);
 }
 
+/* In the two bitmask variants NMS runs over n = sum(min(nms_pre, level size))
+ * slots, a number the host knows: a filtered-out slot becomes a zero box with
+ * score -inf, which ranks after every real box and overlaps nothing (IoU 0),
+ * so it neither suppresses nor is counted (the output stops at the first -inf
+ * keep). fused's masks cover the offset boxes within each level only (decode,
+ * filter and offset fused into the mask tiles; cross-level tiles are exactly
+ * 0, so skipped). */
 int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     const State *st = (const State *)state;
