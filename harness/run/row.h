@@ -41,11 +41,14 @@ typedef struct kb_row {
     unsigned flags;    /* the variant's */
     int throttled;     /* samples discarded for a low SM clock */
     int forced;        /* --force ran it past supports(): reason starts KB_FORCED_PREFIX */
+    char device[64];   /* the UUID of the GPU that measured it */
+    int pair;          /* its place among every pair of the sweep (kb_pair.index) */
 } kb_row;
 
 /* What every output file records once (DESIGN.md "Output"). */
 typedef struct kb_meta {
-    const kb_device *dev; /* NULL without a device */
+    const kb_device *dev; /* NULL without a device; else ndev of them */
+    int ndev;
     const char *commit;
     char command[2048];
     char time[64]; /* ISO 8601 UTC */
