@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "out_file.h"
 #include "runner.h"
+#include "shard.h"
 
 #include "analysis/results.h" /* --resume reads the file back */
 
@@ -40,6 +41,10 @@ static void run_help(const char *cmd) {
          "  --max-cases N       only the first N cases of each op's sweep (a quick look)\n"
          "  --first-case K      skip the first K cases of each op's sweep (with --max-cases 1:\n"
          "                      case K alone, as scripts/sanitize.sh runs racecheck)\n"
+         "  --shard I/N         only shard I (0-based) of N: the sweep's (case, variant) pairs\n"
+         "                      split by the ops' cost models so that N processes or\n"
+         "                      machines, each given its I, run the sweep once between\n"
+         "                      them (kbench merge joins their CSVs; the header records I/N)\n"
          "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
          "                      (op, variant, params; tab-separated), and run nothing: no\n"
          "                      device, no file written\n"
@@ -208,6 +213,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "--first-case") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->first_case) != KB_OK)
                 return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--shard") == 0) {
+            if (kb_shard_parse(v, &a->opts.shard_index, &a->opts.shard_count, &e) != KB_OK)
+                return kb_usage_error(cmd, "%s", e.msg);
         } else if (strcmp(o, "--dry-run") == 0) {
             a->dry_run = 1;
             takes = 0;
@@ -495,6 +503,7 @@ typedef struct begin_ctx {
     int mixed; /* --mixed-devices */
     kb_device dev[KB_MAX_DEVICES];
     int ndev;
+    char shard[256]; /* the meta's shard line, or "" */
     kb_meta meta;
     int begun;
 } begin_ctx;
@@ -514,11 +523,22 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
     bc->ndev = ndevs;
     kb_meta_init(&bc->meta, bc->dev, bc->argc, bc->argv);
     bc->meta.ndev = ndevs;
+    snprintf(bc->meta.shard, sizeof bc->meta.shard, "%s", bc->shard);
     bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
     for (int i = 0; i < bc->r->nprinters; i++)
         bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);
     bc->begun = 1;
     return KB_OK;
+}
+
+/* The '#' line that says which shard a file holds, and of which sweep: what
+ * `kbench merge` checks the parts against each other by. */
+static void shard_text(const run_args *a, const kb_runner *r, char *buf, size_t n) {
+    buf[0] = '\0';
+    if (a->opts.shard_count > 0)
+        snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx",
+                 a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
+                 r->sweep_pairs, (unsigned long long)r->sweep_hash);
 }
 
 /* --dry-run: the pairs the plan holds, less those a variant declines as
@@ -541,7 +561,10 @@ static int dry_run(const run_args *a, const kb_case_list *cases, const kb_varian
         printf("%s\t%s\t%s\n", v->op, v->name, params);
         shown++;
     }
-    fprintf(stderr, "%d pair(s) of %d case(s); nothing was run\n", shown, cases->count);
+    char shard[256];
+    shard_text(a, r, shard, sizeof shard);
+    fprintf(stderr, "%d pair(s) of %d case(s)%s%s; nothing was run\n", shown, cases->count,
+            shard[0] ? ", shard " : "", shard);
     return KB_EXIT_OK;
 }
 
@@ -655,6 +678,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     bc.argv = argv - 1;
     bc.r = rp;
     bc.mixed = a.mixed_devices;
+    shard_text(&a, rp, bc.shard, sizeof bc.shard);
     if (a.opts.isolate) {
         rc = kb_isolated_run(rp, &a.devices, begin_printers, &bc, &e);
     } else {

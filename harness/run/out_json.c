@@ -26,6 +26,10 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
     kb_json_put_str(f, m->time);
     fputs(",\"host\":", f);
     kb_json_put_str(f, m->host);
+    if (m->shard[0]) {
+        fputs(",\"shard\":", f);
+        kb_json_put_str(f, m->shard);
+    }
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);

@@ -43,6 +43,7 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
     fprintf(f, "%scommand: %s\n", prefix, m->command);
+    if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
     for (int i = 0; m->dev && i < m->ndev; i++) {
         const kb_device *d = &m->dev[i];
         fprintf(f,

@@ -54,6 +54,7 @@ typedef struct kb_meta {
     char time[64]; /* ISO 8601 UTC */
     char host[128];
     int sm_clock_now_mhz; /* when the run began; -1 unknown (kb_meta_init) */
+    char shard[256];      /* --shard: "I/N of OP: K of the sweep's P pairs, sweep HASH"; "" */
 } kb_meta;
 
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);

@@ -14,6 +14,7 @@
 
 #include "guard.h"
 #include "out_file.h" /* kb_make_dirs */
+#include "shard.h"
 #include "npy.h"
 
 #include <errno.h>
@@ -47,19 +48,49 @@ int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *co
     r->pairs = malloc(((size_t)cases->count * (size_t)nvar + 1) * sizeof *r->pairs);
     if (!r->mem || !r->pairs)
         return kb_fail(e, "out of host memory for %d x %d pairs", cases->count, nvar);
-    int index = 0;
+    uint64_t h = 0xcbf29ce484222325ull;
     for (int i = 0; i < cases->count; i++) {
-        char params[1024];
+        char params[1024], line[1200];
         kb_case_format(&cases->cases[i], params, sizeof params);
         for (int k = 0; k < nvar; k++) {
             if (strcmp(variants[k]->op, cases->cases[i].op->name) != 0) continue;
-            if (r->already_done && r->already_done(r->done_ctx, variants[k], params, r->opts.mode))
-                r->resumed++;
-            else
-                r->pairs[r->npairs++] = (kb_pair){i, k, index};
-            index++;
+            r->pairs[r->npairs] = (kb_pair){i, k, r->npairs};
+            r->npairs++;
+            int n = snprintf(line, sizeof line, "%s\t%s\t%s\n", variants[k]->op, variants[k]->name,
+                             params);
+            for (int b = 0; b < n && b < (int)sizeof line; b++)
+                h = (h ^ (unsigned char)line[b]) * 0x100000001b3ull;
         }
     }
+    r->sweep_pairs = r->npairs;
+    r->sweep_hash = h;
+    int *shard_of = NULL;
+    if (r->opts.shard_count > 1) {
+        double *est = malloc((size_t)r->npairs * sizeof *est + 1);
+        shard_of = malloc((size_t)r->npairs * sizeof *shard_of + 1);
+        if (!est || !shard_of) {
+            free(est);
+            free(shard_of);
+            return kb_fail(e, "out of host memory for the shards of %d pairs", r->npairs);
+        }
+        for (int p = 0; p < r->npairs; p++)
+            est[p] = kb_shard_estimate(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
+        kb_shard_assign(est, r->npairs, r->opts.shard_count, shard_of);
+        free(est);
+    }
+    int kept = 0;
+    for (int p = 0; p < r->npairs; p++) {
+        const kb_pair pr = r->pairs[p];
+        if (shard_of && shard_of[p] != r->opts.shard_index) continue;
+        char params[1024];
+        kb_case_format(&cases->cases[pr.c], params, sizeof params);
+        if (r->already_done && r->already_done(r->done_ctx, variants[pr.v], params, r->opts.mode))
+            r->resumed++;
+        else
+            r->pairs[kept++] = pr;
+    }
+    r->npairs = kept;
+    free(shard_of);
     return KB_OK;
 }
 

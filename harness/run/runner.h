@@ -22,10 +22,11 @@ typedef struct kb_run_opts {
     int timing; /* 0 for `kbench check` */
     const char *inputs_dir;
     const char *dump_dir;
-    int progress;          /* a progress line on stderr (TTY) */
-    int isolate;           /* run the pairs in worker processes (isolate.c) */
-    double case_timeout_s; /* isolated: a pair still running after this is a TIMEOUT row */
-    int force;             /* run int32-index variants on cases their supports() refuses */
+    int progress;                 /* a progress line on stderr (TTY) */
+    int isolate;                  /* run the pairs in worker processes (isolate.c) */
+    double case_timeout_s;        /* isolated: a pair still running after this is a TIMEOUT row */
+    int force;                    /* run int32-index variants on cases their supports() refuses */
+    int shard_index, shard_count; /* --shard I/N (shard.h); count 0: the whole sweep */
 } kb_run_opts;
 
 /* One row's worth of work: indices into the sweep's case and variant lists,
@@ -51,6 +52,8 @@ typedef struct kb_runner {
     int nvariants;
     kb_pair *pairs; /* the plan: case by case, variants in list order */
     int npairs;
+    int sweep_pairs;     /* every pair of the sweep, before --shard and --resume */
+    uint64_t sweep_hash; /* FNV-1a of every pair's "op\tvariant\tparams\n": which sweep */
     kb_printer *printers[KB_MAX_PRINTERS];
     int nprinters;
     int counts[KB_ROW_UNCHECKED + 1];
@@ -75,8 +78,9 @@ typedef struct kb_runner {
 } kb_runner;
 
 /* No CUDA in init and plan: options and the sample buffer; then the plan,
- * every (case, variant) pair of the sweep less those already_done says the
- * --resume file holds (set already_done between the two). */
+ * every (case, variant) pair of the sweep in opts' shard (all without one),
+ * less those already_done says the --resume file holds (set already_done
+ * between the two). */
 int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e);
 int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
                    kb_error *e);

@@ -30,4 +30,24 @@ report_md=$tmp/report-mixed/report.md
 expect_file "$report_md" "gpu=NVIDIA_H100_80GB_HBM3"
 expect_file "$report_md" "gpu=NVIDIA_A100-SXM4-80GB"
 
+# ---- --shard: N shards' --dry-run pairs are the sweep's, each once ----
+expect 2 "--shard 2/2: expected I/N" -- run nms --shard 2/2 --dry-run
+expect 0 "shard 1/3 of nms: [0-9]+ of the sweep's [0-9]+ pairs, sweep [0-9a-f]{16}" -- \
+    run nms --shard 1/3 --dry-run
+for op in $("$k" list --names | grep -v /); do
+    for sweep in default full; do
+        "$k" list "$op" | grep -Eq "^    $sweep " || continue
+        "$k" run "$op" --sweep "$sweep" --dry-run 2>/dev/null | sort >"$tmp/whole" || continue
+        for n in 1 2 3 7; do
+            : >"$tmp/parts"
+            for ((i = 0; i < n; i++)); do
+                "$k" run "$op" --sweep "$sweep" --shard "$i/$n" --dry-run 2>/dev/null >>"$tmp/parts"
+            done
+            sort "$tmp/parts" >"$tmp/parts.sorted"
+            check "$op/$sweep: $n shards hold the sweep's pairs, each once" \
+                cmp -s "$tmp/whole" "$tmp/parts.sorted"
+        done
+    done
+done
+
 finish scale
