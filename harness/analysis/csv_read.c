@@ -67,6 +67,8 @@ static const column columns[] = {
     {"deterministic", COL_YESNO, offsetof(kb_result, deterministic), sizeof(int), 0},
     TEXT(note, 0),
     NUMBER(dropped),
+    TEXT(device, 0),
+    NUMBER(pair),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 _Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");
@@ -837,12 +839,62 @@ int kb_view_baseline(const kb_op_view *v, int c, const char *forced) {
     return -1;
 }
 
+/* The model of the GPU that measured row r: the name its file's '#' lines
+ * give the row's device UUID ("NAME (UUID)"), else the file's only GPU;
+ * "" when unknown. */
+void kb_result_gpu_model(const kb_results *res, const kb_result *r, char *buf, size_t n) {
+    const char *list = res->files[r->file].devices, *line = list;
+    buf[0] = '\0';
+    if (r->device[0]) {
+        char want[80];
+        snprintf(want, sizeof want, "(%s)", r->device);
+        const char *at = strstr(list, want);
+        if (!at) return;
+        for (line = at; line > list && line[-1] != '\n'; line--) continue;
+        snprintf(buf, n, "%.*s", (int)(at - line) - (at > line), line);
+        return;
+    }
+    if (!*list || strchr(list, '\n')) return; /* none, or several: which one is not said */
+    const char *paren = strrchr(list, '(');
+    snprintf(buf, n, "%.*s", paren && paren > list ? (int)(paren - list) - 1 : (int)strlen(list),
+             list);
+}
+
+/* Rows measured on GPUs of different models (--mixed-devices, or merged
+ * parts) are not one case: when the rows' device columns name more than one
+ * model, each such row's case gets the model as a `gpu=` token (spaces as
+ * '_'), so that tables and plots keep them apart. Rows without the column
+ * (older files, peers/) are left as they are. */
+static void split_by_model(kb_results *res) {
+    char first[256] = "", m[256];
+    int models = 0;
+    for (int i = 0; i < res->count && models < 2; i++) {
+        if (!res->rows[i].device[0]) continue;
+        kb_result_gpu_model(res, &res->rows[i], m, sizeof m);
+        if (m[0] && (!models || strcmp(m, first) != 0))
+            snprintf(first, sizeof first, "%s", m), models++;
+    }
+    if (models < 2) return;
+    for (int i = 0; i < res->count; i++) {
+        kb_result *r = &res->rows[i];
+        if (!r->device[0]) continue; /* a file before the column, peers/: matched as it is */
+        kb_result_gpu_model(res, r, m, sizeof m);
+        if (!m[0]) continue;
+        for (char *c = m; *c; c++)
+            if (*c == ' ') *c = '_';
+        size_t lp = strlen(r->params), lk = strlen(r->key);
+        snprintf(r->params + lp, sizeof r->params - lp, " gpu=%s", m);
+        snprintf(r->key + lk, sizeof r->key - lk, " gpu=%s", m);
+    }
+}
+
 int kb_results_load(const char *const *paths, int npaths, kb_results *res, kb_op_view **views,
                     int *nviews, kb_error *e) {
     *views = NULL;
     *nviews = 0;
     for (int f = 0; f < npaths; f++)
         if (kb_results_read(res, paths[f], stderr, e) != KB_OK) return KB_EXIT_USAGE;
+    split_by_model(res);
     if (kb_views_build(res, views, nviews, e) != KB_OK) return KB_EXIT_RUNTIME;
     if (!*nviews) {
         kb_fail(e, "no result rows in %s%s", paths[0], npaths > 1 ? " and the others" : "");

@@ -28,10 +28,12 @@ typedef struct kb_result {
     double rel_l2, max_abs, max_rel, tolerance, throttled;
     int deterministic; /* 1 yes, 0 no, -1 not checked or not recorded */
     char note[512];
-    double dropped; /* kb_accuracy.dropped; NAN where not counted (from the note where the
-                       file is of the schema before the column: "... drops N ...") */
-    int file;       /* index into kb_results.files */
-    int line;       /* the line the record starts on, 1-based */
+    double dropped;  /* kb_accuracy.dropped; NAN where not counted (from the note where the
+                        file is of the schema before the column: "... drops N ...") */
+    char device[64]; /* the UUID of the GPU that measured it; "" in files before the column */
+    double pair;     /* its place among every pair of the sweep; NAN before the column */
+    int file;        /* index into kb_results.files */
+    int line;        /* the line the record starts on, 1-based */
 } kb_result;
 
 /* What a file's '#' lines say (kb_meta_print_lines wrote them). */
@@ -68,6 +70,9 @@ void kb_results_free(kb_results *res);
  * joined by sep ("" when no file records one). */
 void kb_results_runs(const kb_results *res, const char *sep, char *devices, size_t dn,
                      char *commits, size_t cn);
+/* The model of the GPU that measured r ("NVIDIA H100 80GB HBM3"), from its
+ * file's '#' lines; "" when they do not say. */
+void kb_result_gpu_model(const kb_results *res, const kb_result *r, char *buf, size_t n);
 /* 1 when every header row of f has the column `name` (one kbench reads). */
 int kb_result_file_has_column(const kb_result_file *f, const char *name);
 /* params as the key rows are matched by: each axis=value token with the
@@ -106,7 +111,9 @@ void kb_views_free(kb_op_view *views, int nviews);
 const kb_result *kb_view_cell(const kb_op_view *v, int c, int k);
 int kb_view_variant(const kb_op_view *v, const char *name); /* index, or -1 */
 /* Read every file (cut-short last lines reported on stderr) and group the
- * rows: KB_EXIT_OK, KB_EXIT_USAGE (unreadable, or no rows) or KB_EXIT_RUNTIME. */
+ * rows: KB_EXIT_OK, KB_EXIT_USAGE (unreadable, or no rows) or KB_EXIT_RUNTIME.
+ * Rows of GPUs of different models get the model in their case (gpu=...),
+ * so that no table or plot puts them side by side. */
 int kb_results_load(const char *const *paths, int npaths, kb_results *res, kb_op_view **views,
                     int *nviews, kb_error *e);
 /* The variant a case's speedups are measured against: `forced` when given,

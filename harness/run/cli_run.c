@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "out_file.h"
 #include "runner.h"
+#include "shard.h"
 
 #include "analysis/results.h" /* --resume reads the file back */
 
@@ -40,6 +41,10 @@ static void run_help(const char *cmd) {
          "  --max-cases N       only the first N cases of each op's sweep (a quick look)\n"
          "  --first-case K      skip the first K cases of each op's sweep (with --max-cases 1:\n"
          "                      case K alone, as scripts/sanitize.sh runs racecheck)\n"
+         "  --shard I/N         only shard I (0-based) of N: the sweep's (case, variant) pairs\n"
+         "                      split by the ops' cost models so that N processes or\n"
+         "                      machines, each given its I, run the sweep once between\n"
+         "                      them (kbench merge joins their CSVs; the header records I/N)\n"
          "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
          "                      (op, variant, params; tab-separated), and run nothing: no\n"
          "                      device, no file written\n"
@@ -51,7 +56,14 @@ static void run_help(const char *cmd) {
          "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
          "                      under DIR/case<k>/ (created up front; bf16 as f32; a write\n"
          "                      that fails is said on stderr, rows keep their status)\n"
-         "  --device N          CUDA device ordinal (default 0)");
+         "devices:\n"
+         "  --devices all|N,..  one worker per listed GPU (ordinals index the\n"
+         "                      CUDA_VISIBLE_DEVICES list), all taking pairs from one queue;\n"
+         "                      rows keep sweep order and name their GPU (device column).\n"
+         "                      An ordinal twice: two workers on one GPU (default 0)\n"
+         "  --device N          the same as --devices N\n"
+         "  --mixed-devices     allow GPUs of different models in one run (refused\n"
+         "                      otherwise: their times are not one population)");
     if (check)
         printf("  --fuzz N            also check N random valid cases per op (default 0; one run\n"
                "                      holds at most %d cases, sweeps included)\n",
@@ -106,11 +118,34 @@ typedef struct run_args {
     const char *outputs[KB_MAX_OUTPUTS];
     int noutputs, quiet, overwrite;
     int timeout_given;
-    long device, fuzz, max_cases, first_case; /* max_cases: -1 for all */
+    kb_device_set devices; /* n 0: all */
+    int mixed_devices;
+    long fuzz, max_cases, first_case; /* max_cases: -1 for all */
     int dry_run;
     kb_format format;
     kb_run_opts opts;
 } run_args;
+
+/* --devices all | N[,N...] (--device N: one ordinal). */
+static int parse_devices(const char *cmd, const char *opt, const char *v, kb_device_set *set) {
+    if (!v) return kb_usage_error(cmd, "%s needs a value", opt);
+    set->n = 0;
+    if (strcmp(v, "all") == 0 && strcmp(opt, "--devices") == 0) return KB_OK;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long n;
+        if (set->n == KB_MAX_DEVICES)
+            return kb_usage_error(cmd, "%s %s: at most %d devices", opt, v, KB_MAX_DEVICES);
+        if (kb_opt_int(cmd, opt, t, 0, KB_MAX_DEVICES - 1, &n) != KB_OK) return KB_EXIT_USAGE;
+        set->ordinals[set->n++] = (int)n;
+    }
+    if (set->n == 0 || (strcmp(opt, "--device") == 0 && set->n != 1))
+        return kb_usage_error(cmd, "%s %s: expected %s", opt, v,
+                              strcmp(opt, "--device") == 0 ? "one ordinal" : "all or N[,N...]");
+    return KB_OK;
+}
 
 static int parse_args(int argc, char **argv, run_args *a) {
     const char *cmd = a->cmd;
@@ -168,13 +203,19 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "--seed") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &n) != KB_OK) return KB_EXIT_USAGE;
             a->opts.seed = (uint64_t)n;
-        } else if (strcmp(o, "--device") == 0) {
-            if (kb_opt_int(cmd, o, v, 0, 1023, &a->device) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--device") == 0 || strcmp(o, "--devices") == 0) {
+            if (parse_devices(cmd, o, v, &a->devices) != KB_OK) return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--mixed-devices") == 0) {
+            a->mixed_devices = 1;
+            takes = 0;
         } else if (strcmp(o, "--max-cases") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->max_cases) != KB_OK) return KB_EXIT_USAGE;
         } else if (strcmp(o, "--first-case") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->first_case) != KB_OK)
                 return KB_EXIT_USAGE;
+        } else if (strcmp(o, "--shard") == 0) {
+            if (kb_shard_parse(v, &a->opts.shard_index, &a->opts.shard_count, &e) != KB_OK)
+                return kb_usage_error(cmd, "%s", e.msg);
         } else if (strcmp(o, "--dry-run") == 0) {
             a->dry_run = 1;
             takes = 0;
@@ -213,6 +254,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
     if (!a->opts.isolate && a->opts.force)
         return kb_usage_error(cmd, "--force needs isolation: a forced variant may fault (drop "
                                    "--no-isolate)");
+    if (!a->opts.isolate && a->devices.n != 1)
+        return kb_usage_error(cmd, "--devices: more than one GPU needs isolation, a worker "
+                                   "process each (drop --no-isolate)");
     if (!a->opts.isolate && a->timeout_given)
         return kb_usage_error(cmd, "--case-timeout needs isolation: only a worker process can "
                                    "be killed (drop --no-isolate)");
@@ -456,19 +500,45 @@ typedef struct begin_ctx {
     int argc;
     char **argv;
     kb_runner *r;
-    kb_device dev;
+    int mixed; /* --mixed-devices */
+    kb_device dev[KB_MAX_DEVICES];
+    int ndev;
+    char shard[256]; /* the meta's shard line, or "" */
     kb_meta meta;
     int begun;
 } begin_ctx;
 
-static void begin_printers(void *ctx, const kb_device *dev, int sm_clock_now_mhz) {
+/* Every GPU of the run, once all are open: GPUs of different models are
+ * refused unless --mixed-devices (their times are not one population). */
+static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_clock_now_mhz,
+                          kb_error *e) {
     begin_ctx *bc = ctx;
-    if (dev != &bc->dev) bc->dev = *dev;
-    kb_meta_init(&bc->meta, &bc->dev, bc->argc, bc->argv);
+    for (int i = 1; i < ndevs && !bc->mixed; i++)
+        if (strcmp(devs[i].name, devs[0].name) != 0)
+            return kb_fail(e,
+                           "--devices: GPUs of different models: device %d is %s, device %d is "
+                           "%s (--mixed-devices runs them in one sweep; every row names its GPU)",
+                           devs[0].ordinal, devs[0].name, devs[i].ordinal, devs[i].name);
+    if (devs != bc->dev) memcpy(bc->dev, devs, (size_t)ndevs * sizeof *devs);
+    bc->ndev = ndevs;
+    kb_meta_init(&bc->meta, bc->dev, bc->argc, bc->argv);
+    bc->meta.ndev = ndevs;
+    snprintf(bc->meta.shard, sizeof bc->meta.shard, "%s", bc->shard);
     bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
     for (int i = 0; i < bc->r->nprinters; i++)
         bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);
     bc->begun = 1;
+    return KB_OK;
+}
+
+/* The '#' line that says which shard a file holds, and of which sweep: what
+ * `kbench merge` checks the parts against each other by. */
+static void shard_text(const run_args *a, const kb_runner *r, char *buf, size_t n) {
+    buf[0] = '\0';
+    if (a->opts.shard_count > 0)
+        snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx",
+                 a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
+                 r->sweep_pairs, (unsigned long long)r->sweep_hash);
 }
 
 /* --dry-run: the pairs the plan holds, less those a variant declines as
@@ -491,7 +561,10 @@ static int dry_run(const run_args *a, const kb_case_list *cases, const kb_varian
         printf("%s\t%s\t%s\n", v->op, v->name, params);
         shown++;
     }
-    fprintf(stderr, "%d pair(s) of %d case(s); nothing was run\n", shown, cases->count);
+    char shard[256];
+    shard_text(a, r, shard, sizeof shard);
+    fprintf(stderr, "%d pair(s) of %d case(s)%s%s; nothing was run\n", shown, cases->count,
+            shard[0] ? ", shard " : "", shard);
     return KB_EXIT_OK;
 }
 
@@ -599,18 +672,28 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     }
     for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
 
-    begin_ctx bc = {.argc = argc + 1, .argv = argv - 1, .r = rp};
+    static begin_ctx bc; /* a device's facts each: too large for the stack */
+    memset(&bc, 0, sizeof bc);
+    bc.argc = argc + 1;
+    bc.argv = argv - 1;
+    bc.r = rp;
+    bc.mixed = a.mixed_devices;
+    shard_text(&a, rp, bc.shard, sizeof bc.shard);
     if (a.opts.isolate) {
-        rc = kb_isolated_run(rp, (int)a.device, begin_printers, &bc, &e);
+        rc = kb_isolated_run(rp, &a.devices, begin_printers, &bc, &e);
     } else {
-        rc = kb_device_open((int)a.device, &bc.dev, &e);
-        if (rc == KB_OK && timing && kb_device_peaks(&bc.dev, 0, &e) != KB_OK)
+        rc = kb_device_open(a.devices.ordinals[0], &bc.dev[0], &e);
+        if (rc == KB_OK && timing && kb_device_peaks(&bc.dev[0], 0, &e) != KB_OK)
             fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
         if (rc == KB_OK) {
-            begin_printers(&bc, &bc.dev, kb_device_sm_clock_now(&bc.dev));
-            rc = kb_runner_attach(rp, &bc.dev, &e);
+            begin_printers(&bc, bc.dev, 1, kb_device_sm_clock_now(&bc.dev[0]), &e);
+            rc = kb_runner_attach(rp, &bc.dev[0], &e);
         }
-        if (rc == KB_OK) kb_runner_run(rp, 0);
+        if (rc == KB_OK) kb_runner_run(rp);
+    }
+    if (rc == KB_REFUSED) {
+        close_files(a.cmd, files, nfiles);
+        return kb_usage_error(a.cmd, "%s\n(nothing was run)", e.msg);
     }
     if (rc == KB_NO_DEVICE) {
         close_files(a.cmd, files, nfiles);
@@ -660,6 +743,7 @@ int kb_cmd_run(int argc, char **argv) {
         .case_timeout_s = 60};
     a.format = KB_FMT_TABLE;
     a.max_cases = -1;
+    a.devices.n = 1; /* device 0 */
     kb_case_list cases = {0};
     kb_results done = {0};
     kb_runner runner;

@@ -62,13 +62,17 @@ int kb_device_open(int ordinal, kb_device *d, kb_error *e) {
         return no_device(rc, e);
     }
     if (ordinal < 0 || ordinal >= count) { /* the device asked for is not there */
-        kb_fail(e, "no CUDA device %d (--device): there are %d, 0..%d", ordinal, count, count - 1);
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        kb_fail(e, "no CUDA device %d (--device/--devices): there are %d, 0..%d%s%s%s", ordinal,
+                count, count - 1, vis ? " (CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "",
+                vis ? ")" : "");
         return KB_NO_DEVICE;
     }
     KB_CUDA_TRY(cudaSetDevice(ordinal), e);
     struct cudaDeviceProp p;
     KB_CUDA_TRY(cudaGetDeviceProperties(&p, ordinal), e);
     d->ordinal = ordinal;
+    d->visible = count;
     snprintf(d->name, sizeof d->name, "%s", p.name);
     const unsigned char *u = (const unsigned char *)p.uuid.bytes;
     snprintf(d->uuid, sizeof d->uuid,

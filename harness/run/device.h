@@ -15,6 +15,7 @@ typedef struct kb_device {
     size_t l2_bytes, mem_bytes;
     int sm_clock_mhz, mem_clock_mhz, bus_width_bits; /* maxima the device reports */
     int driver_version, runtime_version;
+    int visible;              /* devices this process sees (CUDA_VISIBLE_DEVICES applied) */
     double peak_copy_gbps;    /* measured: device-to-device copy, read + write bytes */
     double peak_sgemm_gflops; /* measured: cuBLAS SGEMM 8192^3, fp32 FMA units */
 } kb_device;

@@ -1,18 +1,25 @@
 /* isolate.c — the sweep in worker processes: a variant that faults or hangs
- * costs its own row, never the sweep (README "Reliability").
+ * costs its own row, never the sweep (README "Reliability"), and several
+ * GPUs share one sweep (README "When one machine is not enough").
  *
- * The parent never touches CUDA or NVML. It forks a worker that opens the
- * device and runs the plan's pairs from where the last worker stopped,
- * sending back over a pipe: the device facts, a START before each pair's
- * device work, and each row, which the parent writes and flushes. Then:
+ * The parent never touches CUDA or NVML. It forks one worker per device of
+ * the set; each opens its device, says what it is, and then runs the pairs
+ * the parent hands it one at a time, from one queue: a free worker gets the
+ * next pair of the case it holds (its inputs and reference are made once),
+ * else the first pair of a case no busy worker holds, else the first pair
+ * left. Pair times differ by orders of magnitude, so no split is fixed in
+ * advance. A worker sends back a START before each pair's device work, and
+ * the row; the parent buffers rows that complete early and writes them, and
+ * flushes them, in plan order. Then:
  *   - a sticky CUDA error: the worker sends the CRASH row and exits;
  *   - a worker that dies (a signal, an unexpected exit): a CRASH row for the
- *     pair in flight, saying how it died;
+ *     pair it held, saying how it died;
  *   - a pair still running --case-timeout seconds after its START: SIGKILL
  *     to the worker's process group, a TIMEOUT row;
- * and a new worker continues with the next pair. Fork without exec is safe
- * here because the parent created no CUDA context and no NVML handle; the
- * worker inherits the cases, variants and options as they are.
+ * and a new worker on the same device carries on (it must open the device
+ * of the same UUID). Fork without exec is safe here because the parent
+ * created no CUDA context and no NVML handle; the worker inherits the cases,
+ * variants and options as they are.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -62,7 +69,7 @@ static int read_all(int fd, void *buf, size_t n) {
     while (n > 0) {
         ssize_t got = read(fd, p, n);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return KB_ERR; /* the worker is gone */
+        if (got <= 0) return KB_ERR; /* the other end is gone */
         p += got;
         n -= (size_t)got;
     }
@@ -116,14 +123,22 @@ static void fail(int fd, int code, const kb_error *e) {
     _exit(WORKER_FAILED);
 }
 
-static void worker(kb_runner *r, int device, int from, int first, int fd, pid_t parent_pid) {
+/* Runs the pairs that arrive on cmd until it closes. */
+static void worker(kb_runner *r, int device, const char *uuid, int first, int cmd, int fd,
+                   pid_t parent_pid) {
     setpgid(0, 0);                    /* a timeout kills this group */
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the parent's end */
     if (getppid() != parent_pid) _exit(WORKER_FAILED);
     kb_error e = {{0}};
     device_msg dm;
+    memset(&dm, 0, sizeof dm);
     int rc = kb_device_open(device, &dm.dev, &e);
     if (rc != KB_OK) fail(fd, rc, &e);
+    if (uuid[0] && strcmp(uuid, dm.dev.uuid) != 0) {
+        kb_fail(&e, "device %d is now %s (%s), not %s as when the sweep began", device, dm.dev.uuid,
+                dm.dev.name, uuid);
+        fail(fd, KB_ERR, &e);
+    }
     if (r->opts.timing && kb_device_peaks(&dm.dev, 0, &e) != KB_OK && first)
         fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
     dm.sm_clock_now_mhz = kb_device_sm_clock_now(&dm.dev);
@@ -135,131 +150,221 @@ static void worker(kb_runner *r, int device, int from, int first, int fd, pid_t 
     out.p.end = pipe_nothing;
     r->printers[0] = &out.p;
     r->nprinters = 1;
-    r->stop_on_lost = 1;
     r->on_start = on_start;
     r->on_skip = on_skip;
     r->hook_ctx = &out;
-    kb_runner_run(r, from);
-    _exit(r->context_lost ? WORKER_LOST : WORKER_DONE);
+    int p;
+    while (read_all(cmd, &p, sizeof p) == KB_OK && p >= 0 && p < r->npairs) {
+        kb_runner_run_one(r, p);
+        if (r->context_lost) _exit(WORKER_LOST); /* every later row would fail for its reason */
+    }
+    kb_runner_finish(r);
+    _exit(WORKER_DONE);
 }
 
 /* ---- the parent ---- */
 
-typedef struct parent {
-    kb_runner *r;
-    kb_begin_fn begin;
-    void *begin_ctx;
-    int begun; /* the first worker's device facts went to begin */
-    int next;  /* the first pair with no row yet */
-    char *buf; /* one message's payload */
-    size_t cap;
-} parent;
-
-typedef struct worker_state {
-    pid_t pid;
-    int fd;
-    int inflight;      /* the pair between its START and its row; -1 */
-    char forced[1024]; /* the in-flight pair's --force limit, or "" */
-    double started;    /* when the in-flight pair started */
-    int progressed;    /* the worker made a row or a skip */
+typedef struct slot { /* one device of the set, and its current worker */
+    int device;       /* ordinal */
+    char uuid[64];    /* what its first worker opened: a new one must open the same */
+    pid_t pid;        /* 0: no worker */
+    int rfd, wfd;     /* rows from it, pairs to it */
+    int ready;        /* its device is open (MSG_DEVICE) */
+    int assigned;     /* the pair handed to it, no row yet; -1 */
+    int started;      /* that pair's START came */
+    double t_start;
+    char forced[1024]; /* the started pair's --force limit, or "" */
+    int last;          /* the last pair it ran: its case is held; -1 */
     int failed;        /* MSG_FAIL: it could not open the device */
     int fail_code;
     kb_error fail_msg;
-} worker_state;
+    int dead; /* no worker starts on it again */
+} slot;
 
-static int spawn(parent *pa, int device, worker_state *w, kb_error *e) {
-    int fds[2];
-    /* Close-on-exec: a helper the driver execs must not hold the pipe open. */
-    if (pipe2(fds, O_CLOEXEC) != 0) return kb_fail(e, "pipe: %s", strerror(errno));
+enum { QUEUED, HANDED, DONE };
+
+typedef struct parent {
+    kb_runner *r;
+    slot slots[KB_MAX_DEVICES];
+    int nslots;
+    kb_device devs[KB_MAX_DEVICES]; /* per slot, once ready */
+    int clock_mhz;
+    int begun;
+    char *state;         /* per pair: QUEUED, HANDED, DONE */
+    kb_row **row;        /* per pair: its row while earlier rows are missing; NULL for a skip */
+    int next_emit, head; /* the first pair not written; not handed out */
+    char *buf;           /* one message's payload */
+    size_t cap;
+} parent;
+
+static int spawn(parent *pa, slot *s, kb_error *e) {
+    int up[2], down[2];
+    /* Close-on-exec: a helper the driver execs must not hold a pipe open. */
+    if (pipe2(up, O_CLOEXEC) != 0) return kb_fail(e, "pipe: %s", strerror(errno));
+    if (pipe2(down, O_CLOEXEC) != 0) {
+        close(up[0]);
+        close(up[1]);
+        return kb_fail(e, "pipe: %s", strerror(errno));
+    }
     fflush(NULL); /* the worker never flushes what the parent had buffered */
     pid_t self = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
+        close(up[0]), close(up[1]), close(down[0]), close(down[1]);
         return kb_fail(e, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
-        close(fds[0]);
-        worker(pa->r, device, pa->next, !pa->begun, fds[1], self);
+        for (int i = 0; i < pa->nslots; i++) /* other workers' pipes: their EOF is theirs */
+            if (pa->slots[i].pid > 0) close(pa->slots[i].rfd), close(pa->slots[i].wfd);
+        close(up[0]);
+        close(down[1]);
+        worker(pa->r, s->device, s->uuid, !pa->begun && s == &pa->slots[0], down[0], up[1], self);
     }
     setpgid(pid, pid); /* also here: no window in which a timeout misses it */
-    close(fds[1]);
-    memset(w, 0, sizeof *w);
-    w->pid = pid;
-    w->fd = fds[0];
-    w->inflight = -1;
+    close(up[1]);
+    close(down[0]);
+    s->pid = pid;
+    s->rfd = up[0];
+    s->wfd = down[1];
+    s->ready = s->started = s->failed = 0;
+    s->assigned = s->last = -1;
     return KB_OK;
 }
 
-/* One message from the worker; KB_ERR at the end of its output (or garbage). */
-static int receive(parent *pa, worker_state *w) {
+/* Rows in plan order: those that wait for an earlier one stay buffered. */
+static void flush_rows(parent *pa) {
+    kb_runner *r = pa->r;
+    while (pa->next_emit < r->npairs && pa->state[pa->next_emit] == DONE) {
+        kb_row *row = pa->row[pa->next_emit];
+        if (row) {
+            kb_runner_emit(r, row);
+            free(row);
+            pa->row[pa->next_emit] = NULL;
+        } else {
+            r->skipped_na++;
+        }
+        pa->next_emit++;
+    }
+}
+
+/* Pair p is done: row (with its samples) or NULL for a skip. */
+static int finish_pair(parent *pa, int p, const kb_row *row, const double *samples, int ns) {
+    if (row) {
+        kb_row *copy = malloc(sizeof *copy + (size_t)ns * sizeof(double));
+        if (!copy) return KB_ERR;
+        *copy = *row;
+        memcpy(copy + 1, samples, (size_t)ns * sizeof(double));
+        copy->samples = ns ? (const double *)(copy + 1) : NULL;
+        pa->row[p] = copy;
+    }
+    pa->state[p] = DONE;
+    return KB_OK;
+}
+
+/* A row the parent makes for pair p (CRASH, TIMEOUT, not run), as measured
+ * on slot s's device. */
+static void status_row(parent *pa, const slot *s, int p, kb_status st, const char *why,
+                       const char *forced) {
+    kb_row row;
+    kb_runner_status_row(pa->r, p, st, why, forced, &row);
+    if (s) snprintf(row.device, sizeof row.device, "%s", s->uuid);
+    if (finish_pair(pa, p, &row, NULL, 0) != KB_OK) { /* no memory to wait: write it now */
+        pa->state[p] = DONE;
+        kb_runner_emit(pa->r, &row);
+    }
+}
+
+static int busy_with_case(const parent *pa, const slot *self, int c) {
+    for (int i = 0; i < pa->nslots; i++) {
+        const slot *o = &pa->slots[i];
+        if (o != self && o->pid > 0 && o->last >= 0 && pa->r->pairs[o->last].c == c) return 1;
+    }
+    return 0;
+}
+
+/* The pair a free worker takes next, or -1 when none is left. */
+static int next_pair(parent *pa, const slot *s) {
+    const kb_runner *r = pa->r;
+    if (s->last >= 0) /* the rest of its case: inputs and reference are made */
+        for (int q = s->last + 1; q < r->npairs && r->pairs[q].c == r->pairs[s->last].c; q++)
+            if (pa->state[q] == QUEUED) return q;
+    while (pa->head < r->npairs && pa->state[pa->head] != QUEUED) pa->head++;
+    for (int q = pa->head; q < r->npairs; q++)
+        if (pa->state[q] == QUEUED && !busy_with_case(pa, s, r->pairs[q].c)) return q;
+    return pa->head < r->npairs ? pa->head : -1;
+}
+
+/* Hand the next pair to every ready, free worker; one that has none left
+ * gets its pipe closed, and ends. */
+static void dispatch(parent *pa) {
+    if (!pa->begun) return;
+    for (int i = 0; i < pa->nslots; i++) {
+        slot *s = &pa->slots[i];
+        if (s->pid <= 0 || !s->ready || s->assigned >= 0 || s->wfd < 0) continue;
+        int p = next_pair(pa, s);
+        if (p < 0 || write_all(s->wfd, &p, sizeof p) != KB_OK) {
+            close(s->wfd); /* nothing left (or it is gone: its end shows on rfd) */
+            s->wfd = -1;
+            continue;
+        }
+        pa->state[p] = HANDED;
+        s->assigned = p;
+        s->started = 0;
+        s->last = p;
+    }
+}
+
+/* One message from slot s's worker; KB_ERR at the end of its output (or garbage). */
+static int receive(parent *pa, slot *s) {
     kb_runner *r = pa->r;
     msg_head h;
-    if (read_all(w->fd, &h, sizeof h) != KB_OK || h.bytes > pa->cap) return KB_ERR;
-    if (h.bytes && read_all(w->fd, pa->buf, h.bytes) != KB_OK) return KB_ERR;
-    if (h.type != MSG_DEVICE && h.type != MSG_FAIL && (h.pair < pa->next || h.pair >= r->npairs))
-        return KB_ERR;
+    if (read_all(s->rfd, &h, sizeof h) != KB_OK || h.bytes > pa->cap) return KB_ERR;
+    if (h.bytes && read_all(s->rfd, pa->buf, h.bytes) != KB_OK) return KB_ERR;
+    if (h.type != MSG_DEVICE && h.type != MSG_FAIL && h.pair != s->assigned) return KB_ERR;
     switch (h.type) {
-    case MSG_DEVICE:
-        if (!pa->begun && h.bytes == sizeof(device_msg)) {
-            const device_msg *dm = (const device_msg *)(void *)pa->buf;
-            pa->begin(pa->begin_ctx, &dm->dev, dm->sm_clock_now_mhz);
-            pa->begun = 1;
-        }
+    case MSG_DEVICE: {
+        if (h.bytes != sizeof(device_msg)) return KB_ERR;
+        const device_msg *dm = (const device_msg *)(void *)pa->buf;
+        pa->devs[s - pa->slots] = dm->dev;
+        if (!s->uuid[0]) snprintf(s->uuid, sizeof s->uuid, "%s", dm->dev.uuid);
+        if (s == &pa->slots[0] && !pa->begun) pa->clock_mhz = dm->sm_clock_now_mhz;
+        s->ready = 1;
         return KB_OK;
+    }
     case MSG_FAIL:
-        w->failed = 1;
-        w->fail_code = h.code;
-        snprintf(w->fail_msg.msg, sizeof w->fail_msg.msg, "%.*s", (int)h.bytes, pa->buf);
+        s->failed = 1;
+        s->fail_code = h.code;
+        snprintf(s->fail_msg.msg, sizeof s->fail_msg.msg, "%.*s", (int)h.bytes, pa->buf);
         return KB_OK;
     case MSG_START:
-        w->inflight = h.pair;
-        w->started = kb_now_s();
-        snprintf(w->forced, sizeof w->forced, "%.*s", (int)h.bytes, pa->buf);
+        s->started = 1;
+        s->t_start = kb_now_s();
+        snprintf(s->forced, sizeof s->forced, "%.*s", (int)h.bytes, pa->buf);
         return KB_OK;
     case MSG_SKIP:
-        r->skipped_na++;
+        finish_pair(pa, h.pair, NULL, NULL, 0);
         break;
     case MSG_ROW: {
         if (h.bytes < sizeof(kb_row)) return KB_ERR;
         kb_row row;
         memcpy(&row, pa->buf, sizeof row);
-        size_t ns = (h.bytes - sizeof row) / sizeof(double);
-        memcpy(r->measure.samples, pa->buf + sizeof row, ns * sizeof(double));
-        row.samples = ns ? r->measure.samples : NULL;
-        kb_runner_emit(r, &row);
-        w->inflight = -1;
+        int ns = (int)((h.bytes - sizeof row) / sizeof(double));
+        memcpy(r->measure.samples, pa->buf + sizeof row, (size_t)ns * sizeof(double));
+        if (finish_pair(pa, h.pair, &row, r->measure.samples, ns) != KB_OK) {
+            row.samples = ns ? r->measure.samples : NULL; /* no memory to wait: write it now */
+            pa->state[h.pair] = DONE;
+            kb_runner_emit(r, &row);
+        }
         break;
     }
     default:
         return KB_ERR;
     }
-    pa->next = h.pair + 1;
-    w->progressed = 1;
+    s->assigned = -1;
+    /* The next pair first, then the files: the GPU need not wait for them. */
+    dispatch(pa);
+    flush_rows(pa);
     return KB_OK;
-}
-
-/* Reads until the worker's output ends (0), or its pair overruns the
- * timeout: then kills its process group and returns 1. */
-static int follow(parent *pa, worker_state *w) {
-    double limit = pa->r->opts.case_timeout_s;
-    for (;;) {
-        int wait_ms = -1;
-        if (w->inflight >= 0 && limit > 0) {
-            double left = w->started + limit - kb_now_s();
-            if (left <= 0) {
-                kill(-w->pid, SIGKILL);
-                kill(w->pid, SIGKILL);
-                return 1;
-            }
-            wait_ms = (int)(left * 1000) + 1;
-        }
-        struct pollfd pf = {w->fd, POLLIN, 0};
-        int n = poll(&pf, 1, wait_ms);
-        if (n < 0 && errno != EINTR) return 0;
-        if (n > 0 && receive(pa, w) != KB_OK) return 0;
-    }
 }
 
 static void death_text(int status, char *buf, size_t n) {
@@ -273,61 +378,198 @@ static void death_text(int status, char *buf, size_t n) {
         snprintf(buf, n, "the worker process ended (wait status %d)", status);
 }
 
-/* After a worker ended: the row its end costs, if any. KB_NO_DEVICE or
- * KB_ERR when the first worker could not open the device. */
-static int settle(parent *pa, worker_state *w, int timed_out, int status, kb_error *e) {
+/* Slot s's worker ended (timed_out: killed for it): reap it, and make the
+ * row its end costs. */
+static void settle(parent *pa, slot *s, int timed_out) {
     kb_runner *r = pa->r;
+    int status = 0;
+    close(s->rfd);
+    if (s->wfd >= 0) close(s->wfd);
+    s->wfd = -1;
+    while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) continue;
+    s->pid = 0;
     char why[1200];
     if (timed_out) {
         snprintf(why, sizeof why,
                  "did not finish within %g s (--case-timeout): the worker process was killed",
                  r->opts.case_timeout_s);
-        kb_runner_emit_status(r, w->inflight, KB_ROW_TIMEOUT, why, w->forced);
-        pa->next = w->inflight + 1;
-    } else if (w->failed && !pa->begun) {
-        *e = w->fail_msg;
-        return w->fail_code == KB_NO_DEVICE ? KB_NO_DEVICE : KB_ERR;
-    } else if (w->failed) { /* the device went away mid-sweep: every row left says so */
-        snprintf(why, sizeof why, KB_NOT_RUN "a new worker process failed to start: %.900s",
-                 w->fail_msg.msg);
-        for (; pa->next < r->npairs; pa->next++)
-            kb_runner_emit_status(r, pa->next, KB_ROW_ERROR, why, "");
-    } else if (!pa->begun) {
+        status_row(pa, s, s->assigned, KB_ROW_TIMEOUT, why, s->forced);
+    } else if (s->assigned >= 0) {
         death_text(status, why, sizeof why);
-        return kb_fail(e, "%s before it opened the device", why);
-    } else if (pa->next < r->npairs &&
-               !(WIFEXITED(status) && w->progressed &&
-                 (WEXITSTATUS(status) == WORKER_DONE || WEXITSTATUS(status) == WORKER_LOST))) {
-        int victim = w->inflight >= 0 ? w->inflight : pa->next;
-        death_text(status, why, sizeof why);
-        kb_runner_emit_status(r, victim, KB_ROW_CRASH, why, w->inflight >= 0 ? w->forced : "");
-        pa->next = victim + 1;
+        status_row(pa, s, s->assigned, KB_ROW_CRASH, why, s->started ? s->forced : "");
+    } else if (!s->ready) { /* it never opened the device: no new worker would either */
+        s->dead = 1;
+        if (!s->failed) {
+            death_text(status, why, sizeof why);
+            kb_fail(&s->fail_msg, "%s before it opened device %d", why, s->device);
+            s->fail_code = KB_ERR;
+        }
     }
-    return KB_OK;
+    s->assigned = -1;
+    flush_rows(pa);
 }
 
-int kb_isolated_run(kb_runner *r, int device, kb_begin_fn begin, void *begin_ctx, kb_error *e) {
-    parent pa = {r, begin, begin_ctx, 0, 0, NULL, 0};
-    pa.cap = sizeof(kb_row) + (size_t)r->opts.rule.max_samples * sizeof(double);
-    pa.buf = malloc(pa.cap);
-    if (!pa.buf) return kb_fail(e, "out of host memory for a %zu-byte message", pa.cap);
+static int all_done(const parent *pa) {
+    return pa->next_emit >= pa->r->npairs;
+}
+
+static int any_queued(parent *pa) {
+    while (pa->head < pa->r->npairs && pa->state[pa->head] != QUEUED) pa->head++;
+    return pa->head < pa->r->npairs;
+}
+
+/* Every pair without a row once no device is left: an ERROR row each. */
+static void give_up(parent *pa, const slot *s) {
+    char why[1200];
+    snprintf(why, sizeof why, KB_NOT_RUN "a new worker process failed to start: %.900s",
+             s ? s->fail_msg.msg : "no worker is left");
+    for (int p = 0; p < pa->r->npairs; p++)
+        if (pa->state[p] != DONE) status_row(pa, s, p, KB_ROW_ERROR, why, "");
+    flush_rows(pa);
+}
+
+/* Wait for the next message of any worker, or the first timeout. */
+static void pump(parent *pa) {
+    double limit = pa->r->opts.case_timeout_s;
+    struct pollfd pf[KB_MAX_DEVICES];
+    slot *who[KB_MAX_DEVICES];
+    int n = 0, wait_ms = -1;
+    for (int i = 0; i < pa->nslots; i++) {
+        slot *s = &pa->slots[i];
+        if (s->pid <= 0) continue;
+        if (s->assigned >= 0 && s->started && limit > 0) {
+            double left = s->t_start + limit - kb_now_s();
+            if (left <= 0) {
+                kill(-s->pid, SIGKILL);
+                kill(s->pid, SIGKILL);
+                settle(pa, s, 1);
+                return;
+            }
+            int ms = (int)(left * 1000) + 1;
+            if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
+        }
+        pf[n] = (struct pollfd){s->rfd, POLLIN, 0};
+        who[n++] = s;
+    }
+    if (n == 0) return;
+    int got = poll(pf, (nfds_t)n, wait_ms);
+    if (got < 0) return; /* EINTR: the caller comes back */
+    for (int k = 0; k < n; k++)
+        if (pf[k].revents && receive(pa, who[k]) != KB_OK) settle(pa, who[k], 0);
+}
+
+/* Before the first pair: every worker has opened its device, or one could
+ * not (KB_NO_DEVICE / KB_ERR). --devices all learns the count from the
+ * first worker. */
+static int start(parent *pa, const kb_device_set *set, kb_error *e) {
+    int all = set->n == 0;
+    pa->nslots = all ? 1 : set->n;
+    for (int i = 0; i < pa->nslots; i++) pa->slots[i].device = all ? 0 : set->ordinals[i];
+    for (int i = 0; i < pa->nslots; i++)
+        if (spawn(pa, &pa->slots[i], e) != KB_OK) return KB_ERR;
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < pa->nslots; i++) {
+            slot *s = &pa->slots[i];
+            if (s->dead || s->failed) {
+                *e = s->fail_msg;
+                return s->fail_code == KB_NO_DEVICE ? KB_NO_DEVICE : KB_ERR;
+            }
+            waiting += !s->ready;
+        }
+        if (!waiting && all && pa->nslots == 1) {
+            int count = pa->devs[0].visible > 0 ? pa->devs[0].visible : 1;
+            if (count > KB_MAX_DEVICES) count = KB_MAX_DEVICES;
+            for (int i = 1; i < count; i++) {
+                pa->slots[i].device = i;
+                pa->nslots = i + 1;
+                if (spawn(pa, &pa->slots[i], e) != KB_OK) return KB_ERR;
+            }
+            all = 0;
+            continue;
+        }
+        if (!waiting) return KB_OK;
+        pump(pa);
+    }
+}
+
+int kb_isolated_run(kb_runner *r, const kb_device_set *set, kb_begin_fn begin, void *begin_ctx,
+                    kb_error *e) {
+    static parent zero;
+    parent *pa = malloc(sizeof *pa);
+    if (!pa) return kb_fail(e, "out of host memory");
+    *pa = zero;
+    pa->r = r;
+    pa->cap = sizeof(kb_row) + (size_t)r->opts.rule.max_samples * sizeof(double);
+    pa->buf = malloc(pa->cap);
+    pa->state = calloc((size_t)r->npairs + 1, 1);
+    pa->row = calloc((size_t)r->npairs + 1, sizeof *pa->row);
+    if (!pa->buf || !pa->state || !pa->row) {
+        free(pa->buf), free(pa->state), free(pa->row), free(pa);
+        return kb_fail(e, "out of host memory for %d pairs", r->npairs);
+    }
     /* An inherited SIG_IGN (or SA_NOCLDWAIT) would reap the workers itself:
-     * waitpid would fail and a crash would read as a clean exit. */
-    struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+     * waitpid would fail and a crash would read as a clean exit. A worker
+     * that dies leaves a pipe that would SIGPIPE the next write to it. */
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN}, old, oldpipe;
     sigemptyset(&dfl.sa_mask);
+    sigemptyset(&ign.sa_mask);
     sigaction(SIGCHLD, &dfl, &old);
-    int rc = KB_OK;
-    do { /* at least one worker: the device facts head every output file */
-        worker_state w;
-        rc = spawn(&pa, device, &w, e);
-        if (rc != KB_OK) break;
-        int timed_out = follow(&pa, &w);
-        close(w.fd);
-        int status = 0;
-        while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) continue;
-        rc = settle(&pa, &w, timed_out, status, e);
-    } while (rc == KB_OK && pa.next < r->npairs);
+    sigaction(SIGPIPE, &ign, &oldpipe);
+    int rc = start(pa, set, e);
+    if (rc == KB_OK) {
+        /* Each distinct device once, in the order of the set. */
+        kb_device uniq[KB_MAX_DEVICES];
+        int nu = 0;
+        for (int i = 0; i < pa->nslots; i++) {
+            int seen = 0;
+            for (int k = 0; k < nu; k++) seen |= strcmp(uniq[k].uuid, pa->devs[i].uuid) == 0;
+            if (!seen) uniq[nu++] = pa->devs[i];
+        }
+        if (begin(begin_ctx, uniq, nu, pa->clock_mhz, e) != KB_OK) rc = KB_REFUSED;
+    }
+    if (rc == KB_OK) {
+        pa->begun = 1;
+        dispatch(pa);
+        while (!all_done(pa)) {
+            int live = 0;
+            slot *lost = NULL;
+            for (int i = 0; i < pa->nslots; i++) {
+                slot *s = &pa->slots[i];
+                if (s->pid <= 0 && !s->dead && any_queued(pa) && spawn(pa, s, e) != KB_OK) {
+                    s->dead = 1; /* no new worker: this device is done */
+                    s->fail_msg = *e;
+                }
+                if (s->dead && s->pid <= 0) lost = s;
+                live += s->pid > 0;
+            }
+            if (!live) {
+                give_up(pa, lost);
+                break;
+            }
+            dispatch(pa);
+            pump(pa);
+        }
+    }
+    /* The workers end once their pipe closes (after the leak report). */
+    for (int i = 0; i < pa->nslots; i++) {
+        slot *s = &pa->slots[i];
+        if (s->pid <= 0) continue;
+        if (rc != KB_OK) kill(-s->pid, SIGKILL), kill(s->pid, SIGKILL);
+        if (s->wfd >= 0) close(s->wfd);
+        s->wfd = -1;
+        char drain[4096];
+        ssize_t got;
+        do got = rc == KB_OK ? read(s->rfd, drain, sizeof drain) : 0;
+        while (got > 0 || (got < 0 && errno == EINTR));
+        settle(pa, s, 0);
+    }
+    sigaction(SIGPIPE, &oldpipe, NULL);
     sigaction(SIGCHLD, &old, NULL);
-    free(pa.buf);
+    for (int p = 0; p < r->npairs; p++) free(pa->row[p]);
+    free(pa->row);
+    free(pa->state);
+    free(pa->buf);
+    free(pa);
     return rc;
 }

@@ -37,6 +37,8 @@ const char *const kb_csv_columns[] = {
     "throttled",
     "note",
     "dropped",
+    "device",
+    "pair",
     NULL,
 };
 
@@ -93,7 +95,9 @@ static void csv_row(kb_printer *p, const kb_row *r) {
         fprintf(f, ",%lld", (long long)r->acc.dropped);
     else
         fputc(',', f);
-    fputc('\n', f);
+    fputc(',', f);
+    put_field(f, r->device);
+    fprintf(f, ",%d\n", r->pair);
     fflush(f);
 }
 

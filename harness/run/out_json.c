@@ -26,6 +26,10 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
     kb_json_put_str(f, m->time);
     fputs(",\"host\":", f);
     kb_json_put_str(f, m->host);
+    if (m->shard[0]) {
+        fputs(",\"shard\":", f);
+        kb_json_put_str(f, m->shard);
+    }
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);
@@ -40,6 +44,16 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
                 d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes, d->mem_bytes, d->sm_clock_mhz,
                 d->mem_clock_mhz, m->sm_clock_now_mhz, d->driver_version, d->runtime_version,
                 d->peak_copy_gbps, d->peak_sgemm_gflops);
+        /* Every GPU of the run; rows name theirs by UUID ("device"). */
+        fputs(",\"devices\":[", f);
+        for (int i = 0; i < m->ndev; i++) {
+            fputs(i ? ",{\"gpu\":" : "{\"gpu\":", f);
+            kb_json_put_str(f, m->dev[i].name);
+            fputs(",\"uuid\":", f);
+            kb_json_put_str(f, m->dev[i].uuid);
+            fputc('}', f);
+        }
+        fputc(']', f);
     }
     fputs("}}\n", f);
     fflush(f);
@@ -74,6 +88,9 @@ static void json_row(kb_printer *p, const kb_row *r) {
     kb_json_put_str(f, r->acc.note);
     if (r->checked && r->acc.dropped >= 0)
         fprintf(f, ",\"dropped\":%lld", (long long)r->acc.dropped);
+    fputs(",\"device\":", f);
+    kb_json_put_str(f, r->device);
+    fprintf(f, ",\"pair\":%d", r->pair);
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

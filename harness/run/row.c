@@ -26,6 +26,7 @@ int kb_status_parse(const char *s, kb_status *st) {
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
     memset(meta, 0, sizeof *meta);
     meta->dev = dev;
+    meta->ndev = dev ? 1 : 0;
     meta->commit = kb_git_commit;
     meta->sm_clock_now_mhz = -1; /* the caller reads it where the device is open */
     size_t used = 0;
@@ -42,8 +43,9 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
     fprintf(f, "%scommand: %s\n", prefix, m->command);
-    if (m->dev) {
-        const kb_device *d = m->dev;
+    if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
+    for (int i = 0; m->dev && i < m->ndev; i++) {
+        const kb_device *d = &m->dev[i];
         fprintf(f,
                 "%sgpu: %s (%s) cc %d.%d, %d SMs, L2 %.0f MiB | driver %d.%d runtime %d.%d | "
                 "clocks max SM %d MHz mem %d MHz, SM now %d MHz | peaks: copy %.0f GB/s, "

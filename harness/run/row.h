@@ -41,16 +41,20 @@ typedef struct kb_row {
     unsigned flags;    /* the variant's */
     int throttled;     /* samples discarded for a low SM clock */
     int forced;        /* --force ran it past supports(): reason starts KB_FORCED_PREFIX */
+    char device[64];   /* the UUID of the GPU that measured it */
+    int pair;          /* its place among every pair of the sweep (kb_pair.index) */
 } kb_row;
 
 /* What every output file records once (DESIGN.md "Output"). */
 typedef struct kb_meta {
-    const kb_device *dev; /* NULL without a device */
+    const kb_device *dev; /* NULL without a device; else ndev of them */
+    int ndev;
     const char *commit;
     char command[2048];
     char time[64]; /* ISO 8601 UTC */
     char host[128];
     int sm_clock_now_mhz; /* when the run began; -1 unknown (kb_meta_init) */
+    char shard[256];      /* --shard: "I/N of OP: K of the sweep's P pairs, sweep HASH"; "" */
 } kb_meta;
 
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);

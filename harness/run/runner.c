@@ -14,6 +14,7 @@
 
 #include "guard.h"
 #include "out_file.h" /* kb_make_dirs */
+#include "shard.h"
 #include "npy.h"
 
 #include <errno.h>
@@ -47,17 +48,49 @@ int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *co
     r->pairs = malloc(((size_t)cases->count * (size_t)nvar + 1) * sizeof *r->pairs);
     if (!r->mem || !r->pairs)
         return kb_fail(e, "out of host memory for %d x %d pairs", cases->count, nvar);
+    uint64_t h = 0xcbf29ce484222325ull;
     for (int i = 0; i < cases->count; i++) {
-        char params[1024];
+        char params[1024], line[1200];
         kb_case_format(&cases->cases[i], params, sizeof params);
         for (int k = 0; k < nvar; k++) {
             if (strcmp(variants[k]->op, cases->cases[i].op->name) != 0) continue;
-            if (r->already_done && r->already_done(r->done_ctx, variants[k], params, r->opts.mode))
-                r->resumed++;
-            else
-                r->pairs[r->npairs++] = (kb_pair){i, k};
+            r->pairs[r->npairs] = (kb_pair){i, k, r->npairs};
+            r->npairs++;
+            int n = snprintf(line, sizeof line, "%s\t%s\t%s\n", variants[k]->op, variants[k]->name,
+                             params);
+            for (int b = 0; b < n && b < (int)sizeof line; b++)
+                h = (h ^ (unsigned char)line[b]) * 0x100000001b3ull;
         }
     }
+    r->sweep_pairs = r->npairs;
+    r->sweep_hash = h;
+    int *shard_of = NULL;
+    if (r->opts.shard_count > 1) {
+        double *est = malloc((size_t)r->npairs * sizeof *est + 1);
+        shard_of = malloc((size_t)r->npairs * sizeof *shard_of + 1);
+        if (!est || !shard_of) {
+            free(est);
+            free(shard_of);
+            return kb_fail(e, "out of host memory for the shards of %d pairs", r->npairs);
+        }
+        for (int p = 0; p < r->npairs; p++)
+            est[p] = kb_shard_estimate(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
+        kb_shard_assign(est, r->npairs, r->opts.shard_count, shard_of);
+        free(est);
+    }
+    int kept = 0;
+    for (int p = 0; p < r->npairs; p++) {
+        const kb_pair pr = r->pairs[p];
+        if (shard_of && shard_of[p] != r->opts.shard_index) continue;
+        char params[1024];
+        kb_case_format(&cases->cases[pr.c], params, sizeof params);
+        if (r->already_done && r->already_done(r->done_ctx, variants[pr.v], params, r->opts.mode))
+            r->resumed++;
+        else
+            r->pairs[kept++] = pr;
+    }
+    r->npairs = kept;
+    free(shard_of);
     return KB_OK;
 }
 
@@ -73,6 +106,7 @@ int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
 }
 
 void kb_runner_free(kb_runner *r) {
+    kb_runner_finish(r);
     if (r->dev) { /* only a process that attached touches CUDA here */
         if (r->stream) cudaStreamDestroy(r->stream);
         cudaFree(r->measure.l2_flush);
@@ -381,6 +415,7 @@ static void row_init(const kb_runner *r, const kb_case *c, const kb_variant *v, 
     row->deterministic = -1;
     row->cost = c->op->cost(c);
     row->status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
+    if (r->dev) snprintf(row->device, sizeof row->device, "%s", r->dev->uuid);
 }
 
 /* A sticky error (illegal address, launch failure) poisons the context for
@@ -417,18 +452,24 @@ static void mark_forced(kb_row *row, const char *limit) {
              limit, outcome[0] ? ": " : "", outcome);
 }
 
-void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
-                           const char *forced_limit) {
+void kb_runner_status_row(const kb_runner *r, int p, kb_status st, const char *why,
+                          const char *forced_limit, kb_row *row) {
     const kb_case *c = &r->cases->cases[r->pairs[p].c];
     char params[1024];
     kb_case_format(c, params, sizeof params);
-    kb_row row;
-    row_init(r, c, r->variants[r->pairs[p].v], params, &row);
-    set_status(&row, st, why);
+    row_init(r, c, r->variants[r->pairs[p].v], params, row);
+    row->pair = r->pairs[p].index;
+    set_status(row, st, why);
     if (forced_limit && forced_limit[0]) {
-        row.forced = 1;
-        mark_forced(&row, forced_limit);
+        row->forced = 1;
+        mark_forced(row, forced_limit);
     }
+}
+
+void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
+                           const char *forced_limit) {
+    kb_row row;
+    kb_runner_status_row(r, p, st, why, forced_limit, &row);
     kb_runner_emit(r, &row);
 }
 
@@ -438,6 +479,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     const kb_variant *v = r->variants[r->pairs[p].v];
     kb_row row;
     row_init(r, cd->c, v, cd->params, &row);
+    row.pair = r->pairs[p].index;
     kb_error e = {{0}};
     if (!case_err && r->context_lost) {
         case_status = KB_ROW_ERROR;
@@ -611,48 +653,71 @@ static void report_leaks(kb_runner *r, size_t free0) {
     }
 }
 
-int kb_runner_run(kb_runner *r, int from) {
-    double t0 = kb_now_s();
-    size_t free0 = device_free();
+/* The case the last pair belonged to, kept prepared (inputs, reference,
+ * device inputs) while the next pair is of the same case. */
+struct kb_held_case {
     case_data cd;
-    memset(&cd, 0, sizeof cd);
-    int cur = -1, rc = KB_OK, p;
-    size_t case_free = 0;
-    kb_error ce = {{0}};
-    for (p = from; p < r->npairs; p++) {
-        if (r->pairs[p].c != cur) {
-            if (cur >= 0) {
-                release_case(&cd);
-                if (!r->context_lost) watch(&r->mem[r->nvariants], case_free, device_free());
-            }
-            case_free = r->context_lost ? 0 : device_free();
-            cur = r->pairs[p].c;
-            memset(&cd, 0, sizeof cd);
-            cd.index = cur;
-            cd.c = &r->cases->cases[cur];
-            kb_case_format(cd.c, cd.params, sizeof cd.params);
-            progress(r, cur, r->cases->count, t0, cd.params);
-            memset(&ce, 0, sizeof ce);
-            rc = r->context_lost ? kb_fail(&ce, "%s", not_run_lost) : prepare_case(r, &cd, &ce);
+    int cur; /* its index, or -1 */
+    int rc;  /* how preparing it went */
+    kb_error ce;
+    size_t case_free; /* free device memory before it was prepared */
+    double t0;        /* when this process began its pairs */
+    size_t free0;     /* free device memory then */
+};
+
+static void drop_case(kb_runner *r, struct kb_held_case *h) {
+    if (h->cur < 0) return;
+    release_case(&h->cd);
+    if (!r->context_lost) watch(&r->mem[r->nvariants], h->case_free, device_free());
+    h->cur = -1;
+}
+
+void kb_runner_run_one(kb_runner *r, int p) {
+    struct kb_held_case *h = r->held;
+    if (!h) {
+        h = r->held = calloc(1, sizeof *h);
+        if (!h) { /* nothing can be prepared: the row says so */
+            kb_runner_emit_status(r, p, KB_ROW_ERROR, "out of host memory for a case", "");
+            return;
         }
-        char why[1100];
-        r->pair = p;
-        if (rc == KB_OUT_OF_MEMORY) {
-            snprintf(why, sizeof why, "out of device memory for the inputs: %s", ce.msg);
-            run_variant(r, p, &cd, KB_ROW_UNSUPPORTED, why);
-        } else {
-            run_variant(r, p, &cd, KB_ROW_ERROR, rc != KB_OK ? ce.msg : NULL);
-        }
-        if (r->context_lost && r->stop_on_lost) {
-            p++;
-            break;
-        }
+        h->cur = -1;
+        h->t0 = kb_now_s();
+        h->free0 = device_free();
     }
-    if (cur >= 0) {
-        release_case(&cd);
-        if (!r->context_lost) watch(&r->mem[r->nvariants], case_free, device_free());
+    if (r->pairs[p].c != h->cur) {
+        drop_case(r, h);
+        h->case_free = r->context_lost ? 0 : device_free();
+        h->cur = r->pairs[p].c;
+        memset(&h->cd, 0, sizeof h->cd);
+        h->cd.index = h->cur;
+        h->cd.c = &r->cases->cases[h->cur];
+        kb_case_format(h->cd.c, h->cd.params, sizeof h->cd.params);
+        progress(r, h->cur, r->cases->count, h->t0, h->cd.params);
+        memset(&h->ce, 0, sizeof h->ce);
+        h->rc =
+            r->context_lost ? kb_fail(&h->ce, "%s", not_run_lost) : prepare_case(r, &h->cd, &h->ce);
     }
-    if (r->opts.progress && kb_now_s() - t0 >= 2.0) fprintf(stderr, "\r\033[K");
-    if (!r->context_lost) report_leaks(r, free0);
-    return p;
+    char why[1100];
+    r->pair = p;
+    if (h->rc == KB_OUT_OF_MEMORY) {
+        snprintf(why, sizeof why, "out of device memory for the inputs: %s", h->ce.msg);
+        run_variant(r, p, &h->cd, KB_ROW_UNSUPPORTED, why);
+    } else {
+        run_variant(r, p, &h->cd, KB_ROW_ERROR, h->rc != KB_OK ? h->ce.msg : NULL);
+    }
+}
+
+void kb_runner_finish(kb_runner *r) {
+    struct kb_held_case *h = r->held;
+    if (!h) return;
+    drop_case(r, h);
+    if (r->opts.progress && kb_now_s() - h->t0 >= 2.0) fprintf(stderr, "\r\033[K");
+    if (!r->context_lost) report_leaks(r, h->free0);
+    free(h);
+    r->held = NULL;
+}
+
+void kb_runner_run(kb_runner *r) {
+    for (int p = 0; p < r->npairs; p++) kb_runner_run_one(r, p);
+    kb_runner_finish(r);
 }

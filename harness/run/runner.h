@@ -3,7 +3,7 @@
  * worker processes that a crash cannot take down (isolate.c).
  *
  *   kb_runner_init(&r, &opts, &e); kb_runner_plan(&r, &cases, variants, &e);
- *   kb_runner_attach(&r, &dev, &e); kb_runner_run(&r, 0); kb_runner_free(&r);
+ *   kb_runner_attach(&r, &dev, &e); kb_runner_run(&r); kb_runner_free(&r);
  */
 #ifndef KB_RUNNER_H
 #define KB_RUNNER_H
@@ -22,15 +22,18 @@ typedef struct kb_run_opts {
     int timing; /* 0 for `kbench check` */
     const char *inputs_dir;
     const char *dump_dir;
-    int progress;          /* a progress line on stderr (TTY) */
-    int isolate;           /* run the pairs in worker processes (isolate.c) */
-    double case_timeout_s; /* isolated: a pair still running after this is a TIMEOUT row */
-    int force;             /* run int32-index variants on cases their supports() refuses */
+    int progress;                 /* a progress line on stderr (TTY) */
+    int isolate;                  /* run the pairs in worker processes (isolate.c) */
+    double case_timeout_s;        /* isolated: a pair still running after this is a TIMEOUT row */
+    int force;                    /* run int32-index variants on cases their supports() refuses */
+    int shard_index, shard_count; /* --shard I/N (shard.h); count 0: the whole sweep */
 } kb_run_opts;
 
-/* One row's worth of work: indices into the sweep's case and variant lists. */
+/* One row's worth of work: indices into the sweep's case and variant lists,
+ * and its place among every pair of the sweep (the CSV's `pair` column:
+ * what `kbench merge` orders the rows of shards by). */
 typedef struct kb_pair {
-    int c, v;
+    int c, v, index;
 } kb_pair;
 
 /* Device memory that a variant's rows (or whole cases) left in use: the leak
@@ -49,6 +52,8 @@ typedef struct kb_runner {
     int nvariants;
     kb_pair *pairs; /* the plan: case by case, variants in list order */
     int npairs;
+    int sweep_pairs;     /* every pair of the sweep, before --shard and --resume */
+    uint64_t sweep_hash; /* FNV-1a of every pair's "op\tvariant\tparams\n": which sweep */
     kb_printer *printers[KB_MAX_PRINTERS];
     int nprinters;
     int counts[KB_ROW_UNCHECKED + 1];
@@ -58,10 +63,9 @@ typedef struct kb_runner {
     int (*already_done)(void *ctx, const kb_variant *v, const char *params, kb_mode mode);
     void *done_ctx;
     int resumed; /* rows skipped because the file had them */
-    /* Worker processes (isolate.c): return after the row that lost the context,
-     * and say when a pair starts its device work or makes no row. */
-    int stop_on_lost;
-    int pair; /* the pair being run (kb_runner_run) */
+    /* Worker processes (isolate.c): say when a pair starts its device work or
+     * makes no row. */
+    int pair; /* the pair being run (kb_runner_run_one) */
     void (*on_start)(struct kb_runner *r, int pair, const char *forced_limit /* or "" */);
     void (*on_skip)(struct kb_runner *r, int pair);
     void *hook_ctx;
@@ -69,12 +73,14 @@ typedef struct kb_runner {
     kb_device *dev;
     kb_measure measure;
     cudaStream_t stream;
-    kb_mem_watch *mem; /* per variant; [nvariants]: whole cases (the harness's own) */
+    kb_mem_watch *mem;         /* per variant; [nvariants]: whole cases (the harness's own) */
+    struct kb_held_case *held; /* the case kb_runner_run_one prepared last (runner.c) */
 } kb_runner;
 
 /* No CUDA in init and plan: options and the sample buffer; then the plan,
- * every (case, variant) pair of the sweep less those already_done says the
- * --resume file holds (set already_done between the two). */
+ * every (case, variant) pair of the sweep in opts' shard (all without one),
+ * less those already_done says the --resume file holds (set already_done
+ * between the two). */
 int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e);
 int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
                    kb_error *e);
@@ -87,25 +93,48 @@ int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_err
 /* The device side: L2 flush buffer and stream (creates the CUDA context). */
 int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e);
 void kb_runner_free(kb_runner *r);
-/* Run pairs [from, npairs) in this process, rows to the printers as they
- * complete. Returns the first pair not run: npairs, or with stop_on_lost the
- * one after a row that lost the CUDA context. Device memory still in use at
- * the end beyond what one-time loads explain is reported on stderr (LEAK). */
-int kb_runner_run(kb_runner *r, int from);
+/* Run pair p in this process, its row to the printers. The case stays
+ * prepared for the next pair of the same case (pairs in any order: workers
+ * take them from a queue). After a row that lost the CUDA context
+ * (r->context_lost) later rows of this process say `not run`. */
+void kb_runner_run_one(kb_runner *r, int p);
+/* Release the held case; device memory still in use beyond what one-time
+ * loads explain is reported on stderr (LEAK). */
+void kb_runner_finish(kb_runner *r);
+/* Every pair in order in this process, then kb_runner_finish. */
+void kb_runner_run(kb_runner *r);
 /* Count the row and hand it to every printer. */
 void kb_runner_emit(kb_runner *r, const kb_row *row);
 /* A row for pair p that the runner did not make (isolate.c: CRASH, TIMEOUT);
- * forced_limit: what --force ran it past, or "". */
+ * forced_limit: what --force ran it past, or "". status_row fills it only. */
+void kb_runner_status_row(const kb_runner *r, int p, kb_status st, const char *why,
+                          const char *forced_limit, kb_row *row);
 void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
                            const char *forced_limit);
 
-/* Called once, with the facts of the device the first worker opened. */
-typedef void (*kb_begin_fn)(void *ctx, const kb_device *dev, int sm_clock_now_mhz);
-/* Run the plan in worker processes: this process holds no CUDA context. A
- * worker that loses its context, dies or overruns opts.case_timeout_s costs
- * one CRASH or TIMEOUT row; the next worker continues with the next pair.
- * KB_OK, or KB_NO_DEVICE / KB_ERR (message in e) when the first worker could
- * not open the device (nothing was run). */
-int kb_isolated_run(kb_runner *r, int device, kb_begin_fn begin, void *begin_ctx, kb_error *e);
+/* Isolated runs: which devices, one worker each (an ordinal twice: two
+ * workers on one device). ndevices 0: every device the first worker sees. */
+#define KB_MAX_DEVICES 64
+typedef struct kb_device_set {
+    int ordinals[KB_MAX_DEVICES];
+    int n;
+} kb_device_set;
+/* Called once, when every worker has opened its device, with each distinct
+ * device (by UUID) in the order of the set; any other value than KB_OK
+ * refuses them (nothing is run, kb_isolated_run returns KB_REFUSED). */
+typedef int (*kb_begin_fn)(void *ctx, const kb_device *devs, int ndevs, int sm_clock_now_mhz,
+                           kb_error *e);
+enum { KB_REFUSED = 5 };
+/* Run the plan in worker processes, one per device of the set, all taking
+ * pairs from one queue in this process (the next pair goes to whichever
+ * worker is free; a worker keeps to its case while the case has pairs
+ * left). This process holds no CUDA context. A worker that loses its
+ * context, dies or overruns opts.case_timeout_s costs one CRASH or TIMEOUT
+ * row; a new worker on the same device carries on. Rows reach the printers
+ * in plan order, whatever order they complete in. KB_OK; KB_NO_DEVICE /
+ * KB_ERR (message in e) when a worker could not open its device before the
+ * first pair (nothing was run); KB_REFUSED when begin refused. */
+int kb_isolated_run(kb_runner *r, const kb_device_set *devices, kb_begin_fn begin, void *begin_ctx,
+                    kb_error *e);
 
 #endif

@@ -1,8 +1,9 @@
 /* Worker isolation (harness/run/isolate.c) without a GPU: this file stands in for
- * the device and the runner (kb_device_open, kb_runner_run, kb_runner_emit,
- * ...), so the real fork / pipe / timeout / crash bookkeeping runs against
- * scripted workers. One letter per pair of the plan:
+ * the device and the runner (kb_device_open, kb_runner_run_one, kb_runner_emit,
+ * ...), so the real fork / pipe / queue / timeout / crash bookkeeping runs
+ * against scripted workers, one or several. One letter per pair of the plan:
  *   r  START, then a PASS row with max_samples samples (larger than a pipe)
+ *   w  the same after 300 ms (a slow pair: later pairs finish first)
  *   u  an UNSUPPORTED row, no START        s  skipped (another function)
  *   c  START, then SIGSEGV                 d  SIGSEGV before its START
  *   l  START, a CRASH row, the context lost (the worker ends by itself)
@@ -30,6 +31,9 @@ static pid_t test_pid;
 static int device_in_parent;       /* a device or runner call in the process that isolates */
 static int pid_pipe[2] = {-1, -1}; /* 'h' writes its worker's and child's pids here */
 static int eintr_storm;            /* workers interrupt themselves with SIGALRM */
+static int visible = 1;            /* devices a worker sees (--devices all) */
+static int other_model = -1;       /* this ordinal is another model */
+static int refuse;                 /* on_begin refuses the devices */
 static double samples[NSAMPLES];
 
 static struct {
@@ -39,6 +43,7 @@ static struct {
     int samples_ok;
 } got[MAXGOT];
 static int ngot, begun;
+static size_t worker_of[MAXGOT]; /* per pair: the pid of the worker that ran it */
 
 /* ---- the device and the runner, as a worker sees them ---- */
 
@@ -47,10 +52,12 @@ static void note_device_call(void) {
 }
 
 int kb_device_open(int ordinal, kb_device *d, kb_error *e) {
-    (void)ordinal;
     note_device_call();
     memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "stub device");
+    d->ordinal = ordinal;
+    d->visible = visible;
+    snprintf(d->name, sizeof d->name, "%s", ordinal == other_model ? "other model" : "stub device");
+    snprintf(d->uuid, sizeof d->uuid, "GPU-stub-%d", ordinal);
     if (device_rc != KB_OK) {
         kb_fail(e, "stub: no device here");
         return device_rc;
@@ -83,6 +90,7 @@ static void send_row(kb_runner *r, int p, kb_status st) {
     snprintf(row.params, sizeof row.params, "p=%d", p);
     row.status = st;
     snprintf(row.reason, sizeof row.reason, "%s", st == KB_ROW_CRASH ? "stub: context lost" : "");
+    row.workspace_bytes = (size_t)getpid(); /* which worker ran it */
     if (st == KB_ROW_PASS) {
         for (int i = 0; i < NSAMPLES; i++) samples[i] = p * 1e6 + i;
         row.stats.n = NSAMPLES;
@@ -107,12 +115,24 @@ static void every_100us(void) {
     setitimer(ITIMER_REAL, &t, NULL);
 }
 
-int kb_runner_run(kb_runner *r, int from) {
+void kb_runner_finish(kb_runner *r) {
+    (void)r;
+    note_device_call();
+}
+
+void kb_runner_run_one(kb_runner *r, int p) {
     note_device_call();
     if (eintr_storm) every_100us(); /* the handler is inherited, the timer is not */
-    for (int p = from; p < r->npairs; p++) {
+    {
         r->pair = p;
         switch (script[p]) {
+        case 'w': {
+            r->on_start(r, p, "");
+            struct timespec ts = {0, 300000000};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
+            send_row(r, p, KB_ROW_PASS);
+            break;
+        }
         case 'r':
             r->on_start(r, p, "");
             send_row(r, p, KB_ROW_PASS);
@@ -134,7 +154,7 @@ int kb_runner_run(kb_runner *r, int from) {
             r->on_start(r, p, "");
             send_row(r, p, KB_ROW_CRASH);
             r->context_lost = 1;
-            return p + 1;
+            return;
         case 'x':
             r->on_start(r, p, "");
             _exit(0);
@@ -160,7 +180,6 @@ int kb_runner_run(kb_runner *r, int from) {
         }
         }
     }
-    return r->npairs;
 }
 
 /* ---- the rows, as the parent receives them ---- */
@@ -175,6 +194,7 @@ void kb_runner_emit(kb_runner *r, const kb_row *row) {
     got[ngot].st = row->status;
     snprintf(got[ngot].why, sizeof got[ngot].why, "%s", row->reason);
     got[ngot++].samples_ok = ok;
+    if (p >= 0 && p < MAXGOT) worker_of[p] = row->workspace_bytes;
     /* 'p' next: let its worker fill the pipe and die before anything is read. */
     if (p + 1 < r->npairs && script[p + 1] == 'p') {
         struct timespec ts = {0, 300000000};
@@ -182,38 +202,53 @@ void kb_runner_emit(kb_runner *r, const kb_row *row) {
     }
 }
 
-void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
-                           const char *forced_limit) {
-    (void)forced_limit;
-    r->counts[st]++;
-    if (ngot == MAXGOT) return;
-    got[ngot].pair = p;
-    got[ngot].st = st;
-    snprintf(got[ngot].why, sizeof got[ngot].why, "%s", why);
-    got[ngot++].samples_ok = 1;
+void kb_runner_status_row(const kb_runner *r, int p, kb_status st, const char *why,
+                          const char *forced_limit, kb_row *row) {
+    (void)r, (void)forced_limit;
+    memset(row, 0, sizeof *row);
+    snprintf(row->params, sizeof row->params, "p=%d", p);
+    row->status = st;
+    snprintf(row->reason, sizeof row->reason, "%s", why);
 }
 
-static void on_begin(void *ctx, const kb_device *dev, int sm_clock_now_mhz) {
+static int ndevs_begun;
+
+static int on_begin(void *ctx, const kb_device *devs, int ndevs, int sm_clock_now_mhz,
+                    kb_error *e) {
     (void)ctx, (void)sm_clock_now_mhz;
-    begun += strcmp(dev->name, "stub device") == 0;
+    begun += strcmp(devs[0].name, "stub device") == 0;
+    ndevs_begun = ndevs;
+    return refuse ? kb_fail(e, "stub: refused") : KB_OK;
 }
 
 static kb_runner last; /* the last run's */
 static kb_error last_e;
 
-static int run(const char *s, double timeout_s) {
+/* The script on the devices of set ("0", "0,0", "" for all); each pair its own case. */
+static int run_on(const char *s, double timeout_s, const char *set) {
     memset(&last, 0, sizeof last);
     memset(&last_e, 0, sizeof last_e);
     last.opts.rule.max_samples = NSAMPLES;
     last.opts.case_timeout_s = timeout_s;
     last.npairs = (int)strlen(s);
     last.measure.samples = malloc(NSAMPLES * sizeof(double));
+    last.pairs = malloc((size_t)last.npairs * sizeof *last.pairs);
+    for (int p = 0; p < last.npairs; p++) last.pairs[p] = (kb_pair){p, 0, p};
+    kb_device_set devices = {{0}, 0};
+    for (const char *c = set; *c; c++)
+        if (*c != ',') devices.ordinals[devices.n++] = *c - '0';
     script = s;
-    ngot = begun = device_in_parent = 0;
+    ngot = begun = device_in_parent = ndevs_begun = 0;
+    memset(worker_of, 0, sizeof worker_of);
     test_pid = getpid();
-    int rc = kb_isolated_run(&last, 0, on_begin, NULL, &last_e);
+    int rc = kb_isolated_run(&last, &devices, on_begin, NULL, &last_e);
     free(last.measure.samples);
+    free(last.pairs);
     return rc;
+}
+
+static int run(const char *s, double timeout_s) {
+    return run_on(s, timeout_s, "0");
 }
 
 /* The rows in order, one per pair: want[k] is the status of pair k ('-' none). */
@@ -360,4 +395,65 @@ KB_TEST(a_worker_dies_with_the_process_that_isolates) {
     if (pids[1] > 0) kill(pids[1], SIGKILL); /* its child is not the group's leader's */
     close(pid_pipe[0]);
     close(pid_pipe[1]);
+}
+
+/* ---- several workers, one queue ---- */
+
+KB_TEST(two_workers_share_the_queue_and_rows_keep_sweep_order) {
+    /* Pair 0 takes 300 ms on one worker while the other runs 1..5: their rows
+     * wait for it, and come out in sweep order. */
+    KB_EXPECT(run_on("wrrrrr", 0, "0,0") == KB_OK);
+    KB_EXPECT(rows_are("PPPPPP"));
+    KB_EXPECT(worker_of[0] != 0 && worker_of[1] != 0 && worker_of[0] != worker_of[1]);
+    for (int p = 2; p < 6; p++) KB_EXPECT(worker_of[p] == worker_of[1]);
+    KB_EXPECT(begun == 1 && ndevs_begun == 1); /* one GPU, listed once */
+    KB_EXPECT(!device_in_parent);
+}
+
+KB_TEST(a_crash_on_one_worker_costs_its_pair_only) {
+    KB_EXPECT(run_on("wcrrcr", 0, "0,1") == KB_OK);
+    KB_EXPECT(rows_are("PCPPCP"));
+    KB_EXPECT_STR_CONTAINS(why_of(1), "signal 11");
+    KB_EXPECT(ndevs_begun == 2);
+}
+
+KB_TEST(a_hang_on_one_worker_is_a_timeout_while_the_other_goes_on) {
+    KB_EXPECT(pipe(pid_pipe) == 0);
+    KB_EXPECT(run_on("hrrrr", 0.5, "0,1") == KB_OK);
+    KB_EXPECT(rows_are("TPPPP"));
+    KB_EXPECT(worker_of[1] == worker_of[4]); /* the other worker ran them all */
+    pid_t pids[2] = {0, 0};
+    KB_EXPECT(read(pid_pipe[0], pids, sizeof pids) == (ssize_t)sizeof pids);
+    KB_EXPECT(pids[1] > 0 && gone_within(pids[1], 5));
+    if (pids[1] > 0 && !gone(pids[1])) kill(pids[1], SIGKILL);
+    close(pid_pipe[0]);
+    close(pid_pipe[1]);
+}
+
+KB_TEST(devices_all_starts_a_worker_per_visible_device) {
+    visible = 3;
+    int rc = run_on("rrrrrrrr", 0, "");
+    visible = 1;
+    KB_EXPECT(rc == KB_OK);
+    KB_EXPECT(rows_are("PPPPPPPP"));
+    KB_EXPECT(ndevs_begun == 3);
+}
+
+KB_TEST(a_refused_device_set_runs_nothing) {
+    refuse = 1;
+    other_model = 1;
+    int rc = run_on("rr", 0, "0,1");
+    refuse = 0;
+    other_model = -1;
+    KB_EXPECT(rc == KB_REFUSED);
+    KB_EXPECT(ngot == 0);
+    KB_EXPECT_STR_CONTAINS(last_e.msg, "stub: refused");
+}
+
+KB_TEST(one_device_that_cannot_open_runs_nothing_on_the_others) {
+    device_rc = KB_NO_DEVICE;
+    int rc = run_on("rr", 0, "0,0");
+    device_rc = KB_OK;
+    KB_EXPECT(rc == KB_NO_DEVICE);
+    KB_EXPECT(ngot == 0 && begun == 0);
 }

@@ -67,7 +67,7 @@ KB_TEST(failed_setup_state_is_torn_down) {
     KB_EXPECT(kb_runner_attach(&r, &dev, &e) == KB_OK);
     row_log log = {.p = {.begin = log_begin, .row = log_row, .end = log_nothing}};
     r.printers[r.nprinters++] = &log.p;
-    kb_runner_run(&r, 0);
+    kb_runner_run(&r);
 
     KB_EXPECT(log.n == 4); /* per case: nearest_naive, then fault_setup_fails */
     for (int i = 0; i < log.n; i++) {
