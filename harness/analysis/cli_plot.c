@@ -39,7 +39,8 @@ static void plot_help(void) {
          "when gnuplot is on PATH, render them:\n"
          "  <stem>.<op>.time        median time per variant, p10-p90 as error bars: along\n"
          "                          an axis (below) where the op's cases are a sweep, else\n"
-         "                          against the op's minimum bytes moved (log-log)\n"
+         "                          against the op's minimum bytes moved (log-log) where\n"
+         "                          each case has its own size, else bars per case\n"
          "  <stem>.<op>.speedup     each variant's speedup over the case's baseline: lines\n"
          "                          along the axis, else bars per case (cases where no\n"
          "                          baseline ran say so)\n"
@@ -47,6 +48,9 @@ static void plot_help(void) {
          "  <stem>.<op>.roofline    achieved GFLOP/s against the measured copy and SGEMM\n"
          "                          ceilings (GB/s against the copy peak for ops that do\n"
          "                          no arithmetic), from the CSV's '# ... peaks:' line\n"
+         "                          gbps and roofline only where a row reaches a quarter\n"
+         "                          of a ceiling: below, the op is latency-bound and its\n"
+         "                          GB/s measures launch latency, not memory\n"
          "  <stem>.<op>.workspace   device workspace per variant (when any uses some)\n"
          "  <stem>.<op>.index_cost  extra time of each *_i64 variant over its *_i32 twin\n"
          "  <stem>.<op>.V_vs_exact  a variant of other semantics (nms pairwise_fast)\n"
@@ -310,6 +314,11 @@ typedef double (*bar_value_fn)(const plot_ctx *pc, int c, int k, int base);
 static double speedup_value(const plot_ctx *pc, int c, int k, int base) {
     if (base < 0) return NAN;
     return timed_us(pc->v, c, base) / timed_us(pc->v, c, k);
+}
+
+static double time_value(const plot_ctx *pc, int c, int k, int base) {
+    (void)base;
+    return timed_us(pc->v, c, k);
 }
 
 static double workspace_value(const plot_ctx *pc, int c, int k, int base) {
@@ -1030,18 +1039,60 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         .ceiling = peak_bw,
         .ceiling_title = peak_title,
     };
+    static const bar_spec time_bars = {
+        .kind = "time",
+        .caption = "median time per launch of each variant, per case (the cases are scenarios "
+                   "that share sizes, not one sweep: a line through them would join unlike "
+                   "cases; hatched: peers)",
+        .what = "median time per case",
+        .ylabel = "median time per launch (µs)",
+        .value = time_value,
+    };
+    /* The plot set: only plots that decide something for this op's rows.
+     *  - time and speedup, always: which variant, at which size. Along the
+     *    sweep's axis where the cases form sweeps; else against bytes moved
+     *    where every case has its own size; else bars per case, since a line
+     *    through cases of one size (nms's distributions, class counts and
+     *    thresholds at n=25200) draws a trend that is not there.
+     *  - achieved GB/s and the roofline only where some row reaches a quarter
+     *    of a measured ceiling (copy bandwidth or SGEMM): there they say
+     *    which limit a variant is near, and whether tuning has room left.
+     *    Below that the op is latency-bound (nms, rpn_proposals and topk move
+     *    a few MB in tens of µs): a GB/s or GFLOP/s from its cost model
+     *    measures launch and sync latency, and reads as "far from the memory
+     *    limit" where memory is not the limit.
+     *  - along an axis, GB/s is drawn against it (gbps) and the roofline only
+     *    for ops that do arithmetic: for the others it would be the same
+     *    points against bytes moved.
+     *  - workspace where a variant uses some (memory is part of the choice),
+     *    index_cost where int64/int32 twins ran, V_vs_exact per variant of
+     *    other semantics. */
+    int arithmetic = 0, near_bw = 0, near_flops = 0, sized = 1;
+    for (int c = 0; c < v->ncases; c++) {
+        sized &= v->bytes[c] > 0;
+        for (int d = 0; d < c; d++) sized &= v->bytes[d] != v->bytes[c];
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r)) continue;
+            arithmetic |= r->flops > 0 && r->gflops > 0;
+            near_bw |= peak_bw > 0 && r->gbps >= peak_bw / 4;
+            near_flops |= peak_flops > 0 && r->gflops >= peak_flops / 4;
+        }
+    }
+    int roofline = arithmetic ? near_bw || near_flops : near_bw && !pc.has_along;
     int rc = KB_OK;
     if (pc.has_along)
         rc = plot_along(&pc, &time_along, e) != KB_OK ||
                      plot_along(&pc, &speedup_along, e) != KB_OK ||
-                     plot_along(&pc, &gbps_along, e) != KB_OK || plot_roofline(&pc, e) != KB_OK
+                     (near_bw && plot_along(&pc, &gbps_along, e) != KB_OK)
                  ? KB_ERR
                  : KB_OK;
     else
-        rc = plot_time(&pc, e) != KB_OK || plot_bars(&pc, &speedup, e) != KB_OK ||
-                     plot_roofline(&pc, e) != KB_OK
+        rc = (sized ? plot_time(&pc, e) : plot_bars(&pc, &time_bars, e)) != KB_OK ||
+                     plot_bars(&pc, &speedup, e) != KB_OK
                  ? KB_ERR
                  : KB_OK;
+    if (rc == KB_OK && roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
     kb_along_free(&pc.along);
     if (rc != KB_OK) return KB_ERR;
     int uses_workspace = 0;

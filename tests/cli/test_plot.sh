@@ -50,6 +50,19 @@ check "nms --along n: the uniform sweep's bitmask_gpu at n=1000, 25200, 100000" 
     "$(awk '/^# panel/ { b = ($0 == "# panel iou=0.5 classes=1 dist=uniform | bitmask_gpu") } b && /^[0-9]/ { printf "%s ", $1 }' "$tmp/along_n/nms.nms.time.dat")" == \
     "1000 25200 100000 "
 
+# ---- the plot set per op: plots that decide something ----
+# nms: scenarios that share n=25200, so time is bars per case, not a line
+# through them; latency-bound (no row near a ceiling): no roofline, no GB/s.
+expect_file "$tmp/plots/nms.nms.time.gp" "^set style data histogram$"
+check "nms: no roofline or GB/s plot" test ! -e "$tmp/plots/nms.nms.roofline.gp" -a ! -e "$tmp/plots/nms.nms.gbps.gp"
+# deform_conv2d reaches the SGEMM ceiling: the FLOP roofline stays; its GB/s does not.
+expect_file "$a.roofline.gp" "arithmetic intensity"
+check "deform_conv2d: no GB/s plot" test ! -e "$a.gbps.gp"
+# preprocess reaches the copy peak: GB/s along n, under the peak, and the roofline.
+expect 0 "preprocess.preprocess.gbps.png" -- plot $d/preprocess.csv --along n -o "$tmp/pre"
+expect_file "$tmp/pre/preprocess.preprocess.gbps.gp" "title \"copy peak [0-9]+ GB/s\""
+expect_file "$tmp/pre/preprocess.preprocess.roofline.gp" "arithmetic intensity"
+
 expect 0 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
 expect_file "$tmp/report/report.html" "src=\"data:image/svg\+xml;base64,"
