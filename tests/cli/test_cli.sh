@@ -268,7 +268,17 @@ expect_file "$tmp/along/nms.nms.time.gp" "^set logscale x$"
 expect_file "$tmp/along/nms.nms.time.gp" "^set xtics \(\"1000\" 1000, \"25200\" 25200, \"100000\" 100000\)$"
 expect 4 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
+# A peer that FAILs its check keeps its time and why: torchvision's f16 rows.
+expect 4 "summary.md" -- report $d/deform_conv2d_dtypes.csv -o "$tmp/report-fail"
 prefix=()
+expect_file "$tmp/report-fail/summary.md" \
+    "^\| c_in=128 c_out=128 h=100 w=168 dtype=f16 \| nhwc_wgmma_f16 \| 43.10 us \| 2.75× explicit_gemm_i64 \| 5.21× peer:torchvision, which FAILs its check: rel-L2 0.037, bound 0.002 \|"
+expect_file "$tmp/report-fail/summary.md" \
+    "^\| c_in=128 c_out=128 h=100 w=168 \| nhwc_wgmma_tf32 \| 67.14 us \| 3.10× explicit_gemm_i64 \| 3.96× peer:torchvision \|"
+expect_file "$tmp/report-fail/report.md" \
+    "^\| c_in=512 c_out=512 h=25 w=42 dtype=f16 \| .* \| 4.33× \(FAILs its check: rel-L2 0.0094, bound 0.002\) \|"
+expect_file "$tmp/report-fail/report.md" \
+    "^\| peer:torchvision \| c_in=512 c_out=512 h=25 w=42 dtype=f16 \| FAIL \| 244.10 us \| does not match the reference \|"
 for f in report.md report.html; do
     for op in preprocess nms deform_conv2d; do expect_file "$tmp/report/$f" "$op \(cold mode\)"; done
     expect_file "$tmp/report/$f" "IoU mask of 1250400000 bytes" # an UNSUPPORTED row, listed
