@@ -1,7 +1,11 @@
 /* cli_plot.c — `kbench plot FILE.csv...`: for each op in the files, gnuplot
  * scripts and data drawing
- *   time        median time against the bytes the op must move (log-log)
- *   speedup     each variant over the case's baseline, bars per case
+ *   time        median time along an axis of the sweep (kb_along: a panel per
+ *               combination of the other varying axes), else against the
+ *               bytes the op must move (log-log)
+ *   speedup     each variant over the case's baseline: lines along the axis,
+ *               else bars per case
+ *   gbps        achieved GB/s along the axis, under the copy peak
  *   roofline    achieved GFLOP/s (or GB/s) against the measured ceilings
  *   workspace   device workspace per variant and case (when any uses some)
  *   index_cost  extra time of *_i64 over its *_i32 twin (when the op has both)
@@ -29,16 +33,24 @@
 #include <unistd.h>
 
 static void plot_help(void) {
-    puts("usage: kbench plot FILE.csv... [-o DIR] [--baseline VARIANT] [--format png,svg]\n\n"
+    puts("usage: kbench plot FILE.csv... [-o DIR] [--along AXIS] [--baseline VARIANT]\n"
+         "                   [--format png,svg]\n\n"
          "For each op (and timing mode) in the files, write gnuplot scripts and data and,\n"
          "when gnuplot is on PATH, render them:\n"
-         "  <stem>.<op>.time        median time against the op's minimum bytes moved,\n"
-         "                          per variant, log-log, p10-p90 as error bars\n"
-         "  <stem>.<op>.speedup     each variant's speedup over the case's baseline, bars\n"
-         "                          per case (cases where no baseline ran say so)\n"
+         "  <stem>.<op>.time        median time per variant, p10-p90 as error bars: along\n"
+         "                          an axis (below) where the op's cases are a sweep, else\n"
+         "                          against the op's minimum bytes moved (log-log) where\n"
+         "                          each case has its own size, else bars per case\n"
+         "  <stem>.<op>.speedup     each variant's speedup over the case's baseline: lines\n"
+         "                          along the axis, else bars per case (cases where no\n"
+         "                          baseline ran say so)\n"
+         "  <stem>.<op>.gbps        achieved GB/s along the axis under the copy peak\n"
          "  <stem>.<op>.roofline    achieved GFLOP/s against the measured copy and SGEMM\n"
          "                          ceilings (GB/s against the copy peak for ops that do\n"
          "                          no arithmetic), from the CSV's '# ... peaks:' line\n"
+         "                          gbps and roofline only where a row reaches a quarter\n"
+         "                          of a ceiling: below, the op is latency-bound and its\n"
+         "                          GB/s measures launch latency, not memory\n"
          "  <stem>.<op>.workspace   device workspace per variant (when any uses some)\n"
          "  <stem>.<op>.index_cost  extra time of each *_i64 variant over its *_i32 twin\n"
          "  <stem>.<op>.V_vs_exact  a variant of other semantics (nms pairwise_fast)\n"
@@ -47,7 +59,16 @@ static void plot_help(void) {
          "in several modes gets .<mode> after its name. Only PASS and UNCHECKED rows are\n"
          "drawn. Each variant has one colour in every plot; peers (peer:*) are dashed\n"
          "or hatched.\n\n"
+         "Along an axis: x is the axis's values (numbers sorted, on a log scale where\n"
+         "they span over 30x; enum values in the axis's order), one line per variant, and\n"
+         "one panel (in one image) per combination of the other axes that vary, e.g.\n"
+         "dtype=f32 beside dtype=f16. Axes that the axis determines in the files (a layer\n"
+         "sweep's c_out and w move with its c_in) name the x positions instead of making\n"
+         "panels. Without --along, the time, speedup and GB/s plots of an op use the axis\n"
+         "whose panels are sweeps (at most 4 panels, 2 cases or more each), if any.\n\n"
          "  -o, --output DIR     where plots go (default plots/; created if missing)\n"
+         "  --along AXIS         draw time, speedup and GB/s against AXIS for every op in\n"
+         "                       the files that has it (one must; it must take 2 values)\n"
          "  --baseline VARIANT   speedups over this variant (a peer: name too) on every\n"
          "                       case where it ran; default: per case, the first of the\n"
          "                       op's baseline list (kbench list OP) that has a timed row\n"
@@ -56,8 +77,9 @@ static void plot_help(void) {
          "exit codes: 0 plots rendered; 2 bad usage or an unreadable CSV; 4 a file could\n"
          "            not be written, gnuplot failed, or gnuplot is not on PATH (the\n"
          "            scripts are written: render them with `cd DIR && gnuplot *.gp`)\n"
-         "example:\n"
-         "  kbench plot results/nms.csv -o plots/ --baseline bitmask_gpu");
+         "examples:\n"
+         "  kbench plot results/nms.csv -o plots/ --baseline bitmask_gpu\n"
+         "  kbench plot results/nms.csv --along n -o plots/");
 }
 
 /* ---- colours and line styles ---- */
@@ -93,6 +115,8 @@ typedef struct plot_ctx {
     const kb_results *res;
     const kb_op_view *v;
     const kb_plot_opts *o;
+    kb_along along;   /* the axis time, speedup and GB/s are drawn against */
+    int has_along;    /* 0: time against bytes moved (or per case), speedup per case */
     char stem[300];   /* <csvstem>.<op>[.<mode>] */
     char device[256]; /* for titles; "" when the CSV does not say */
     kb_plot_list *out;
@@ -127,10 +151,14 @@ static void gp_quote(FILE *f, const char *s) {
 }
 
 /* "<op>: <what> (<mode> mode) — <device>" */
+static void title_text(const plot_ctx *pc, const char *what, char *title, size_t n) {
+    snprintf(title, n, "%s: %s (%s mode)%s%s", pc->v->op, what, pc->v->mode,
+             pc->device[0] ? " — " : "", pc->device);
+}
+
 static void plot_title(const plot_ctx *pc, FILE *gp, const char *what) {
     char title[600];
-    snprintf(title, sizeof title, "%s: %s (%s mode)%s%s", pc->v->op, what, pc->v->mode,
-             pc->device[0] ? " — " : "", pc->device);
+    title_text(pc, what, title, sizeof title);
     fputs("set title ", gp);
     gp_quote(gp, title);
     fputc('\n', gp);
@@ -288,6 +316,11 @@ static double speedup_value(const plot_ctx *pc, int c, int k, int base) {
     return timed_us(pc->v, c, base) / timed_us(pc->v, c, k);
 }
 
+static double time_value(const plot_ctx *pc, int c, int k, int base) {
+    (void)base;
+    return timed_us(pc->v, c, k);
+}
+
 static double workspace_value(const plot_ctx *pc, int c, int k, int base) {
     (void)base;
     const kb_result *r = kb_view_cell(pc->v, c, k);
@@ -434,6 +467,225 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     fputc('\n', pf.gp);
     free(drawn);
     free(base);
+    return plot_close(pc, &pf, e);
+}
+
+/* ---- lines along one axis, a panel per combination of the other axes ---- */
+
+/* The panels share one image (gnuplot multiplot), not a file each: the file
+ * names stay those of the plot without panels (the README links them), the
+ * panels share one y range and one key, so f32 against f16 reads across at
+ * a glance, and a reader opens one picture per question. */
+
+typedef double (*along_value_fn)(const plot_ctx *pc, int c, int k, int base, double *lo,
+                                 double *hi);
+
+typedef struct along_spec {
+    const char *kind, *caption, *what, *ylabel;
+    along_value_fn value;
+    int with_baseline;         /* speedups: per case baseline, a dashed line at 1 */
+    int error_bars;            /* lo..hi drawn (p10-p90) */
+    double ceiling;            /* a dashed line at this y, 0 for none */
+    const char *ceiling_title; /* its key entry */
+} along_spec;
+
+static double along_time(const plot_ctx *pc, int c, int k, int base, double *lo, double *hi) {
+    (void)base;
+    const kb_result *r = kb_view_cell(pc->v, c, k);
+    if (!r || !kb_result_timed(r)) return NAN;
+    *lo = r->p10_us > 0 ? r->p10_us : r->median_us;
+    *hi = r->p90_us > 0 ? r->p90_us : r->median_us;
+    return r->median_us;
+}
+
+static double along_speedup(const plot_ctx *pc, int c, int k, int base, double *lo, double *hi) {
+    double x = base >= 0 ? timed_us(pc->v, c, base) / timed_us(pc->v, c, k) : NAN;
+    *lo = *hi = x;
+    return x;
+}
+
+static double along_gbps(const plot_ctx *pc, int c, int k, int base, double *lo, double *hi) {
+    (void)base;
+    const kb_result *r = kb_view_cell(pc->v, c, k);
+    double x = r && kb_result_timed(r) && r->gbps > 0 ? r->gbps : NAN;
+    *lo = *hi = x;
+    return x;
+}
+
+static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    const kb_along *a = &pc->along;
+    int nv = v->nvariants, nc = v->ncases, np = a->npanels, nx = a->nx;
+    int *base = calloc((size_t)nc, sizeof *base), *at = malloc((size_t)(np * nx) * sizeof *at);
+    int *block = malloc((size_t)(np * nv) * sizeof *block),
+        *drawn = calloc((size_t)nv, sizeof *drawn);
+    if (!base || !at || !block || !drawn) {
+        free(base);
+        free(at);
+        free(block);
+        free(drawn);
+        return kb_fail(e, "out of host memory");
+    }
+    for (int i = 0; i < np * nx; i++) at[i] = -1;
+    for (int c = 0; c < nc; c++) {
+        at[a->case_panel[c] * nx + a->case_x[c]] = c;
+        base[c] = s->with_baseline ? kb_view_baseline(v, c, pc->o->baseline) : -1;
+    }
+    plot_files pf;
+    if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
+        free(base);
+        free(at);
+        free(block);
+        free(drawn);
+        return KB_ERR;
+    }
+    /* The data: a block per (panel, variant), its points in x order. */
+    double ylo = INFINITY, yhi = 0, lo, hi;
+    int nblocks = 0, first_base = -1, one_base = 1;
+    for (int p = 0; p < np; p++)
+        for (int k = 0; k < nv; k++) {
+            block[p * nv + k] = -1;
+            for (int i = 0; i < nx; i++) {
+                int c = at[p * nx + i];
+                double y = c >= 0 ? s->value(pc, c, k, base[c], &lo, &hi) : NAN;
+                if (!(y > 0)) continue;
+                if (block[p * nv + k] < 0) {
+                    fprintf(pf.dat, "%s# panel %s | %s\n", nblocks ? "\n\n" : "",
+                            a->panel[p][0] ? a->panel[p] : "(all)", v->variants[k]);
+                    block[p * nv + k] = nblocks++;
+                }
+                drawn[k] = 1;
+                ylo = fmin(ylo, fmin(y, lo));
+                yhi = fmax(yhi, fmax(y, hi));
+                fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # %s\n", a->x[i], y, lo, hi, v->cases[c]);
+            }
+        }
+    for (int c = 0; s->with_baseline && c < nc; c++) {
+        char shortform[1100];
+        kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
+        if (base[c] < 0) note_add(pf.p, "No baseline ran on: %s. ", shortform);
+        if (base[c] >= 0 && first_base < 0) first_base = base[c];
+        if (base[c] >= 0 && base[c] != first_base) one_base = 0;
+    }
+    if (s->ceiling > 0) {
+        ylo = fmin(ylo, s->ceiling);
+        yhi = fmax(yhi, s->ceiling);
+    }
+    if (s->with_baseline) {
+        ylo = fmin(ylo, 1);
+        yhi = fmax(yhi, 1);
+    }
+    /* x: the axis's values where they are numbers, else its positions. */
+    char xlabel[700];
+    snprintf(xlabel, sizeof xlabel, "%s%s%s%s", a->axis, a->with[0] ? " (with " : "", a->with,
+             a->with[0] ? ")" : "");
+    fputs("set xlabel ", pf.gp);
+    gp_quote(pf.gp, xlabel);
+    fputs("\nset xtics nomirror font \",9\"\nunset mxtics\nset xtics (", pf.gp);
+    int lines = 1;
+    for (int i = 0; i < nx; i++) {
+        char label[KB_ALONG_LABEL];
+        snprintf(label, sizeof label, "%s", a->xlabel[i]);
+        if (!a->numeric) wrap_label(label, 12);
+        lines = label_lines(label) > lines ? label_lines(label) : lines;
+        fprintf(pf.gp, "%s", i ? ", " : "");
+        gp_quote(pf.gp, label);
+        fprintf(pf.gp, " %.6g", a->x[i]);
+    }
+    /* gnuplot puts the axis label one tic line below the axis, whatever the
+     * tic labels' lines: move it below all of them. */
+    fprintf(pf.gp, ")\nset xlabel offset 0,%d\n", 1 - lines);
+    double x0 = a->x[0], x1 = a->x[nx - 1];
+    if (a->log_x)
+        fprintf(pf.gp, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.4, x1 * 1.4);
+    else if (a->numeric)
+        fprintf(pf.gp, "set xrange [%.6g:%.6g]\n", x0 - (x1 - x0) * 0.06, x1 + (x1 - x0) * 0.06);
+    else
+        fprintf(pf.gp, "set xrange [-0.4:%.6g]\n", nx - 0.6);
+    char ylabel[300];
+    if (s->with_baseline && one_base && first_base >= 0)
+        snprintf(ylabel, sizeof ylabel, "speedup over %s (×, higher is faster)",
+                 v->variants[first_base]);
+    else
+        snprintf(ylabel, sizeof ylabel, "%s", s->ylabel);
+    if (s->with_baseline && !one_base)
+        note_add(pf.p, "%s",
+                 "The baseline differs between cases (the first of the op's baseline list "
+                 "that ran). ");
+    /* One y range for every panel, so that panels compare by eye. */
+    if (yhi > 0 && yhi / ylo > 30)
+        fprintf(pf.gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ylo / 1.5, yhi * 1.5);
+    else if (yhi > 0)
+        fprintf(pf.gp, "set yrange [0:%.6g]\n", yhi * 1.1);
+    /* Layout in pixels: panels in a grid, the key to their right. */
+    int cols = np <= 3 ? np : np == 4 ? 2 : 3, rows = (np + cols - 1) / cols;
+    int pw = np == 1 ? 800 : 560, bottom = 75 + 16 * lines, ph = 380 + 16 * lines, top = 50;
+    int width = cols * pw + 300, height = rows * ph + top;
+    plot_loop(pc, &pf, width, height);
+    if (np > 1) {
+        char title[600];
+        title_text(pc, s->what, title, sizeof title);
+        fputs("    set multiplot title ", pf.gp);
+        gp_quote(pf.gp, title);
+        fputc('\n', pf.gp);
+    }
+    for (int p = 0; p < np; p++) {
+        int col = p % cols, row = p / cols;
+        fprintf(pf.gp,
+                "    set lmargin at screen %.4f\n    set rmargin at screen %.4f\n"
+                "    set tmargin at screen %.4f\n    set bmargin at screen %.4f\n",
+                (col * pw + 90.0) / width, ((col + 1) * pw - 20.0) / width,
+                1 - (top + row * ph + 30.0) / height,
+                1 - (top + (row + 1.0) * ph - bottom) / height);
+        /* The panels of a row share the y axis: its label once, at the left. */
+        fputs(col ? "    unset ylabel\n" : "    set ylabel ", pf.gp);
+        if (!col) {
+            gp_quote(pf.gp, ylabel);
+            fputc('\n', pf.gp);
+        }
+        if (np > 1) {
+            fputs("    set title ", pf.gp);
+            gp_quote(pf.gp, a->panel[p]);
+            fputc('\n', pf.gp);
+        }
+        /* One key for the image: the first panel's, listing every variant drawn. */
+        if (p == 0)
+            fprintf(pf.gp,
+                    "    set key at screen %.4f, screen %.4f left top Left reverse samplen 3\n",
+                    (cols * pw + 10.0) / width, 1 - (top + 30.0) / height);
+        else
+            fputs("    unset key\n", pf.gp);
+        fputs("    plot ", pf.gp);
+        int clauses = 0;
+        if (s->ceiling > 0) {
+            fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", s->ceiling);
+            gp_quote(pf.gp, s->ceiling_title ? s->ceiling_title : "");
+            clauses++;
+        }
+        if (s->with_baseline) {
+            fprintf(pf.gp, "%s1 with lines lc rgb \"#555555\" dt 2 notitle", clauses ? ", " : "");
+            clauses++;
+        }
+        for (int k = 0; k < nv; k++) {
+            int b = block[p * nv + k];
+            if (!drawn[k] || (b < 0 && p > 0)) continue;
+            if (b < 0)
+                fprintf(pf.gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
+            else
+                fprintf(pf.gp, "%s\\\n        \"%s.dat\" index %d using %s ", clauses ? ", " : "",
+                        pf.p->base, b,
+                        s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
+            line_style(pf.gp, v, k);
+            clauses++;
+        }
+        if (!clauses) fputs("NaN notitle", pf.gp);
+        fputc('\n', pf.gp);
+    }
+    if (np > 1) fputs("    unset multiplot\n", pf.gp);
+    free(base);
+    free(at);
+    free(block);
+    free(drawn);
     return plot_close(pc, &pf, e);
 }
 
@@ -733,9 +985,116 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         .value = workspace_value,
         .nothing = "No device workspace: ",
     };
-    if (plot_time(&pc, e) != KB_OK || plot_bars(&pc, &speedup, e) != KB_OK ||
-        plot_roofline(&pc, e) != KB_OK)
-        return KB_ERR;
+    if (o->along && kb_view_has_axis(v, o->along)) {
+        if (kb_along_build(v, o->along, &pc.along, e) != KB_OK) return KB_ERR;
+        pc.has_along = 1;
+    } else if (!o->along) {
+        pc.has_along = kb_along_pick(v, &pc.along);
+    }
+    char axis_caption[700] = "";
+    if (pc.has_along)
+        snprintf(axis_caption, sizeof axis_caption, "against %s%s%s%s%s", pc.along.axis,
+                 pc.along.with[0] ? " (with " : "", pc.along.with, pc.along.with[0] ? ")" : "",
+                 pc.along.npanels > 1 ? ", a panel per combination of the other axes that vary"
+                                      : "");
+    char time_caption[1000], speedup_caption[1000], gbps_caption[1000];
+    snprintf(time_caption, sizeof time_caption,
+             "median time per launch %s, one line per variant (error bars p10-p90; dashed: "
+             "peers)",
+             axis_caption);
+    snprintf(speedup_caption, sizeof speedup_caption,
+             "speedup of each variant over the case's baseline %s (baseline time / variant "
+             "time; above 1 is faster; dashed: peers)",
+             axis_caption);
+    snprintf(gbps_caption, sizeof gbps_caption,
+             "achieved bandwidth (the op's minimum bytes / time) %s, under the measured copy "
+             "peak",
+             axis_caption);
+    double peak_bw, peak_flops;
+    view_peaks(&pc, &peak_bw, &peak_flops);
+    const along_spec time_along = {
+        .kind = "time",
+        .caption = time_caption,
+        .what = "median time",
+        .ylabel = "median time per launch (µs)",
+        .value = along_time,
+        .error_bars = 1,
+    };
+    const along_spec speedup_along = {
+        .kind = "speedup",
+        .caption = speedup_caption,
+        .what = "speedup over the baseline",
+        .ylabel = "speedup over the baseline (×, higher is faster)",
+        .value = along_speedup,
+        .with_baseline = 1,
+    };
+    char peak_title[64];
+    snprintf(peak_title, sizeof peak_title, "copy peak %.0f GB/s", peak_bw);
+    const along_spec gbps_along = {
+        .kind = "gbps",
+        .caption = gbps_caption,
+        .what = "achieved bandwidth",
+        .ylabel = "achieved bandwidth (GB/s, by the cost model)",
+        .value = along_gbps,
+        .ceiling = peak_bw,
+        .ceiling_title = peak_title,
+    };
+    static const bar_spec time_bars = {
+        .kind = "time",
+        .caption = "median time per launch of each variant, per case (the cases are scenarios "
+                   "that share sizes, not one sweep: a line through them would join unlike "
+                   "cases; hatched: peers)",
+        .what = "median time per case",
+        .ylabel = "median time per launch (µs)",
+        .value = time_value,
+    };
+    /* The plot set: only plots that decide something for this op's rows.
+     *  - time and speedup, always: which variant, at which size. Along the
+     *    sweep's axis where the cases form sweeps; else against bytes moved
+     *    where every case has its own size; else bars per case, since a line
+     *    through cases of one size (nms's distributions, class counts and
+     *    thresholds at n=25200) draws a trend that is not there.
+     *  - achieved GB/s and the roofline only where some row reaches a quarter
+     *    of a measured ceiling (copy bandwidth or SGEMM): there they say
+     *    which limit a variant is near, and whether tuning has room left.
+     *    Below that the op is latency-bound (nms, rpn_proposals and topk move
+     *    a few MB in tens of µs): a GB/s or GFLOP/s from its cost model
+     *    measures launch and sync latency, and reads as "far from the memory
+     *    limit" where memory is not the limit.
+     *  - along an axis, GB/s is drawn against it (gbps) and the roofline only
+     *    for ops that do arithmetic: for the others it would be the same
+     *    points against bytes moved.
+     *  - workspace where a variant uses some (memory is part of the choice),
+     *    index_cost where int64/int32 twins ran, V_vs_exact per variant of
+     *    other semantics. */
+    int arithmetic = 0, near_bw = 0, near_flops = 0, sized = 1;
+    for (int c = 0; c < v->ncases; c++) {
+        sized &= v->bytes[c] > 0;
+        for (int d = 0; d < c; d++) sized &= v->bytes[d] != v->bytes[c];
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r)) continue;
+            arithmetic |= r->flops > 0 && r->gflops > 0;
+            near_bw |= peak_bw > 0 && r->gbps >= peak_bw / 4;
+            near_flops |= peak_flops > 0 && r->gflops >= peak_flops / 4;
+        }
+    }
+    int roofline = arithmetic ? near_bw || near_flops : near_bw && !pc.has_along;
+    int rc = KB_OK;
+    if (pc.has_along)
+        rc = plot_along(&pc, &time_along, e) != KB_OK ||
+                     plot_along(&pc, &speedup_along, e) != KB_OK ||
+                     (near_bw && plot_along(&pc, &gbps_along, e) != KB_OK)
+                 ? KB_ERR
+                 : KB_OK;
+    else
+        rc = (sized ? plot_time(&pc, e) : plot_bars(&pc, &time_bars, e)) != KB_OK ||
+                     plot_bars(&pc, &speedup, e) != KB_OK
+                 ? KB_ERR
+                 : KB_OK;
+    if (rc == KB_OK && roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
+    kb_along_free(&pc.along);
+    if (rc != KB_OK) return KB_ERR;
     int uses_workspace = 0;
     for (int c = 0; c < v->ncases; c++)
         for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(&pc, c, k, 0) > 0;
@@ -818,6 +1177,10 @@ int kb_cmd_plot(int argc, char **argv) {
             if (!v || !*v) return kb_usage_error("plot", "%s needs a variant", a);
             o.baseline = v;
             i++;
+        } else if (strcmp(a, "--along") == 0) {
+            if (!v || !*v || v[0] == '-') return kb_usage_error("plot", "%s needs an axis", a);
+            o.along = v;
+            i++;
         } else if (strcmp(a, "--format") == 0) {
             if (!v || parse_formats(v, &o) != KB_OK)
                 return kb_usage_error("plot", "--format %s: expected png, svg or png,svg",
@@ -846,6 +1209,24 @@ int kb_cmd_plot(int argc, char **argv) {
         if (!found)
             rc = kb_usage_error("plot", "--baseline %s: no row of that variant in the files",
                                 o.baseline);
+    }
+    if (rc == KB_EXIT_OK && o.along) {
+        /* Every view that has the axis must vary along it; one at least has it. */
+        int found = 0;
+        for (int i = 0; i < nviews && rc == KB_EXIT_OK; i++) {
+            kb_along a;
+            if (!kb_view_has_axis(&views[i], o.along)) continue;
+            found = 1;
+            if (kb_along_build(&views[i], o.along, &a, &e) != KB_OK)
+                rc = kb_usage_error("plot", "--along %s: %s", o.along, e.msg);
+            kb_along_free(&a);
+        }
+        if (rc == KB_EXIT_OK && !found) {
+            kb_along none;
+            kb_along_build(&views[0], o.along, &none, &e);
+            rc = kb_usage_error("plot", "--along %s: %s%s", o.along, e.msg,
+                                nviews > 1 ? " (nor has any other op in the files)" : "");
+        }
     }
     if (rc == KB_EXIT_OK && kb_make_dirs(o.dir, &e) != KB_OK) {
         fprintf(stderr, "kbench plot: error: %s\n", e.msg);

@@ -38,7 +38,8 @@ static void report_help(void) {
          "And the runs: device, driver, clocks, peaks, commit, command and time of each file.\n"
          "DIR/summary.md is the short form for a README: per op its time and speedup plots\n"
          "and one line per case (the variant to ship, its time, its speedup over the\n"
-         "baseline and over the fastest peer that PASSed, its workspace).\n\n"
+         "baseline and over the fastest peer that ran (one that FAILed its check named\n"
+         "with why), its workspace).\n\n"
          "  -o, --output DIR   where the pages and plots go (default report/; created)\n"
          "  -h, --help\n"
          "exit codes: 0 written; 2 bad usage or an unreadable CSV; 4 a file could not be\n"
@@ -237,6 +238,37 @@ static void fmt_ratio(double base_us, double us, char *buf, size_t n) {
         snprintf(buf, n, "-");
 }
 
+/* Why a peer's time does not count as a correct answer: "" for PASS, else
+ * e.g. "FAILs its check: rel-L2 0.037, bound 0.002", "was not checked". */
+static void peer_standing(const kb_result *p, char *buf, size_t n) {
+    if (p->status == KB_ROW_PASS)
+        snprintf(buf, n, "%s", "");
+    else if (p->status == KB_ROW_FAIL && isfinite(p->rel_l2) && isfinite(p->tolerance))
+        snprintf(buf, n, "FAILs its check: rel-L2 %.2g, bound %.2g", p->rel_l2, p->tolerance);
+    else if (p->status == KB_ROW_FAIL && isfinite(p->rel_l2))
+        snprintf(buf, n, "FAILs its check: rel-L2 %.2g", p->rel_l2);
+    else if (p->status == KB_ROW_FAIL)
+        snprintf(buf, n, "FAILs its check: %.200s", p->reason[0] ? p->reason : p->note);
+    else if (p->status == KB_ROW_UNCHECKED)
+        snprintf(buf, n, "%s", "was not checked");
+    else
+        snprintf(buf, n, "is %s", kb_status_name(p->status));
+}
+
+/* A peer's row that has a time: PASS, a FAIL that was timed, UNCHECKED. */
+static int peer_ran(const kb_result *r) {
+    return r && isfinite(r->median_us) && r->median_us > 0 &&
+           (r->status == KB_ROW_PASS || r->status == KB_ROW_FAIL || r->status == KB_ROW_UNCHECKED);
+}
+
+/* "1.25×", or "4.63× (FAILs its check: rel-L2 0.037, bound 0.002)". */
+static void fmt_peer(const kb_result *p, double us, char *buf, size_t n) {
+    char ratio[32], why[300];
+    fmt_ratio(p->median_us, us, ratio, sizeof ratio);
+    peer_standing(p, why, sizeof why);
+    snprintf(buf, n, "%s%s%s%s", ratio, why[0] ? " (" : "", why, why[0] ? ")" : "");
+}
+
 static void write_ship_table(doc *d, const kb_op_view *v) {
     int peers[16], npeers = 0;
     for (int k = 0; k < v->nvariants && npeers < 10; k++)
@@ -255,7 +287,8 @@ static void write_ship_table(doc *d, const kb_op_view *v) {
              "Per case, the fastest variant of ours that PASSed its check (peers and variants "
              "of other semantics are not ranked). Speedups are time ratios on the same case: "
              "over the op's baseline (%s: the first of these that ran on the case) and over "
-             "each peer; above 1× the winner is faster.",
+             "each peer; above 1× the winner is faster. A peer that ran but did not PASS "
+             "keeps its ratio, with its status and why.",
              v->def && v->def->baseline ? v->def->baseline : "its first registry variant");
     if (v->def) {
         kb_case defaults;
@@ -296,8 +329,8 @@ static void write_ship_table(doc *d, const kb_op_view *v) {
         }
         for (int i = 0; i < npeers; i++) {
             const kb_result *p = kb_view_cell(v, c, peers[i]);
-            if (p && kb_result_timed(p))
-                fmt_ratio(p->median_us, w->median_us, cells[col++], CELL);
+            if (peer_ran(p))
+                fmt_peer(p, w->median_us, cells[col++], CELL);
             else
                 snprintf(cells[col++], CELL, "%s", p ? kb_status_name(p->status) : "-");
         }
@@ -399,24 +432,29 @@ static void write_inexact_table(doc *d, const kb_op_view *v) {
 }
 
 static void write_not_passed(doc *d, const kb_op_view *v) {
-    static const char *const head[] = {"variant", "case", "status", "reason", "note"};
+    static const char *const head[] = {"variant", "case", "status", "median", "reason", "note"};
     int n = 0;
     doc_heading(d, 3, "Rows that did not pass");
     for (int c = 0; c < v->ncases; c++)
         for (int k = 0; k < v->nvariants; k++) {
             const kb_result *r = kb_view_cell(v, c, k);
             if (!r || r->status == KB_ROW_PASS) continue;
-            if (!n++) doc_table_begin(d, 5, head);
-            char cells[5][CELL];
+            if (!n++) doc_table_begin(d, 6, head);
+            char cells[6][CELL];
             snprintf(cells[0], CELL, "%s", r->variant);
             kb_params_short(v->def, r->params, cells[1], CELL);
             snprintf(cells[2], CELL, "%s", kb_status_name(r->status));
-            snprintf(cells[3], CELL, "%s",
+            /* A FAIL keeps its time: how fast a wrong answer came is part of the choice. */
+            if (isfinite(r->median_us) && r->median_us > 0)
+                kb_format_us(r->median_us, cells[3], CELL);
+            else
+                snprintf(cells[3], CELL, "-");
+            snprintf(cells[4], CELL, "%s",
                      r->reason[0]                    ? r->reason
                      : r->status == KB_ROW_UNCHECKED ? "timed with --no-check"
                                                      : "-");
-            snprintf(cells[4], CELL, "%s", r->note);
-            doc_row(d, 5, cells, 0);
+            snprintf(cells[5], CELL, "%s", r->note);
+            doc_row(d, 6, cells, 0);
         }
     if (n)
         doc_table_end(d);
@@ -440,15 +478,20 @@ static void write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const
 
 /* ---- the README's excerpt ---- */
 
-/* The fastest peer that PASSed on case c, or -1. */
+/* The fastest peer that ran on case c, or -1: among those checked (PASS or
+ * FAIL: they compute the op), else among the unchecked (a dense conv2d is
+ * a floor for reference, not the op, and would hide the one that is). */
 static int best_peer(const kb_op_view *v, int c) {
-    int best = -1;
+    int best = -1, best_checked = 0;
     for (int k = 0; k < v->nvariants; k++) {
         const kb_result *r = kb_view_cell(v, c, k);
-        if (!kb_result_is_peer(v->variants[k]) || !r || r->status != KB_ROW_PASS ||
-            !(r->median_us > 0))
-            continue;
-        if (best < 0 || r->median_us < kb_view_cell(v, c, best)->median_us) best = k;
+        if (!kb_result_is_peer(v->variants[k]) || !peer_ran(r)) continue;
+        int checked = r->status != KB_ROW_UNCHECKED;
+        if (best < 0 || checked > best_checked ||
+            (checked == best_checked && r->median_us < kb_view_cell(v, c, best)->median_us)) {
+            best = k;
+            best_checked = checked;
+        }
     }
     return best;
 }
@@ -471,7 +514,7 @@ static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, co
           "|---|---|---|---|---|---|\n",
           f);
     for (int c = 0; c < v->ncases; c++) {
-        char shortform[CELL], t[32], base_txt[160], peer_txt[160], ws[32];
+        char shortform[CELL], t[32], base_txt[160], peer_txt[512], ws[32];
         int best, second;
         rank_case(v, c, &best, &second);
         kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
@@ -491,11 +534,15 @@ static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, co
         else
             snprintf(base_txt, sizeof base_txt, "%.2f× %s",
                      kb_view_cell(v, c, base)->median_us / w->median_us, v->variants[base]);
-        if (peer < 0)
+        if (peer < 0) {
             snprintf(peer_txt, sizeof peer_txt, "-");
-        else
-            snprintf(peer_txt, sizeof peer_txt, "%.2f× %s",
-                     kb_view_cell(v, c, peer)->median_us / w->median_us, v->variants[peer]);
+        } else {
+            const kb_result *p = kb_view_cell(v, c, peer);
+            char why[300];
+            peer_standing(p, why, sizeof why);
+            snprintf(peer_txt, sizeof peer_txt, "%.2f× %s%s%s", p->median_us / w->median_us,
+                     v->variants[peer], why[0] ? ", which " : "", why);
+        }
         kb_format_bytes(w->workspace_bytes, 0, ws, sizeof ws);
         fprintf(f, " | %s | %s | %s | %s | %s |\n", v->variants[best], t, base_txt, peer_txt, ws);
     }
@@ -513,7 +560,9 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
     fprintf(f,
             "Made by `kbench report` from %d file(s); device(s): %s; kbench commit(s): %s. "
             "Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
-            "to ship is faster); peers count only where they PASSed the same check.\n",
+            "to ship is faster); the fastest peer is the fastest that ran the op (a peer that "
+            "FAILs the same check is named with why; an unchecked one only where no checked "
+            "one ran).\n",
             res->nfiles, devices[0] ? devices : "(not recorded)",
             commits[0] ? commits : "(not recorded)");
     for (int i = 0; i < nviews; i++)

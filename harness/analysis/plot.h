@@ -8,6 +8,8 @@
 typedef struct kb_plot_opts {
     const char *dir;      /* where scripts, data and images go */
     const char *baseline; /* --baseline, or NULL for the registry's rule */
+    const char *along;    /* --along: the axis time, speedup and GB/s are drawn against in
+                             the views that have it; NULL: kb_along_pick's choice */
     int png, svg;
 } kb_plot_opts;
 

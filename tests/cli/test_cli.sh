@@ -249,14 +249,36 @@ expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
 expect 2 "partial_last_line.csv:7: last line cut short.*--baseline nope: no row" -- \
     plot $d/partial_last_line.csv --baseline nope -o "$tmp/p0"
 expect 2 "--format jpg: expected png, svg or png,svg" -- plot $d/nms.csv --format jpg
+expect 2 "--along nope: nms has no axis 'nope' \(its axes: n, iou, classes, max_out, dist\)" -- \
+    plot $d/nms.csv --along nope -o "$tmp/p1"
+expect 2 "--along max_out: axis 'max_out' does not vary across nms's rows \(every case has max_out=0\); the axes that vary: n, iou, classes, dist" -- \
+    plot $d/nms.csv --along max_out -o "$tmp/p1"
+expect 2 "--along needs an axis" -- plot $d/nms.csv --along -o "$tmp/p1"
+expect 2 "--along kh: axis 'kh' does not vary across deform_conv2d's rows" -- \
+    plot $d/nms.csv $d/deform_conv2d.csv --along kh -o "$tmp/p1"
+check "plot --along that fails wrote nothing" test ! -e "$tmp/p1"
 
 # ---- without gnuplot: plot and report write their scripts and text, exit 4 ----
 prefix=(env PATH=/nonexistent)
 expect 4 "gnuplot is not on PATH" -- plot $d/nms.csv -o "$tmp/scripts"
 expect_file "$tmp/scripts/nms.nms.time.gp" "nms.nms.time.dat"
+# --along: the scripts are written without gnuplot too (test_plot.sh checks the drawing).
+expect 4 "gnuplot is not on PATH" -- plot $d/nms.csv --along n -o "$tmp/along"
+expect_file "$tmp/along/nms.nms.time.gp" "^set logscale x$"
+expect_file "$tmp/along/nms.nms.time.gp" "^set xtics \(\"1000\" 1000, \"25200\" 25200, \"100000\" 100000\)$"
 expect 4 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
+# A peer that FAILs its check keeps its time and why: torchvision's f16 rows.
+expect 4 "summary.md" -- report $d/deform_conv2d_dtypes.csv -o "$tmp/report-fail"
 prefix=()
+expect_file "$tmp/report-fail/summary.md" \
+    "^\| c_in=128 c_out=128 h=100 w=168 dtype=f16 \| nhwc_wgmma_f16 \| 43.10 us \| 2.75× explicit_gemm_i64 \| 5.21× peer:torchvision, which FAILs its check: rel-L2 0.037, bound 0.002 \|"
+expect_file "$tmp/report-fail/summary.md" \
+    "^\| c_in=128 c_out=128 h=100 w=168 \| nhwc_wgmma_tf32 \| 67.14 us \| 3.10× explicit_gemm_i64 \| 3.96× peer:torchvision \|"
+expect_file "$tmp/report-fail/report.md" \
+    "^\| c_in=512 c_out=512 h=25 w=42 dtype=f16 \| .* \| 4.33× \(FAILs its check: rel-L2 0.0094, bound 0.002\) \|"
+expect_file "$tmp/report-fail/report.md" \
+    "^\| peer:torchvision \| c_in=512 c_out=512 h=25 w=42 dtype=f16 \| FAIL \| 244.10 us \| does not match the reference \|"
 for f in report.md report.html; do
     for op in preprocess nms deform_conv2d; do expect_file "$tmp/report/$f" "$op \(cold mode\)"; done
     expect_file "$tmp/report/$f" "IoU mask of 1250400000 bytes" # an UNSUPPORTED row, listed

@@ -46,9 +46,9 @@ expect 5 "SLOWER +nms +peer:torchvision_nms .*\+60\.0%" -- \
 prefix=(env PATH=/nonexistent)
 expect 4 "report.md" -- report $d/nms.csv "$tmp/nms-peers.csv" -o "$tmp/report-peers"
 prefix=()
-# the peer's time on the same case becomes the winner's "vs" column; refusals are listed
+# the peer's time on the same case becomes the winner's "vs" column; refusals and failures are listed, a failure with its time
 expect_file "$tmp/report-peers/report.md" "^\| \(defaults\) \| blockwalk \| 18.90 us ± 0.6% \|.*\| 26.46× \|"
-expect_file "$tmp/report-peers/report.md" "^\| peer:opencv_cpu \| \(defaults\) \| UNSUPPORTED \| dtype=bf16: kbench cannot dump it, as .npy"
-expect_file "$tmp/report-peers/report.md" "^\| peer:torch_topk \| \(defaults\) \| FAIL \| does not match the reference \| count 4 vs 3 expected, ties"
+expect_file "$tmp/report-peers/report.md" "^\| peer:opencv_cpu \| \(defaults\) \| UNSUPPORTED \| - \| dtype=bf16: kbench cannot dump it, as .npy"
+expect_file "$tmp/report-peers/report.md" "^\| peer:torch_topk \| \(defaults\) \| FAIL \| [0-9.]+ (us|ms) \| does not match the reference \| count 4 vs 3 expected, ties"
 
 finish peers_csv

@@ -1,4 +1,4 @@
-# nms.nms.time.gp — kbench plot: median time per launch against the minimum bytes the op must move, per variant (log-log; error bars p10-p90; dashed: peers)
+# nms.nms.time.gp — kbench plot: median time per launch of each variant, per case (the cases are scenarios that share sizes, not one sweep: a line through them would join unlike cases; hatched: peers)
 # Render in this folder: gnuplot nms.nms.time.gp  (data: nms.nms.time.dat)
 reset
 set encoding utf8
@@ -6,25 +6,30 @@ set datafile missing "?"
 set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
-set title "nms: median time vs bytes moved (cold mode) — NVIDIA H100 80GB HBM3"
-set logscale x
-set format x "%.0s %cB"
-set xlabel "minimum bytes moved per launch (the op's cost model)"
-set logscale y
+set title "nms: median time per case (cold mode) — NVIDIA H100 80GB HBM3"
+set style data histogram
+set style histogram clustered gap 1
+set boxwidth 0.9
 set ylabel "median time per launch (µs)"
+set xtics nomirror scale 0 font ",9"
+unset mxtics
+set logscale y
+set yrange [14.568:350242]
+set xtics ("(defaults)" 0, "n=25200" 1, "n=25200\niou=0.7" 2, "n=25200\ndist=clustered" 3, "n=25200\nclasses=80\ndist=clustered" 4, "n=100000" 5)
+set bmargin 6
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1100,650 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1428,565 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1428,565 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "nms.nms.time.".fmt
     plot \
-        "nms.nms.time.dat" index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "bitmask_host", \
-        "nms.nms.time.dat" index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "bitmask_gpu", \
-        "nms.nms.time.dat" index 2 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "blockwalk", \
-        "nms.nms.time.dat" index 3 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "pairwise_fast", \
-        "nms.nms.time.dat" index 4 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision_batched_nms", \
-        "nms.nms.time.dat" index 5 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision_nms"
+        "nms.nms.time.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "bitmask_host", \
+        "nms.nms.time.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "bitmask_gpu", \
+        "nms.nms.time.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "blockwalk", \
+        "nms.nms.time.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "pairwise_fast", \
+        "nms.nms.time.dat" using 6 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:torchvision_batched_nms", \
+        "nms.nms.time.dat" using 7 lc rgb "#666666" fs pattern 4 border lc rgb "#666666" title "peer:torchvision_nms"
     unset output
 }

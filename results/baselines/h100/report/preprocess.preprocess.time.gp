@@ -1,4 +1,4 @@
-# preprocess.preprocess.time.gp — kbench plot: median time per launch against the minimum bytes the op must move, per variant (log-log; error bars p10-p90; dashed: peers)
+# preprocess.preprocess.time.gp — kbench plot: median time per launch of each variant, per case (the cases are scenarios that share sizes, not one sweep: a line through them would join unlike cases; hatched: peers)
 # Render in this folder: gnuplot preprocess.preprocess.time.gp  (data: preprocess.preprocess.time.dat)
 reset
 set encoding utf8
@@ -6,27 +6,32 @@ set datafile missing "?"
 set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
-set title "preprocess: median time vs bytes moved (cold mode) — NVIDIA H100 80GB HBM3"
-set logscale x
-set format x "%.0s %cB"
-set xlabel "minimum bytes moved per launch (the op's cost model)"
-set logscale y
+set title "preprocess: median time per case (cold mode) — NVIDIA H100 80GB HBM3"
+set style data histogram
+set style histogram clustered gap 1
+set boxwidth 0.9
 set ylabel "median time per launch (µs)"
+set xtics nomirror scale 0 font ",9"
+unset mxtics
+set logscale y
+set yrange [3.152:987929]
+set xtics ("in_h=320\nin_w=320" 0, "in_h=320\nin_w=320\ninterp=letterbox" 1, "in_h=720\nin_w=1280\ninterp=nearest" 2, "in_h=720\nin_w=1280" 3, "in_h=720\nin_w=1280\ninterp=letterbox" 4, "interp=nearest" 5, "(defaults)" 6, "interp=letterbox" 7, "in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024" 8, "in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\ninterp=letterbox" 9, "n=8 in_h=320\nin_w=320" 10, "n=8 in_h=320\nin_w=320\ninterp=letterbox" 11, "n=8 in_h=720\nin_w=1280\ninterp=nearest" 12, "n=8 in_h=720\nin_w=1280" 13, "n=8 in_h=720\nin_w=1280\ninterp=letterbox" 14, "n=8\ninterp=nearest" 15, "n=8" 16, "n=8\ninterp=letterbox" 17, "n=16 dtype=f16" 18, "n=16\ninterp=letterbox\ndtype=f16" 19, "n=16\ninterp=nearest" 20, "n=16" 21, "n=16\ninterp=letterbox" 22, "n=8 in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024" 23, "n=8 in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\ninterp=letterbox" 24)
+set bmargin 8
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1100,650 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 4000,595 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 4000,595 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "preprocess.preprocess.time.".fmt
     plot \
-        "preprocess.preprocess.time.dat" index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "nearest_naive", \
-        "preprocess.preprocess.time.dat" index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "bilinear_naive", \
-        "preprocess.preprocess.time.dat" index 2 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "nearest_vec", \
-        "preprocess.preprocess.time.dat" index 3 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "bilinear_vec", \
-        "preprocess.preprocess.time.dat" index 4 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "letterbox_warpaffine", \
-        "preprocess.preprocess.time.dat" index 5 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "letterbox_vec", \
-        "preprocess.preprocess.time.dat" index 6 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:opencv_cpu", \
-        "preprocess.preprocess.time.dat" index 7 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch"
+        "preprocess.preprocess.time.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "nearest_naive", \
+        "preprocess.preprocess.time.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "bilinear_naive", \
+        "preprocess.preprocess.time.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "nearest_vec", \
+        "preprocess.preprocess.time.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "bilinear_vec", \
+        "preprocess.preprocess.time.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "letterbox_warpaffine", \
+        "preprocess.preprocess.time.dat" using 7 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "letterbox_vec", \
+        "preprocess.preprocess.time.dat" using 8 lc rgb "#b2182b" fs pattern 4 border lc rgb "#b2182b" title "peer:opencv_cpu", \
+        "preprocess.preprocess.time.dat" using 9 lc rgb "#b2182b" fs pattern 4 border lc rgb "#b2182b" title "peer:torch"
     unset output
 }
