@@ -29,7 +29,8 @@ static void flags_text(unsigned f, char *buf, size_t n) {
                  {KB_NONDETERMINISTIC, "nondeterministic"},
                  {KB_HOST_SYNC, "host-sync"},
                  {KB_TEST_ONLY, "test-only"},
-                 {KB_INEXACT, "other-semantics"}};
+                 {KB_INEXACT, "other-semantics"},
+                 {KB_HOST, "host"}};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (f & names[i].bit) {

@@ -1,6 +1,7 @@
 /* registry.c — the two tables: every op, and every variant of every op.
  *
- * Adding a variant = one .cu file in variants/<op>/ that defines
+ * Adding a variant = one .cu file in variants/<op>/ (a .c file for one that
+ * runs on the CPU, flagged KB_HOST) that defines
  *   extern "C" const kb_variant_impl kb_<op>_<name> = {supports, workspace_bytes,
  *                                                      setup, run, teardown};
  * plus two lines here: its declaration below, and its row in the table
@@ -70,6 +71,7 @@ extern const kb_variant_impl kb_nms_bitmask_host;
 extern const kb_variant_impl kb_nms_bitmask_gpu;
 extern const kb_variant_impl kb_nms_blockwalk;
 extern const kb_variant_impl kb_nms_pairwise_fast;
+extern const kb_variant_impl kb_nms_cpu_greedy;
 /* topk */
 extern const kb_variant_impl kb_topk_radix_sort;
 extern const kb_variant_impl kb_topk_segmented_sort;
@@ -160,6 +162,8 @@ const kb_variant kb_variants[] = {
                "the same masks; one block walks 64 boxes a step, bulk OR overlapped"),
     KB_VARIANT(nms, pairwise_fast, "pairwise.cu", KB_INEXACT,
                "fast NMS: a thread per box vs every higher-ranked box of its class"),
+    KB_VARIANT(nms, cpu_greedy, "cpu_greedy.c", KB_HOST,
+               "CPU: sort, walk vs the class's keeps (onnxruntime), classes in parallel"),
     /* nms: rows here */
     KB_VARIANT(topk, radix_sort, "cub_sort.cu", 0,
                "a CUB radix sort per segment, then the first k (the RPN ports)"),

@@ -67,6 +67,7 @@ static const column columns[] = {
     {"deterministic", COL_YESNO, offsetof(kb_result, deterministic), sizeof(int), 0},
     TEXT(note, 0),
     NUMBER(dropped),
+    TEXT(where, 0),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 _Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");

@@ -30,6 +30,8 @@ typedef struct kb_result {
     char note[512];
     double dropped; /* kb_accuracy.dropped; NAN where not counted (from the note where the
                        file is of the schema before the column: "... drops N ...") */
+    char where[8];  /* "device" or "host" (a KB_HOST variant); "" in a file from before the
+                       column, whose rows all ran on the device */
     int file;       /* index into kb_results.files */
     int line;       /* the line the record starts on, 1-based */
 } kb_result;

@@ -12,7 +12,9 @@
  *     to the worker's process group, a TIMEOUT row;
  * and a new worker continues with the next pair. Fork without exec is safe
  * here because the parent created no CUDA context and no NVML handle; the
- * worker inherits the cases, variants and options as they are.
+ * worker inherits the cases, variants and options as they are. A plan of
+ * host variants only (KB_HOST) runs in workers too, which then open no
+ * device: a CPU variant that faults or hangs costs its row just the same.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -40,6 +42,7 @@ typedef struct msg_head {
 typedef struct device_msg {
     kb_device dev;
     int sm_clock_now_mhz;
+    int opened; /* 0: a plan of host variants, which opens no device */
 } device_msg;
 
 /* Worker exit codes the parent tells apart from a death. */
@@ -122,13 +125,15 @@ static void worker(kb_runner *r, int device, int from, int first, int fd, pid_t 
     if (getppid() != parent_pid) _exit(WORKER_FAILED);
     kb_error e = {{0}};
     device_msg dm;
-    int rc = kb_device_open(device, &dm.dev, &e);
+    memset(&dm, 0, sizeof dm);
+    dm.opened = r->needs_device;
+    int rc = dm.opened ? kb_device_open(device, &dm.dev, &e) : KB_OK;
     if (rc != KB_OK) fail(fd, rc, &e);
-    if (r->opts.timing && kb_device_peaks(&dm.dev, 0, &e) != KB_OK && first)
+    if (dm.opened && r->opts.timing && kb_device_peaks(&dm.dev, 0, &e) != KB_OK && first)
         fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
-    dm.sm_clock_now_mhz = kb_device_sm_clock_now(&dm.dev);
+    dm.sm_clock_now_mhz = dm.opened ? kb_device_sm_clock_now(&dm.dev) : -1;
     send_msg(fd, MSG_DEVICE, -1, 0, &dm, sizeof dm, NULL, 0);
-    if (kb_runner_attach(r, &dm.dev, &e) != KB_OK) fail(fd, KB_ERR, &e);
+    if (dm.opened && kb_runner_attach(r, &dm.dev, &e) != KB_OK) fail(fd, KB_ERR, &e);
     worker_out out = {.fd = fd, .r = r};
     out.p.begin = pipe_begin;
     out.p.row = pipe_row;
@@ -204,7 +209,7 @@ static int receive(parent *pa, worker_state *w) {
     case MSG_DEVICE:
         if (!pa->begun && h.bytes == sizeof(device_msg)) {
             const device_msg *dm = (const device_msg *)(void *)pa->buf;
-            pa->begin(pa->begin_ctx, &dm->dev, dm->sm_clock_now_mhz);
+            pa->begin(pa->begin_ctx, dm->opened ? &dm->dev : NULL, dm->sm_clock_now_mhz);
             pa->begun = 1;
         }
         return KB_OK;

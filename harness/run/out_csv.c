@@ -1,7 +1,8 @@
 /* out_csv.c — one CSV row per case, flushed as it completes. The file opens
  * with '#' lines of metadata (gnuplot and csv_read.c skip them). Times are
- * microseconds. The column list is the schema that csv_read.c, `kbench plot`,
- * `report` and `compare` read, and that peers/ write. */
+ * microseconds; `where` says whether the variant ran on the device or the
+ * host (a KB_HOST variant). The column list is the schema that csv_read.c,
+ * `kbench plot`, `report` and `compare` read, and that peers/ write. */
 #include "printer.h"
 
 #include <string.h>
@@ -37,6 +38,7 @@ const char *const kb_csv_columns[] = {
     "throttled",
     "note",
     "dropped",
+    "where",
     NULL,
 };
 
@@ -93,6 +95,7 @@ static void csv_row(kb_printer *p, const kb_row *r) {
         fprintf(f, ",%lld", (long long)r->acc.dropped);
     else
         fputc(',', f);
+    fprintf(f, ",%s", r->flags & KB_HOST ? "host" : "device");
     fputc('\n', f);
     fflush(f);
 }

@@ -26,6 +26,7 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
     kb_json_put_str(f, m->time);
     fputs(",\"host\":", f);
     kb_json_put_str(f, m->host);
+    fprintf(f, ",\"omp_threads\":%d", m->omp_threads);
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);
@@ -74,6 +75,7 @@ static void json_row(kb_printer *p, const kb_row *r) {
     kb_json_put_str(f, r->acc.note);
     if (r->checked && r->acc.dropped >= 0)
         fprintf(f, ",\"dropped\":%lld", (long long)r->acc.dropped);
+    fprintf(f, ",\"where\":\"%s\"", r->flags & KB_HOST ? "host" : "device");
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

@@ -49,6 +49,7 @@ typedef struct kb_runner {
     int nvariants;
     kb_pair *pairs; /* the plan: case by case, variants in list order */
     int npairs;
+    int needs_device; /* a pair of the plan is a GPU variant's (not KB_HOST) */
     kb_printer *printers[KB_MAX_PRINTERS];
     int nprinters;
     int counts[KB_ROW_UNCHECKED + 1];
@@ -74,7 +75,9 @@ typedef struct kb_runner {
 
 /* No CUDA in init and plan: options and the sample buffer; then the plan,
  * every (case, variant) pair of the sweep less those already_done says the
- * --resume file holds (set already_done between the two). */
+ * --resume file holds (set already_done between the two). A plan of KB_HOST
+ * variants only needs no device (needs_device 0): the runner then runs
+ * without kb_runner_attach and touches no CUDA. */
 int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e);
 int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
                    kb_error *e);
@@ -99,7 +102,8 @@ void kb_runner_emit(kb_runner *r, const kb_row *row);
 void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
                            const char *forced_limit);
 
-/* Called once, with the facts of the device the first worker opened. */
+/* Called once, with the facts of the device the first worker opened (NULL
+ * for a plan of host variants, which opens none). */
 typedef void (*kb_begin_fn)(void *ctx, const kb_device *dev, int sm_clock_now_mhz);
 /* Run the plan in worker processes: this process holds no CUDA context. A
  * worker that loses its context, dies or overruns opts.case_timeout_s costs

@@ -38,7 +38,8 @@ static struct {
     char why[1200];
     int samples_ok;
 } got[MAXGOT];
-static int ngot, begun;
+static int ngot, begun, begun_without_device;
+static int host_plan; /* the next run's plan holds host variants only */
 
 /* ---- the device and the runner, as a worker sees them ---- */
 
@@ -195,6 +196,10 @@ void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
 
 static void on_begin(void *ctx, const kb_device *dev, int sm_clock_now_mhz) {
     (void)ctx, (void)sm_clock_now_mhz;
+    if (!dev) {
+        begun_without_device++;
+        return;
+    }
     begun += strcmp(dev->name, "stub device") == 0;
 }
 
@@ -207,9 +212,10 @@ static int run(const char *s, double timeout_s) {
     last.opts.rule.max_samples = NSAMPLES;
     last.opts.case_timeout_s = timeout_s;
     last.npairs = (int)strlen(s);
+    last.needs_device = !host_plan;
     last.measure.samples = malloc(NSAMPLES * sizeof(double));
     script = s;
-    ngot = begun = device_in_parent = 0;
+    ngot = begun = begun_without_device = device_in_parent = 0;
     test_pid = getpid();
     int rc = kb_isolated_run(&last, 0, on_begin, NULL, &last_e);
     free(last.measure.samples);
@@ -330,6 +336,17 @@ KB_TEST(no_device_runs_nothing) {
     KB_EXPECT(rc == KB_NO_DEVICE);
     KB_EXPECT(ngot == 0 && begun == 0);
     KB_EXPECT_STR_CONTAINS(last_e.msg, "stub: no device here");
+}
+
+KB_TEST(a_plan_of_host_variants_runs_in_workers_that_open_no_device) {
+    device_rc = KB_NO_DEVICE; /* opening one would fail the run */
+    host_plan = 1;
+    int rc = run("rcr", 0);
+    host_plan = 0;
+    device_rc = KB_OK;
+    KB_EXPECT(rc == KB_OK);
+    KB_EXPECT(rows_are("PCP")); /* a crash still costs only its row */
+    KB_EXPECT(begun == 0 && begun_without_device == 1);
 }
 
 KB_TEST(an_inherited_ignored_sigchld_still_tells_how_a_worker_died) {
