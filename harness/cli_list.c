@@ -8,13 +8,15 @@
 #include <string.h>
 
 static void list_help(void) {
-    puts("usage: kbench list [OP] [--names [--test-only]]\n\n"
+    puts("usage: kbench list [OP] [--names [--test-only | --host]]\n\n"
          "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
          "range), named sweeps with their lines, input/output tensor names, and variants\n"
          "with one-line summaries, flags and the file that implements each.\n\n"
          "  --names      one line per op and per op/variant (for scripts and CTest)\n"
          "  --test-only  with --names: only the op/variant lines of the deliberately\n"
          "               broken variants of a test build (never listed otherwise)\n"
+         "  --host       with --names: only the op/variant lines of the variants that\n"
+         "               run on the CPU ([host]: they need no device)\n"
          "  -h, --help");
 }
 
@@ -29,7 +31,8 @@ static void flags_text(unsigned f, char *buf, size_t n) {
                  {KB_NONDETERMINISTIC, "nondeterministic"},
                  {KB_HOST_SYNC, "host-sync"},
                  {KB_TEST_ONLY, "test-only"},
-                 {KB_INEXACT, "other-semantics"}};
+                 {KB_INEXACT, "other-semantics"},
+                 {KB_HOST, "host"}};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (f & names[i].bit) {
@@ -89,7 +92,7 @@ static void print_op(const kb_op *op) {
 
 int kb_cmd_list(int argc, char **argv) {
     const char *opname = NULL;
-    int names = 0, test_only = 0;
+    int names = 0, test_only = 0, host = 0;
     for (int i = 1; i < argc; i++) {
         if (kb_is_help(argv[i])) {
             list_help();
@@ -98,6 +101,8 @@ int kb_cmd_list(int argc, char **argv) {
             names = 1;
         } else if (strcmp(argv[i], "--test-only") == 0) {
             test_only = 1;
+        } else if (strcmp(argv[i], "--host") == 0) {
+            host = 1;
         } else if (argv[i][0] == '-' || opname) {
             return kb_usage_error("list", "unexpected argument '%s'", argv[i]);
         } else {
@@ -105,6 +110,7 @@ int kb_cmd_list(int argc, char **argv) {
         }
     }
     if (test_only && !names) return kb_usage_error("list", "--test-only needs --names");
+    if (host && !names) return kb_usage_error("list", "--host needs --names");
     if (opname && !kb_find_op(opname)) {
         char all[512] = "";
         for (int i = 0; kb_ops[i]; i++) {
@@ -117,10 +123,11 @@ int kb_cmd_list(int argc, char **argv) {
         const kb_op *op = kb_ops[i];
         if (opname && strcmp(op->name, opname) != 0) continue;
         if (names) {
-            if (!test_only) printf("%s\n", op->name);
+            if (!test_only && !host) printf("%s\n", op->name);
             for (int k = 0; kb_variants[k].op; k++)
                 if (strcmp(kb_variants[k].op, op->name) == 0 &&
-                    !(kb_variants[k].flags & KB_TEST_ONLY) == !test_only)
+                    !(kb_variants[k].flags & KB_TEST_ONLY) == !test_only &&
+                    (!host || (kb_variants[k].flags & KB_HOST)))
                     printf("%s/%s\n", op->name, kb_variants[k].name);
         } else if (opname) {
             print_op(op);

@@ -1,6 +1,7 @@
 /* registry.c — the two tables: every op, and every variant of every op.
  *
- * Adding a variant = one .cu file in variants/<op>/ that defines
+ * Adding a variant = one .cu file in variants/<op>/ (a .c file for one that
+ * runs on the CPU, flagged KB_HOST) that defines
  *   extern "C" const kb_variant_impl kb_<op>_<name> = {supports, workspace_bytes,
  *                                                      setup, run, teardown};
  * plus two lines here: its declaration below, and its row in the table
@@ -47,6 +48,7 @@ extern const kb_variant_impl kb_preprocess_bilinear_vec;
 extern const kb_variant_impl kb_preprocess_letterbox_warpaffine;
 extern const kb_variant_impl kb_preprocess_letterbox_vec;
 extern const kb_variant_impl kb_preprocess_nearest_seed;
+extern const kb_variant_impl kb_preprocess_cpu_bilinear;
 /* deform_conv2d */
 extern const kb_variant_impl kb_deform_conv2d_explicit_torchvision;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
@@ -70,14 +72,17 @@ extern const kb_variant_impl kb_nms_bitmask_host;
 extern const kb_variant_impl kb_nms_bitmask_gpu;
 extern const kb_variant_impl kb_nms_blockwalk;
 extern const kb_variant_impl kb_nms_pairwise_fast;
+extern const kb_variant_impl kb_nms_cpu_greedy;
 /* topk */
 extern const kb_variant_impl kb_topk_radix_sort;
 extern const kb_variant_impl kb_topk_segmented_sort;
 extern const kb_variant_impl kb_topk_radix_select;
+extern const kb_variant_impl kb_topk_cpu_select;
 /* rpn_proposals */
 extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
 extern const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu;
 extern const kb_variant_impl kb_rpn_proposals_fused;
+extern const kb_variant_impl kb_rpn_proposals_cpu_port;
 /* yolo_decode */
 extern const kb_variant_impl kb_yolo_decode_atomic_bitmask;
 extern const kb_variant_impl kb_yolo_decode_atomic_fastnms;
@@ -107,6 +112,8 @@ const kb_variant kb_variants[] = {
                "letterbox, 4 px per thread, 16 B plane stores"),
     KB_VARIANT(preprocess, nearest_seed, "nearest_seed.cu", KB_INEXACT,
                "the CUDA ports' nearest: (int)(x * (float)in/out), per pixel"),
+    KB_VARIANT(preprocess, cpu_bilinear, "cpu_bilinear.c", KB_HOST,
+               "CPU: resize + BGR->RGB + CHW + normalise fused, OpenMP over rows"),
     /* preprocess: rows here */
     KB_VARIANT(deform_conv2d, explicit_torchvision, "explicit_torchvision.cu", KB_INDEX64,
                "torchvision's: im2col of <= 32 images, cublasSgemm per group, transpose, + bias; "
@@ -160,6 +167,8 @@ const kb_variant kb_variants[] = {
                "the same masks; one block walks 64 boxes a step, bulk OR overlapped"),
     KB_VARIANT(nms, pairwise_fast, "pairwise.cu", KB_INEXACT,
                "fast NMS: a thread per box vs every higher-ranked box of its class"),
+    KB_VARIANT(nms, cpu_greedy, "cpu_greedy.c", KB_HOST,
+               "CPU: sort, walk vs the class's keeps (onnxruntime), classes in parallel"),
     /* nms: rows here */
     KB_VARIANT(topk, radix_sort, "cub_sort.cu", 0,
                "a CUB radix sort per segment, then the first k (the RPN ports)"),
@@ -167,6 +176,8 @@ const kb_variant kb_variants[] = {
                "all segments in one CUB segmented sort, then the first k"),
     KB_VARIANT(topk, radix_select, "radix_select.cu", 0,
                "one launch: a cluster per segment selects the k-th key, ranks k"),
+    KB_VARIANT(topk, cpu_select, "cpu_select.c", KB_HOST,
+               "CPU: quickselect (nth_element) then sort of the k, OpenMP over segments"),
     /* topk: rows here */
     KB_VARIANT(rpn_proposals, sort_bitmask, "rpn.cu", 0,
                "per-level CUB sorts, CUB candidate sort, bitmask NMS"),
@@ -174,6 +185,8 @@ const kb_variant kb_variants[] = {
                "radix-select top-k, CUB candidate sort, bitmask NMS"),
     KB_VARIANT(rpn_proposals, fused, "rpn.cu", 0,
                "select top-k, per-level mask tiles, one cluster walks + merges"),
+    KB_VARIANT(rpn_proposals, cpu_port, "cpu_port.c", KB_HOST,
+               "CPU port: a thread per level (partial sort, decode), one greedy NMS"),
     /* rpn_proposals: rows here */
     KB_VARIANT(yolo_decode, atomic_bitmask, "atomic.cu", KB_NONDETERMINISTIC,
                "atomicAdd compaction, block sort, nms blockwalk per image"),

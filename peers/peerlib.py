@@ -27,7 +27,7 @@ COLUMNS = [
     "op", "variant", "params", "mode", "status", "reason", "samples", "median_us", "min_us",
     "max_us", "p10_us", "p90_us", "mean_us", "stddev_us", "noise_pct", "bytes", "flops", "gbps",
     "gflops", "pct_peak_bw", "pct_peak_flops", "workspace_bytes", "rel_l2", "max_abs", "max_rel",
-    "tolerance", "deterministic", "throttled", "note", "dropped",
+    "tolerance", "deterministic", "throttled", "note", "dropped", "where",
 ]
 
 
@@ -79,7 +79,7 @@ def _sci(v, digits):
 
 def format_row(row):
     """One CSV line (with its newline) in out_csv.c's formats. row: a dict
-    with op, variant, params, status and, when timed, 'stats' (stats()),
+    with op, variant, params, status, where ("device" or "host") and, when timed, 'stats' (stats()),
     bytes, flops, peaks; when checked, 'check' (kbench verify's JSON)."""
     st = row.get("stats") or stats([])
     bytes_, flops = row.get("bytes") or 0, row.get("flops") or 0
@@ -107,6 +107,7 @@ def format_row(row):
     det = row.get("deterministic")
     # dropped: a peer is judged as the op's own semantics, so it counts none
     fields += ["" if det is None else ("yes" if det else "no"), "0", row.get("note", ""), ""]
+    fields += [row.get("where", "device")]
     out = io.StringIO()
     # out_csv.c quotes a field only when it holds a comma, quote or newline,
     # and writes a newline inside a field as a space.

@@ -83,7 +83,8 @@ def unsupported_reason(e):
 def run_peer(args, op, case, peer, base):
     """The row of one peer on one case."""
     import torch
-    row = dict(base, variant="peer:" + peer.name, note=peer.note)
+    row = dict(base, variant="peer:" + peer.name, note=peer.note,
+               where="host" if peer.cpu else "device")
     name = "peer_" + peer.name
     try:
         first = peer.outputs(peer.run())

@@ -69,6 +69,7 @@ static const column columns[] = {
     NUMBER(dropped),
     TEXT(device, 0),
     NUMBER(pair),
+    TEXT(where, 0),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 _Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");

@@ -32,6 +32,8 @@ typedef struct kb_result {
                         file is of the schema before the column: "... drops N ...") */
     char device[64]; /* the UUID of the GPU that measured it; "" in files before the column */
     double pair;     /* its place among every pair of the sweep; NAN before the column */
+    char where[8];   /* "device" or "host" (a KB_HOST variant); "" in a file from before the
+                        column, whose rows all ran on the device */
     int file;        /* index into kb_results.files */
     int line;        /* the line the record starts on, 1-based */
 } kb_result;

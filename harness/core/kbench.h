@@ -242,6 +242,11 @@ typedef struct kb_op {
 
 /* ---- what a variant implements ------------------------------------------ */
 
+/* A KB_HOST variant's tensors live in host memory: setup and run get host
+ * pointers in dev_in / dev_out, run gets a NULL stream and computes the whole
+ * op before it returns, and none of its hooks touches CUDA (the run may have
+ * no device at all). The runner checks it as any other and times it by the
+ * wall clock under the same stopping rule. */
 typedef struct kb_variant_impl {
     /* KB_OK, KB_UNSUPPORTED (reason in why, with the numbers) or KB_NOT_APPLICABLE. */
     int (*supports)(const kb_case *c, kb_error *why);
@@ -270,6 +275,7 @@ enum kb_variant_flags {
     KB_HOST_SYNC = 1u << 5,        /* synchronises with the host: no graph capture */
     KB_TEST_ONLY = 1u << 6,        /* a deliberately faulty variant for the harness tests */
     KB_INEXACT = 1u << 7, /* other semantics by design (fast NMS): checked against its own */
+    KB_HOST = 1u << 8,    /* runs on the CPU: host tensors, no CUDA (see kb_variant_impl) */
 };
 
 typedef struct kb_variant {

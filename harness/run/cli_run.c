@@ -519,9 +519,9 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
                            "--devices: GPUs of different models: device %d is %s, device %d is "
                            "%s (--mixed-devices runs them in one sweep; every row names its GPU)",
                            devs[0].ordinal, devs[0].name, devs[i].ordinal, devs[i].name);
-    if (devs != bc->dev) memcpy(bc->dev, devs, (size_t)ndevs * sizeof *devs);
+    if (ndevs && devs != bc->dev) memcpy(bc->dev, devs, (size_t)ndevs * sizeof *devs);
     bc->ndev = ndevs;
-    kb_meta_init(&bc->meta, bc->dev, bc->argc, bc->argv);
+    kb_meta_init(&bc->meta, ndevs ? bc->dev : NULL, bc->argc, bc->argv); /* none: host variants */
     bc->meta.ndev = ndevs;
     snprintf(bc->meta.shard, sizeof bc->meta.shard, "%s", bc->shard);
     bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
@@ -566,6 +566,24 @@ static int dry_run(const run_args *a, const kb_case_list *cases, const kb_varian
     fprintf(stderr, "%d pair(s) of %d case(s)%s%s; nothing was run\n", shown, cases->count,
             shard[0] ? ", shard " : "", shard);
     return KB_EXIT_OK;
+}
+
+/* Without a device, a selection that mixes GPU and host variants runs
+ * nothing (exit 3, as a GPU selection): its rows would hold only half the
+ * comparison it asks for. Say which variants need no device. */
+static void host_hint(const char *cmd, const kb_variant *const *variants) {
+    char names[1024] = "";
+    for (int i = 0; variants[i]; i++)
+        if (variants[i]->flags & KB_HOST) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s/%s", used ? ", " : "",
+                     variants[i]->op, variants[i]->name);
+        }
+    if (names[0])
+        fprintf(stderr,
+                "kbench %s: these run on the host, without a device: %s (select only "
+                "them with -v)\n",
+                cmd, names);
 }
 
 static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
@@ -682,12 +700,14 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     if (a.opts.isolate) {
         rc = kb_isolated_run(rp, &a.devices, begin_printers, &bc, &e);
     } else {
-        rc = kb_device_open(a.devices.ordinals[0], &bc.dev[0], &e);
-        if (rc == KB_OK && timing && kb_device_peaks(&bc.dev[0], 0, &e) != KB_OK)
+        const int dev = rp->needs_device; /* a plan of host variants opens none */
+        rc = dev ? kb_device_open(a.devices.ordinals[0], &bc.dev[0], &e) : KB_OK;
+        if (rc == KB_OK && dev && timing && kb_device_peaks(&bc.dev[0], 0, &e) != KB_OK)
             fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
         if (rc == KB_OK) {
-            begin_printers(&bc, bc.dev, 1, kb_device_sm_clock_now(&bc.dev[0]), &e);
-            rc = kb_runner_attach(rp, &bc.dev[0], &e);
+            begin_printers(&bc, dev ? bc.dev : NULL, dev ? 1 : 0,
+                           dev ? kb_device_sm_clock_now(&bc.dev[0]) : -1, &e);
+            if (dev) rc = kb_runner_attach(rp, &bc.dev[0], &e);
         }
         if (rc == KB_OK) kb_runner_run(rp);
     }
@@ -699,6 +719,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
                 cp->count);
+        host_hint(a.cmd, variants);
         return KB_EXIT_NO_DEVICE;
     }
     if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */

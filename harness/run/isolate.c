@@ -20,6 +20,9 @@
  * of the same UUID). Fork without exec is safe here because the parent
  * created no CUDA context and no NVML handle; the worker inherits the cases,
  * variants and options as they are.
+ * A plan of host variants only (KB_HOST) runs in workers too, which then
+ * open no device: a CPU variant that faults or hangs costs its row just the
+ * same.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -47,6 +50,7 @@ typedef struct msg_head {
 typedef struct device_msg {
     kb_device dev;
     int sm_clock_now_mhz;
+    int opened; /* 0: a plan of host variants, which opens no device */
 } device_msg;
 
 /* Worker exit codes the parent tells apart from a death. */
@@ -132,18 +136,19 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
     kb_error e = {{0}};
     device_msg dm;
     memset(&dm, 0, sizeof dm);
-    int rc = kb_device_open(device, &dm.dev, &e);
+    dm.opened = r->needs_device;
+    int rc = dm.opened ? kb_device_open(device, &dm.dev, &e) : KB_OK;
     if (rc != KB_OK) fail(fd, rc, &e);
-    if (uuid[0] && strcmp(uuid, dm.dev.uuid) != 0) {
+    if (dm.opened && uuid[0] && strcmp(uuid, dm.dev.uuid) != 0) {
         kb_fail(&e, "device %d is now %s (%s), not %s as when the sweep began", device, dm.dev.uuid,
                 dm.dev.name, uuid);
         fail(fd, KB_ERR, &e);
     }
-    if (r->opts.timing && kb_device_peaks(&dm.dev, 0, &e) != KB_OK && first)
+    if (dm.opened && r->opts.timing && kb_device_peaks(&dm.dev, 0, &e) != KB_OK && first)
         fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
-    dm.sm_clock_now_mhz = kb_device_sm_clock_now(&dm.dev);
+    dm.sm_clock_now_mhz = dm.opened ? kb_device_sm_clock_now(&dm.dev) : -1;
     send_msg(fd, MSG_DEVICE, -1, 0, &dm, sizeof dm, NULL, 0);
-    if (kb_runner_attach(r, &dm.dev, &e) != KB_OK) fail(fd, KB_ERR, &e);
+    if (dm.opened && kb_runner_attach(r, &dm.dev, &e) != KB_OK) fail(fd, KB_ERR, &e);
     worker_out out = {.fd = fd, .r = r};
     out.p.begin = pipe_begin;
     out.p.row = pipe_row;
@@ -526,7 +531,10 @@ int kb_isolated_run(kb_runner *r, const kb_device_set *set, kb_begin_fn begin, v
             for (int k = 0; k < nu; k++) seen |= strcmp(uniq[k].uuid, pa->devs[i].uuid) == 0;
             if (!seen) uniq[nu++] = pa->devs[i];
         }
-        if (begin(begin_ctx, uniq, nu, pa->clock_mhz, e) != KB_OK) rc = KB_REFUSED;
+        /* a plan of host variants opened no device: no GPU to name */
+        if (begin(begin_ctx, r->needs_device ? uniq : NULL, r->needs_device ? nu : 0,
+                  r->needs_device ? pa->clock_mhz : -1, e) != KB_OK)
+            rc = KB_REFUSED;
     }
     if (rc == KB_OK) {
         pa->begun = 1;

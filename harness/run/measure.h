@@ -1,6 +1,7 @@
 /* measure.h — the timing modes (cold, hot, graph: one measure_<mode>.c each)
  * and the pieces they share (measure_common.c): events, warm-up, the
- * sampling loop under the stopping rule.
+ * sampling loop under the stopping rule; measure_host.c times the variants
+ * that run on the CPU by the wall clock.
  *
  *   kb_measure m = {.mode = KB_MODE_COLD, .rule = rule, ...};
  *   kb_measure_cold(&m, launch, ctx, stream, &e);   // m.samples[0..m.nsamples)
@@ -36,6 +37,9 @@ typedef struct kb_measure {
 int kb_measure_cold(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
 int kb_measure_hot(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
 int kb_measure_graph(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
+/* A KB_HOST variant: wall clock, fn called with a NULL stream; m->mode cold
+ * or hot (measure_host.c). */
+int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e);
 /* Warm-up shared by the modes: at least 2 launches and ~warmup_s seconds.
  * Returns the time of one launch (seconds), for batch sizing. */
 int kb_warmup(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, double *per_launch_s,

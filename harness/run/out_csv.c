@@ -1,7 +1,8 @@
 /* out_csv.c — one CSV row per case, flushed as it completes. The file opens
  * with '#' lines of metadata (gnuplot and csv_read.c skip them). Times are
- * microseconds. The column list is the schema that csv_read.c, `kbench plot`,
- * `report` and `compare` read, and that peers/ write. */
+ * microseconds; `where` says whether the variant ran on the device or the
+ * host (a KB_HOST variant). The column list is the schema that csv_read.c,
+ * `kbench plot`, `report` and `compare` read, and that peers/ write. */
 #include "printer.h"
 
 #include <string.h>
@@ -39,6 +40,7 @@ const char *const kb_csv_columns[] = {
     "dropped",
     "device",
     "pair",
+    "where",
     NULL,
 };
 
@@ -97,7 +99,8 @@ static void csv_row(kb_printer *p, const kb_row *r) {
         fputc(',', f);
     fputc(',', f);
     put_field(f, r->device);
-    fprintf(f, ",%d\n", r->pair);
+    fprintf(f, ",%d", r->pair);
+    fprintf(f, ",%s\n", r->flags & KB_HOST ? "host" : "device");
     fflush(f);
 }
 

@@ -30,6 +30,7 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
         fputs(",\"shard\":", f);
         kb_json_put_str(f, m->shard);
     }
+    fprintf(f, ",\"omp_threads\":%d", m->omp_threads);
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);
@@ -91,6 +92,7 @@ static void json_row(kb_printer *p, const kb_row *r) {
     fputs(",\"device\":", f);
     kb_json_put_str(f, r->device);
     fprintf(f, ",\"pair\":%d", r->pair);
+    fprintf(f, ",\"where\":\"%s\"", r->flags & KB_HOST ? "host" : "device");
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "row.h"
 
+#include <omp.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,22 @@ int kb_status_parse(const char *s, kb_status *st) {
     return KB_ERR;
 }
 
+/* The first "model name" of /proc/cpuinfo (Linux); "" where there is none. */
+static void cpu_model(char *buf, size_t n) {
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+            const char *v = strchr(line, ':') + 1;
+            v += strspn(v, " \t");
+            snprintf(buf, n, "%.*s", (int)strcspn(v, "\n"), v);
+            break;
+        }
+    fclose(f);
+}
+
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
     memset(meta, 0, sizeof *meta);
     meta->dev = dev;
@@ -38,12 +55,16 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
     gmtime_r(&now, &tm);
     strftime(meta->time, sizeof meta->time, "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (gethostname(meta->host, sizeof meta->host) != 0) snprintf(meta->host, 8, "unknown");
+    meta->omp_threads = omp_get_max_threads();
+    cpu_model(meta->cpu, sizeof meta->cpu);
 }
 
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
     fprintf(f, "%scommand: %s\n", prefix, m->command);
     if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
+    fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
+            m->omp_threads);
     for (int i = 0; m->dev && i < m->ndev; i++) {
         const kb_device *d = &m->dev[i];
         fprintf(f,

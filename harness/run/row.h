@@ -55,6 +55,11 @@ typedef struct kb_meta {
     char host[128];
     int sm_clock_now_mhz; /* when the run began; -1 unknown (kb_meta_init) */
     char shard[256];      /* --shard: "I/N of OP: K of the sweep's P pairs, sweep HASH"; "" */
+    /* What host rows (KB_HOST variants) and the CPU references ran on:
+     * omp_get_max_threads() (OMP_NUM_THREADS, else the cores this process may
+     * use) and the CPU's model name ("" where unknown). */
+    int omp_threads;
+    char cpu[128];
 } kb_meta;
 
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);

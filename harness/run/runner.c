@@ -8,6 +8,8 @@
  * A failure in one variant becomes that row's status; the sweep goes on. A
  * sticky CUDA error makes a CRASH row; in a worker process (isolate.c) the
  * worker then stops, and the next one continues with the next pair.
+ * A KB_HOST variant takes the same steps on host memory (run_host_variant):
+ * no device memory, the check on host buffers, wall-clock timing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "runner.h"
@@ -91,6 +93,8 @@ int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *co
     }
     r->npairs = kept;
     free(shard_of);
+    for (int p = 0; p < r->npairs; p++)
+        if (!(variants[r->pairs[p].v]->flags & KB_HOST)) r->needs_device = 1;
     return KB_OK;
 }
 
@@ -305,6 +309,45 @@ static int run_once(launch_ctx *lc, cudaStream_t s, kb_error *e) {
     return KB_OK;
 }
 
+/* A KB_HOST variant's run into host outputs: poisoned, guarded, run, copied
+ * into dst, guards checked (the device path's steps, on host memory). */
+static int host_checked_run(launch_ctx *lc, kb_tensors *dst, int *which, size_t *changed,
+                            kb_error *e) {
+    kb_tensors *out = lc->dev_out;
+    unsigned char pattern[KB_GUARD_BYTES];
+    kb_guard_fill(pattern, sizeof pattern);
+    for (int i = 0; i < out->count; i++) {
+        size_t n = kb_nbytes(&out->t[i]);
+        memset(out->t[i].data, 0xFF, n);
+        memcpy((char *)out->t[i].data + n, pattern, sizeof pattern);
+    }
+    if (launch(lc, NULL, e) != KB_OK) return KB_ERR;
+    for (int i = 0; i < out->count; i++) {
+        size_t n = kb_nbytes(&out->t[i]);
+        memcpy(dst->t[i].data, out->t[i].data, n);
+        size_t c = kb_guard_changed((const unsigned char *)out->t[i].data + n, KB_GUARD_BYTES);
+        if (c && *which < 0) {
+            *which = i;
+            *changed = c;
+        }
+    }
+    return KB_OK;
+}
+
+/* Host outputs with KB_GUARD_BYTES after each, as alloc_device makes them. */
+static int alloc_host_guarded(kb_tensors *ts, kb_error *e) {
+    for (int i = 0; i < ts->count; i++) {
+        size_t n = kb_nbytes(&ts->t[i]);
+        ts->t[i].data = n + KB_GUARD_BYTES > n ? malloc(n + KB_GUARD_BYTES) : NULL;
+        if (!ts->t[i].data) {
+            kb_tensors_free_host(ts);
+            kb_fail(e, "malloc(%zu) for %s", n, ts->t[i].name);
+            return KB_OUT_OF_MEMORY;
+        }
+    }
+    return KB_OK;
+}
+
 typedef struct case_data {
     int index;
     const kb_case *c;
@@ -326,6 +369,14 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
     if (kb_tensors_alloc_host(&got, e) != KB_OK) return KB_ERR;
     if (kb_tensors_alloc_host(&again, e) != KB_OK) goto out;
     kb_nvtx_push("check");
+    if (lc->v->flags & KB_HOST) {
+        if (host_checked_run(lc, &got, &overrun, &overrun_bytes, e) != KB_OK ||
+            host_checked_run(lc, &again, &overrun, &overrun_bytes, e) != KB_OK) {
+            kb_nvtx_pop();
+            goto out;
+        }
+        goto ran;
+    }
     if (poison(lc->dev_out, r->stream, e) != KB_OK ||
         guard_set(lc->dev_out, r->stream, e) != KB_OK || run_once(lc, r->stream, e) != KB_OK ||
         copy_tensors(&got, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK ||
@@ -337,6 +388,7 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
         kb_nvtx_pop();
         goto out;
     }
+ran:
     kb_nvtx_pop();
     row->deterministic = tensors_equal(&got, &again);
     kb_error de;
@@ -373,6 +425,10 @@ out:
 static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) {
     kb_measure *m = &r->measure;
     int rc;
+    if (lc->v->flags & KB_HOST) { /* cold or hot: run_host_variant refuses graph mode */
+        rc = kb_measure_host(m, launch, lc, e);
+        goto measured;
+    }
     switch (m->mode) {
     case KB_MODE_HOT:
         rc = kb_measure_hot(m, launch, lc, r->stream, e);
@@ -384,6 +440,7 @@ static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) 
         rc = kb_measure_cold(m, launch, lc, r->stream, e);
         break;
     }
+measured:
     if (rc != KB_OK) return KB_ERR;
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->throttled = m->throttled;
@@ -392,6 +449,8 @@ static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) 
     if (t > 0) {
         row->gbps = row->cost.bytes / t * 1e-9;
         row->gflops = row->cost.flops / t * 1e-9;
+        /* The peaks are the GPU's: a host row's percentages of them would mislead. */
+        if (lc->v->flags & KB_HOST) return KB_OK;
         if (r->dev->peak_copy_gbps > 0) row->pct_peak_bw = 100 * row->gbps / r->dev->peak_copy_gbps;
         if (r->dev->peak_sgemm_gflops > 0)
             row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
@@ -428,8 +487,11 @@ static int context_lost(void) {
     return rc != cudaSuccess && rc != cudaErrorMemoryAllocation;
 }
 
-static size_t device_free(void) {
+/* 0 in a runner with no device (a plan of host variants): nothing to watch,
+ * and no CUDA call that would create a context. */
+static size_t device_free(const kb_runner *r) {
     size_t free_b = 0, total_b = 0;
+    if (!r->dev) return 0;
     return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
 }
 
@@ -473,6 +535,45 @@ void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
     kb_runner_emit(r, &row);
 }
 
+/* A KB_HOST variant, after supports(): the host inputs, host outputs with
+ * guard bytes, the same check, wall-clock timing. No device memory and no
+ * CUDA call, so no leak watch and no lost context either. */
+static void run_host_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    kb_error e = {{0}};
+    if (r->opts.mode == KB_MODE_GRAPH && r->opts.timing) {
+        set_status(row, KB_ROW_UNSUPPORTED,
+                   "runs on the host: no CUDA graph to replay (time it with --mode cold or hot)");
+        kb_runner_emit(r, row);
+        return;
+    }
+    row->workspace_bytes = v->impl->workspace_bytes(cd->c);
+    if (r->on_start) r->on_start(r, p, "");
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
+    kb_nvtx_push(range);
+    kb_tensors out = cd->out_desc;
+    void *state = NULL;
+    int rc = alloc_host_guarded(&out, &e);
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->in, &state, &e);
+    if (rc == KB_OK) {
+        launch_ctx lc = {v, state, &cd->in, &out};
+        if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, &lc, row, &e);
+        if (rc == KB_OK && r->opts.timing) rc = time_variant(r, &lc, row, &e);
+    }
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of host memory: %s", e.msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e.msg);
+    }
+    if (state) v->impl->teardown(state);
+    kb_tensors_free_host(&out);
+    kb_nvtx_pop();
+    kb_runner_emit(r, row);
+}
+
 /* case_err: the case itself could not be prepared; every variant's row says so. */
 static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
                         const char *case_err) {
@@ -497,7 +598,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         return;
     }
     /* A build without code for this device: every row says how to rebuild. */
-    if (s == KB_OK && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
+    if (s == KB_OK && !(v->flags & KB_HOST) && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
     char limit[sizeof e.msg] = "";
     if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
         row.forced = 1;
@@ -509,6 +610,10 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         kb_runner_emit(r, &row);
         return;
     }
+    if (v->flags & KB_HOST) {
+        run_host_variant(r, p, cd, &row);
+        return;
+    }
     if (r->opts.mode == KB_MODE_GRAPH && (v->flags & KB_HOST_SYNC) && r->opts.timing) {
         set_status(&row, KB_ROW_UNSUPPORTED,
                    "synchronises with the host: cannot be graph-captured");
@@ -518,7 +623,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     row.workspace_bytes = v->impl->workspace_bytes(cd->c);
 
     /* Refuse up front what cannot fit, with the numbers. */
-    size_t free_b = device_free(), out_b = kb_tensors_bytes(&cd->out_desc);
+    size_t free_b = device_free(r), out_b = kb_tensors_bytes(&cd->out_desc);
     if (free_b && (out_b > free_b || row.workspace_bytes > free_b - out_b)) {
         char why[512];
         snprintf(why, sizeof why,
@@ -567,7 +672,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         set_status(&row, KB_ROW_CRASH, e.msg);
         r->context_lost = 1;
     } else {
-        watch(&r->mem[r->pairs[p].v], free_b, device_free());
+        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
     }
     if (row.forced) mark_forced(&row, limit);
     kb_runner_emit(r, &row);
@@ -575,11 +680,28 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
 
 /* ---- one case ---- */
 
+/* Does a GPU variant run on case c? Host variants read the host inputs. The
+ * plan holds the pairs case by case (kb_runner_plan): a bisection finds c's. */
+static int case_needs_device(const kb_runner *r, int c) {
+    int lo = 0, hi = r->npairs;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (r->pairs[mid].c < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int p = lo; p < r->npairs && r->pairs[p].c == c; p++)
+        if (!(r->variants[r->pairs[p].v]->flags & KB_HOST)) return 1;
+    return 0;
+}
+
 static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     const kb_op *op = cd->c->op;
+    const int on_device = r->dev && case_needs_device(r, cd->index);
     if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
     /* Before the inputs are made: a case that cannot fit costs no reference. */
-    size_t free_b = device_free(), in_b = kb_tensors_bytes(&cd->in);
+    size_t free_b = on_device ? device_free(r) : 0, in_b = kb_tensors_bytes(&cd->in);
     if (free_b && in_b > free_b) {
         kb_fail(e, "inputs %.2f GiB > %.2f GiB free", gib(in_b), gib(free_b));
         return KB_OUT_OF_MEMORY;
@@ -607,6 +729,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
                 dump_failed("the case's inputs and reference", &de);
         }
     }
+    if (!on_device) return KB_OK;
     cd->dev_in = cd->in;
     rc = alloc_device(&cd->dev_in, e);
     if (rc != KB_OK) return rc;
@@ -633,7 +756,7 @@ static int leaks(const kb_mem_watch *w) {
 }
 
 static void report_leaks(kb_runner *r, size_t free0) {
-    size_t free1 = device_free();
+    size_t free1 = device_free(r);
     int named = 0;
     for (int k = 0; k <= r->nvariants; k++) {
         const kb_mem_watch *w = &r->mem[k];
@@ -668,7 +791,7 @@ struct kb_held_case {
 static void drop_case(kb_runner *r, struct kb_held_case *h) {
     if (h->cur < 0) return;
     release_case(&h->cd);
-    if (!r->context_lost) watch(&r->mem[r->nvariants], h->case_free, device_free());
+    if (!r->context_lost) watch(&r->mem[r->nvariants], h->case_free, device_free(r));
     h->cur = -1;
 }
 
@@ -682,11 +805,11 @@ void kb_runner_run_one(kb_runner *r, int p) {
         }
         h->cur = -1;
         h->t0 = kb_now_s();
-        h->free0 = device_free();
+        h->free0 = device_free(r);
     }
     if (r->pairs[p].c != h->cur) {
         drop_case(r, h);
-        h->case_free = r->context_lost ? 0 : device_free();
+        h->case_free = r->context_lost ? 0 : device_free(r);
         h->cur = r->pairs[p].c;
         memset(&h->cd, 0, sizeof h->cd);
         h->cd.index = h->cur;

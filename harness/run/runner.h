@@ -54,6 +54,7 @@ typedef struct kb_runner {
     int npairs;
     int sweep_pairs;     /* every pair of the sweep, before --shard and --resume */
     uint64_t sweep_hash; /* FNV-1a of every pair's "op\tvariant\tparams\n": which sweep */
+    int needs_device;    /* a pair of the plan is a GPU variant's (not KB_HOST) */
     kb_printer *printers[KB_MAX_PRINTERS];
     int nprinters;
     int counts[KB_ROW_UNCHECKED + 1];
@@ -80,7 +81,9 @@ typedef struct kb_runner {
 /* No CUDA in init and plan: options and the sample buffer; then the plan,
  * every (case, variant) pair of the sweep in opts' shard (all without one),
  * less those already_done says the --resume file holds (set already_done
- * between the two). */
+ * between the two). A plan of KB_HOST
+ * variants only needs no device (needs_device 0): the runner then runs
+ * without kb_runner_attach and touches no CUDA. */
 int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e);
 int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *const *variants,
                    kb_error *e);
@@ -120,7 +123,8 @@ typedef struct kb_device_set {
     int n;
 } kb_device_set;
 /* Called once, when every worker has opened its device, with each distinct
- * device (by UUID) in the order of the set; any other value than KB_OK
+ * device (by UUID) in the order of the set (none, NULL and 0, for a plan of
+ * host variants, which opens no device); any other value than KB_OK
  * refuses them (nothing is run, kb_isolated_run returns KB_REFUSED). */
 typedef int (*kb_begin_fn)(void *ctx, const kb_device *devs, int ndevs, int sm_clock_now_mhz,
                            kb_error *e);

@@ -144,10 +144,10 @@ fi
 
 # ---- --dry-run: the pairs a run would do, without a device; --first-case picks cases ----
 expect 0 "^nms	bitmask_host	n=0 iou=0.5 classes=1 max_out=0 dist=uniform" -- check nms --sweep smoke --dry-run
-check "--dry-run lists every (variant, case) pair: 4 variants x the smoke cases" \
+check "--dry-run lists every (variant, case) pair: 5 variants x the smoke cases" \
     test "$("$k" check nms --sweep smoke --dry-run 2>/dev/null | wc -l)" -eq \
-    "$((4 * $("$k" check nms --sweep smoke --dry-run -v blockwalk 2>/dev/null | wc -l)))"
-expect 0 "4 pair\(s\) of 1 case\(s\); nothing was run" -- \
+    "$((5 * $("$k" check nms --sweep smoke --dry-run -v blockwalk 2>/dev/null | wc -l)))"
+expect 0 "5 pair\(s\) of 1 case\(s\); nothing was run" -- \
     check nms --sweep smoke --dry-run --first-case 2 --max-cases 1
 check "--first-case 2 --max-cases 1 is the third case alone" \
     test "$("$k" check nms --sweep smoke --dry-run --first-case 2 --max-cases 1 -v blockwalk 2>/dev/null)" = \
@@ -195,6 +195,38 @@ if ! nvidia-smi >/dev/null 2>&1; then
     k=$k_repo
 fi
 rm -rf "$vt"
+
+# ---- host variants (KB_HOST): no device needed, rows say where=host ----
+ht=$(mktemp -d)
+# csv_rows FILE AWK-CONDITION: every data row of FILE meets the condition,
+# columns by header name (c["where"]); at least one row.
+csv_rows() {
+    awk -F, -v cond="$2" '/^#/ { next }
+        !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        { n++; ok = $c["where"] == "host" }
+        cond == "pass" { ok = ok && $c["status"] == "PASS" && $c["median_us"] + 0 > 0 }
+        cond == "unsupported" { ok = ok && $c["status"] == "UNSUPPORTED" }
+        { bad += !ok }
+        END { exit !(n > 0 && bad == 0) }' "$1"
+}
+for iso in --isolate --no-isolate; do
+    expect 0 "2 row\(s\): 2 PASS" -- run nms -v cpu_greedy -a n=[100,1000] --max-time 0.05 \
+        --min-samples 3 $iso -o "$ht/host$iso.csv"
+    check "run $iso: host rows PASS, timed (median > 0), where=host" csv_rows "$ht/host$iso.csv" pass
+done
+expect_file "$ht/host--isolate.csv" "^# host cpu: .*[0-9]+ OpenMP threads"
+expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where$"
+expect 0 "1 UNSUPPORTED" -- run nms -v cpu_greedy -a n=10 --mode graph -o "$ht/graph.csv"
+check "--mode graph: a host row is UNSUPPORTED" csv_rows "$ht/graph.csv" unsupported
+expect_file "$ht/graph.csv" "runs on the host: no CUDA graph to replay"
+expect 0 "cpu_greedy .*\[host\]" -- list nms
+if ! nvidia-smi >/dev/null 2>&1; then
+    # a selection with GPU variants still needs the device; the message names the host ones
+    expect 3 "these run on the host, without a device: nms/cpu_greedy" -- check nms -a n=10 \
+        -o "$ht/mixed.csv"
+    check "a mixed selection without a device writes no file" test ! -e "$ht/mixed.csv"
+fi
+rm -rf "$ht"
 
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----
 expect 2 "needs two files" -- compare $d/nms.csv

@@ -89,6 +89,20 @@ static kb_row fast_nms_row(const char *params) {
     return row;
 }
 
+KB_TEST(where_says_host_for_a_host_variant_and_device_otherwise) {
+    kb_row rows[2] = {fast_nms_row("n=10"), fast_nms_row("n=10")};
+    snprintf(rows[1].variant, sizeof rows[1].variant, "cpu_greedy");
+    rows[1].flags = KB_HOST;
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(strcmp(res.rows[0].where, "device") == 0);
+    KB_EXPECT(strcmp(res.rows[1].where, "host") == 0);
+    KB_EXPECT_STR_CONTAINS(res.files[0].other, "OpenMP threads");
+    kb_results_free(&res);
+}
+
 KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     kb_row row = fast_nms_row("n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
     row.status = KB_ROW_FAIL;

@@ -42,7 +42,8 @@ static struct {
     char why[1200];
     int samples_ok;
 } got[MAXGOT];
-static int ngot, begun;
+static int ngot, begun, begun_without_device;
+static int host_plan;            /* the next run's plan holds host variants only */
 static size_t worker_of[MAXGOT]; /* per pair: the pid of the worker that ran it */
 
 /* ---- the device and the runner, as a worker sees them ---- */
@@ -216,6 +217,10 @@ static int ndevs_begun;
 static int on_begin(void *ctx, const kb_device *devs, int ndevs, int sm_clock_now_mhz,
                     kb_error *e) {
     (void)ctx, (void)sm_clock_now_mhz;
+    if (!devs || ndevs == 0) {
+        begun_without_device++;
+        return KB_OK;
+    }
     begun += strcmp(devs[0].name, "stub device") == 0;
     ndevs_begun = ndevs;
     return refuse ? kb_fail(e, "stub: refused") : KB_OK;
@@ -231,6 +236,7 @@ static int run_on(const char *s, double timeout_s, const char *set) {
     last.opts.rule.max_samples = NSAMPLES;
     last.opts.case_timeout_s = timeout_s;
     last.npairs = (int)strlen(s);
+    last.needs_device = !host_plan;
     last.measure.samples = malloc(NSAMPLES * sizeof(double));
     last.pairs = malloc((size_t)last.npairs * sizeof *last.pairs);
     for (int p = 0; p < last.npairs; p++) last.pairs[p] = (kb_pair){p, 0, p};
@@ -238,7 +244,7 @@ static int run_on(const char *s, double timeout_s, const char *set) {
     for (const char *c = set; *c; c++)
         if (*c != ',') devices.ordinals[devices.n++] = *c - '0';
     script = s;
-    ngot = begun = device_in_parent = ndevs_begun = 0;
+    ngot = begun = begun_without_device = device_in_parent = ndevs_begun = 0;
     memset(worker_of, 0, sizeof worker_of);
     test_pid = getpid();
     int rc = kb_isolated_run(&last, &devices, on_begin, NULL, &last_e);
@@ -365,6 +371,17 @@ KB_TEST(no_device_runs_nothing) {
     KB_EXPECT(rc == KB_NO_DEVICE);
     KB_EXPECT(ngot == 0 && begun == 0);
     KB_EXPECT_STR_CONTAINS(last_e.msg, "stub: no device here");
+}
+
+KB_TEST(a_plan_of_host_variants_runs_in_workers_that_open_no_device) {
+    device_rc = KB_NO_DEVICE; /* opening one would fail the run */
+    host_plan = 1;
+    int rc = run("rcr", 0);
+    host_plan = 0;
+    device_rc = KB_OK;
+    KB_EXPECT(rc == KB_OK);
+    KB_EXPECT(rows_are("PCP")); /* a crash still costs only its row */
+    KB_EXPECT(begun == 0 && begun_without_device == 1);
 }
 
 KB_TEST(an_inherited_ignored_sigchld_still_tells_how_a_worker_died) {

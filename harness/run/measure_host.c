@@ -1,0 +1,42 @@
+/* measure_host.c — a KB_HOST variant (one that runs on the CPU) timed by the
+ * wall clock (CLOCK_MONOTONIC) around each run, under the same warm-up and
+ * stopping rule as the GPU modes. Cold takes one run per sample, hot a batch
+ * of back-to-back runs (sized as the GPU's hot mode) over its size. Nothing
+ * is flushed in either: CPU caches hold whatever the previous run left, so a
+ * host row's cold is the GPU's hot as far as caches go (README "Timing"). No
+ * graph mode: there is nothing to capture. */
+#include "measure.h"
+
+/* One sample: `batch` runs between two clock reads, seconds per run. */
+static int host_sample(kb_launch_fn fn, void *ctx, int batch, double *per_run_s, kb_error *e) {
+    double t0 = kb_now_s();
+    for (int i = 0; i < batch; i++)
+        if (fn(ctx, NULL, e) != KB_OK) return KB_ERR;
+    *per_run_s = (kb_now_s() - t0) / batch;
+    return KB_OK;
+}
+
+int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e) {
+    int rc = KB_OK, launches = 0;
+    double t0 = kb_now_s(), one = 0;
+    kb_nvtx_push("warm-up");
+    while (rc == KB_OK && (launches < 2 || kb_now_s() - t0 < m->warmup_s) && launches < 1000) {
+        rc = host_sample(fn, ctx, 1, &one, e);
+        launches++;
+    }
+    kb_nvtx_pop();
+    if (rc != KB_OK) return KB_ERR;
+    int batch = m->mode == KB_MODE_HOT ? kb_batch_size(one) : 1;
+    m->nsamples = 0;
+    m->throttled = 0;
+    t0 = kb_now_s();
+    kb_nvtx_push("samples");
+    for (int done = 0; rc == KB_OK && !done;) {
+        rc = host_sample(fn, ctx, batch, &m->samples[m->nsamples], e);
+        if (rc != KB_OK) break;
+        m->nsamples++;
+        done = kb_should_stop(&m->rule, m->samples, m->nsamples, kb_now_s() - t0);
+    }
+    kb_nvtx_pop();
+    return rc;
+}
