@@ -5,7 +5,7 @@
 # refusal (another build, op, split, sweep, GPU model, a pair twice, a shard
 # twice or missing, a part that is no shard) exits 2 naming the files and
 # leaves -o byte-identical with no temporary beside it; -o needs --overwrite.
-source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh" || exit 2
 
 header=$(grep -v '^#' "$d/nms.csv" | head -1)
 mapfile -t rows < <(grep -v '^#' "$d/nms.csv" | sed -n 2,13p) # the sweep: pairs 0..11
