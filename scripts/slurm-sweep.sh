@@ -30,6 +30,7 @@
 # the way to run one shard again. Exit 0 once both jobs are submitted; 2 on
 # bad usage or when sbatch refuses.
 set -u -o pipefail
+# shellcheck disable=SC2016 # the job scripts' $variables expand when the jobs run
 
 usage() {
     echo "usage: scripts/slurm-sweep.sh OP [kbench run options]   (KB_SHARDS, KB_PARTS, KBENCH, KB_SBATCH: see the script)" >&2
