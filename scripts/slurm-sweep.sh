@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the job scripts' $variables expand when the jobs run
 # slurm-sweep.sh — one kbench sweep spread over a Slurm cluster: a job array
 # of N tasks, one GPU each, task I running `kbench run OP ... --shard I/N`,
 # then a job that waits for all of them (afterany), merges the parts with
@@ -30,7 +31,6 @@
 # the way to run one shard again. Exit 0 once both jobs are submitted; 2 on
 # bad usage or when sbatch refuses.
 set -u -o pipefail
-# shellcheck disable=SC2016 # the job scripts' $variables expand when the jobs run
 
 usage() {
     echo "usage: scripts/slurm-sweep.sh OP [kbench run options]   (KB_SHARDS, KB_PARTS, KBENCH, KB_SBATCH: see the script)" >&2
