@@ -20,6 +20,7 @@ static const struct {
     {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)"},
     {"report", kb_cmd_report, "Markdown + HTML report of results CSVs, plots embedded"},
     {"compare", kb_cmd_compare, "judge two results CSVs: FASTER / SLOWER / SAME / UNSURE"},
+    {"merge", kb_cmd_merge, "join the CSVs of run --shard I/N into the sweep's one file"},
     {"verify", kb_cmd_verify, "judge another program's outputs on a --dump case (peers/)"},
 };
 

@@ -7,7 +7,8 @@
  * same file system, so rename() is atomic) and renamed onto FILE right after
  * its first row is flushed: FILE is either what it was, or the new header
  * with at least one row. Rows after the first go into FILE directly (the
- * stream follows the renamed inode), each flushed as it completes.
+ * stream follows the renamed inode), each flushed as it completes. A file
+ * written whole (kbench merge) is renamed once its last byte is written.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "out_file.h"
@@ -117,21 +118,26 @@ static int open_tmp(kb_out_file *o, const struct stat *old, kb_error *e) {
     return KB_OK;
 }
 
-int kb_out_file_open(kb_out_file *o, const char *path, kb_format fmt, kb_error *e) {
+/* The temporary (or, for a path that is not a regular file, the path
+ * itself) opened for writing, in o->p.f. */
+static int open_stream(kb_out_file *o, const char *path, kb_error *e) {
     memset(o, 0, sizeof *o);
     if (strlen(path) >= sizeof o->path) return kb_fail(e, "%.200s...: path too long", path);
     snprintf(o->path, sizeof o->path, "%s", path);
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return kb_fail(e, "%s: is a folder", path);
-    FILE *f = NULL;
     if (exists && !S_ISREG(st.st_mode)) {
-        f = fopen(path, "w");
-        if (!f) return kb_fail(e, "%s: %s", path, strerror(errno));
-    } else if (open_tmp(o, exists ? &st : NULL, e) != KB_OK) {
-        return KB_ERR;
+        o->p.f = fopen(path, "w");
+        if (!o->p.f) return kb_fail(e, "%s: %s", path, strerror(errno));
+        return KB_OK;
     }
-    kb_printer_init(&o->p, fmt, f ? f : o->p.f);
+    return open_tmp(o, exists ? &st : NULL, e);
+}
+
+int kb_out_file_open(kb_out_file *o, const char *path, kb_format fmt, kb_error *e) {
+    if (open_stream(o, path, e) != KB_OK) return KB_ERR;
+    kb_printer_init(&o->p, fmt, o->p.f);
     o->format_row = o->p.row;
     o->p.row = commit_row;
     track(o, 1);
@@ -156,6 +162,31 @@ int kb_out_file_close(kb_out_file *o, kb_error *e) {
         return KB_ERR;
     }
     return KB_OK;
+}
+
+int kb_out_file_open_whole(kb_out_file *o, const char *path, kb_error *e) {
+    if (open_stream(o, path, e) != KB_OK) return KB_ERR;
+    track(o, 1);
+    return KB_OK;
+}
+
+int kb_out_file_close_whole(kb_out_file *o, int keep, kb_error *e) {
+    if (!o->p.f) return KB_OK;
+    int bad = fflush(o->p.f) != 0 || ferror(o->p.f), err = errno;
+    if (fclose(o->p.f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    o->p.f = NULL;
+    int rc = KB_OK;
+    if (keep && bad)
+        rc = kb_fail(e, "%s: write error: %s", o->tmp[0] ? o->tmp : o->path, strerror(err));
+    else if (keep && o->tmp[0] && rename(o->tmp, o->path) != 0)
+        rc = kb_fail(e, "cannot rename %s onto %s: %s", o->tmp, o->path, strerror(errno));
+    if (o->tmp[0] && (!keep || rc != KB_OK)) unlink(o->tmp);
+    o->tmp[0] = '\0';
+    track(o, 0);
+    return rc;
 }
 
 /* mkdir -p; 0777 less the umask, as mkdir(1) makes folders. */

@@ -26,6 +26,13 @@ int kb_out_file_open(kb_out_file *o, const char *path, kb_format fmt, kb_error *
 /* Ends the printer and closes the file; a temporary that never got a row is
  * removed, so FILE is as it was. KB_ERR when a write or the rename failed. */
 int kb_out_file_close(kb_out_file *o, kb_error *e);
+/* A file written whole (kbench merge), never in part: open_whole gives the
+ * temporary in o->p.f (no printer); close_whole renames it onto FILE when
+ * keep is 1 and every write succeeded, and removes it otherwise, so FILE is
+ * either all of the new text or as it was. A path that exists but is not a
+ * regular file is written directly, as above. */
+int kb_out_file_open_whole(kb_out_file *o, const char *path, kb_error *e);
+int kb_out_file_close_whole(kb_out_file *o, int keep, kb_error *e);
 /* On SIGINT, SIGTERM or SIGHUP before their first row, the open temporaries
  * are removed (in the process that opened them) and the signal goes on. */
 void kb_out_file_cleanup_on_signal(void);

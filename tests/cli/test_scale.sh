@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_scale.sh — many GPUs and many machines without a GPU (README "When one
 # machine is not enough"): --devices usage, report keeping GPU models apart,
-# --shard's partition, `kbench merge`, and scripts/slurm-sweep.sh under stub
-# sbatch/srun.
+# --shard's partition. `kbench merge` is test_merge.sh's, scripts/slurm-sweep.sh
+# test_slurm.sh's.
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 # ---- --devices ----
