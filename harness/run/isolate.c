@@ -258,7 +258,7 @@ static int finish_pair(parent *pa, int p, const kb_row *row, const double *sampl
         kb_row *copy = malloc(sizeof *copy + (size_t)ns * sizeof(double));
         if (!copy) return KB_ERR;
         *copy = *row;
-        memcpy(copy + 1, samples, (size_t)ns * sizeof(double));
+        if (ns) memcpy(copy + 1, samples, (size_t)ns * sizeof(double));
         copy->samples = ns ? (const double *)(copy + 1) : NULL;
         pa->row[p] = copy;
     }
