@@ -183,7 +183,9 @@ typedef struct slot { /* one device of the set, and its current worker */
     int failed;        /* MSG_FAIL: it could not open the device */
     int fail_code;
     kb_error fail_msg;
-    int dead; /* no worker starts on it again */
+    int dead;   /* no worker starts on it again */
+    int ending; /* its last row was a CRASH: the worker lost its context and
+                   exits (WORKER_LOST) without reading another pair */
 } slot;
 
 enum { QUEUED, HANDED, DONE };
@@ -231,7 +233,7 @@ static int spawn(parent *pa, slot *s, kb_error *e) {
     s->pid = pid;
     s->rfd = up[0];
     s->wfd = down[1];
-    s->ready = s->started = s->failed = 0;
+    s->ready = s->started = s->failed = s->ending = 0;
     s->assigned = s->last = -1;
     return KB_OK;
 }
@@ -305,7 +307,7 @@ static void dispatch(parent *pa) {
     if (!pa->begun) return;
     for (int i = 0; i < pa->nslots; i++) {
         slot *s = &pa->slots[i];
-        if (s->pid <= 0 || !s->ready || s->assigned >= 0 || s->wfd < 0) continue;
+        if (s->pid <= 0 || !s->ready || s->ending || s->assigned >= 0 || s->wfd < 0) continue;
         int p = next_pair(pa, s);
         if (p < 0 || write_all(s->wfd, &p, sizeof p) != KB_OK) {
             close(s->wfd); /* nothing left (or it is gone: its end shows on rfd) */
@@ -354,6 +356,9 @@ static int receive(parent *pa, slot *s) {
         kb_row row;
         memcpy(&row, pa->buf, sizeof row);
         int ns = (int)((h.bytes - sizeof row) / sizeof(double));
+        /* A CRASH row is a lost context: the worker is on its way out, and a
+         * pair handed to it now would be charged to its death. */
+        if (row.status == KB_ROW_CRASH) s->ending = 1;
         memcpy(r->measure.samples, pa->buf + sizeof row, (size_t)ns * sizeof(double));
         if (finish_pair(pa, h.pair, &row, r->measure.samples, ns) != KB_OK) {
             row.samples = ns ? r->measure.samples : NULL; /* no memory to wait: write it now */
