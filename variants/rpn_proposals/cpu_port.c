@@ -19,14 +19,13 @@
 #include "kbench.h"
 #include "nms_iou.h"
 #include "rpn_proposals.h"
+#include "variants/common/host_rank.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ranked {
-    float score;
-    int32_t index; /* the anchor within its level; then the candidate's place */
-} ranked;
+/* ranked.i: the anchor within its level; then the candidate's place */
+typedef kb_ranked ranked;
 
 typedef struct port_state {
     int levels;
@@ -42,45 +41,6 @@ typedef struct port_state {
     float (*shifted)[4]; /* [total_cap]: shifted by level * KB_RPN_LEVEL_OFFSET */
     float *cand_score;   /* [total_cap] */
 } port_state;
-
-static int better(ranked a, ranked b) {
-    return a.score > b.score || (a.score == b.score && a.index < b.index);
-}
-
-static int by_rank(const void *pa, const void *pb) {
-    ranked a = *(const ranked *)pa, b = *(const ranked *)pb;
-    return better(a, b) ? -1 : better(b, a) ? 1 : 0;
-}
-
-static void swap(ranked *a, ranked *b) {
-    ranked t = *a;
-    *a = *b;
-    *b = t;
-}
-
-/* Reorder e[0..n) so that its k best come first (std::nth_element). */
-static void select_best(ranked *e, int64_t n, int64_t k) {
-    int64_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (better(e[mid], e[lo])) swap(&e[mid], &e[lo]);
-        if (better(e[hi], e[lo])) swap(&e[hi], &e[lo]);
-        if (better(e[hi], e[mid])) swap(&e[hi], &e[mid]);
-        ranked pivot = e[mid];
-        int64_t i = lo, j = hi;
-        while (i <= j) {
-            while (better(e[i], pivot)) i++;
-            while (better(pivot, e[j])) j--;
-            if (i <= j) swap(&e[i++], &e[j--]);
-        }
-        if (k - 1 <= j)
-            hi = j;
-        else if (k - 1 >= i)
-            lo = i;
-        else
-            return;
-    }
-}
 
 static int port_supports(const kb_case *c, kb_error *why) {
     (void)c;
@@ -164,16 +124,16 @@ static void one_level(port_state *st, int l, const int32_t *off, const float *sc
     const int64_t base = off[l], n = off[l + 1] - off[l], take = n < st->pre ? n : st->pre;
     ranked *e = st->scratch + base;
     for (int64_t j = 0; j < n; j++) e[j] = (ranked){scores[base + j], (int32_t)j};
-    if (take > 0 && take < n) select_best(e, n, take);
-    qsort(e, (size_t)take, sizeof *e, by_rank);
+    if (take > 0 && take < n) kb_ranked_select(e, n, take);
+    qsort(e, (size_t)take, sizeof *e, kb_ranked_cmp);
     float *boxes = st->boxes + 4 * (size_t)l * (size_t)st->pre;
     float *sc = st->scores + (size_t)l * (size_t)st->pre;
     int64_t m = 0;
     for (int64_t j = 0; j < take; j++) {
-        const int64_t a = base + e[j].index;
+        const int64_t a = base + e[j].i;
         kb_rpn_delta2bbox(anchors + 4 * a, deltas + 4 * a, st->img_w, st->img_h, boxes + 4 * m);
         if (!kb_rpn_box_valid(boxes + 4 * m, st->min_size)) continue;
-        sc[m++] = e[j].score;
+        sc[m++] = e[j].v;
     }
     st->nlevel[l] = m;
 }
@@ -204,13 +164,13 @@ static int port_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream_t
             st->order[nc] = (ranked){st->scores[at], (int32_t)nc};
             nc++;
         }
-    qsort(st->order, (size_t)nc, sizeof *st->order, by_rank);
+    qsort(st->order, (size_t)nc, sizeof *st->order, kb_ranked_cmp);
 
     /* Greedy over the shifted boxes: levels lie 2^11 apart, so a box only
      * ever overlaps keeps of its own level (kernels/rpn_proposals.h). */
     int64_t nk = 0;
     for (int64_t r = 0; r < nc && nk < st->max_out; r++) {
-        const int32_t ci = st->order[r].index;
+        const int32_t ci = st->order[r].i;
         const float *b = st->shifted[ci];
         int suppressed = 0;
         for (int64_t k = 0; k < nk && !suppressed; k++) {

@@ -13,62 +13,17 @@
  */
 #include "kbench.h"
 #include "topk.h"
+#include "variants/common/host_rank.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 
-typedef struct entry {
-    float v;
-    int32_t i;
-} entry;
-
 typedef struct select_state {
     int64_t longest;
     int threads;
-    entry *scratch; /* [threads, longest] */
+    kb_ranked *scratch; /* [threads, longest] */
 } select_state;
-
-static int better(entry a, entry b) {
-    return a.v > b.v || (a.v == b.v && a.i < b.i);
-}
-
-static void swap(entry *a, entry *b) {
-    entry t = *a;
-    *a = *b;
-    *b = t;
-}
-
-/* Reorder e[0..n) so that its k best are e[0..k) (in no order), as
- * std::nth_element(e, e + k, e + n, better) leaves them. */
-static void select_best(entry *e, int64_t n, int64_t k) {
-    int64_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        int64_t mid = lo + (hi - lo) / 2;
-        /* median of three to e[mid]: sorted inputs stay O(n) */
-        if (better(e[mid], e[lo])) swap(&e[mid], &e[lo]);
-        if (better(e[hi], e[lo])) swap(&e[hi], &e[lo]);
-        if (better(e[hi], e[mid])) swap(&e[hi], &e[mid]);
-        entry pivot = e[mid];
-        int64_t i = lo, j = hi;
-        while (i <= j) { /* Hoare: [lo, j] no worse than pivot, [i, hi] no better */
-            while (better(e[i], pivot)) i++;
-            while (better(pivot, e[j])) j--;
-            if (i <= j) swap(&e[i++], &e[j--]);
-        }
-        if (k - 1 <= j)
-            hi = j;
-        else if (k - 1 >= i)
-            lo = i;
-        else
-            return; /* k - 1 lies between: everything before it is better */
-    }
-}
-
-static int by_order(const void *pa, const void *pb) {
-    entry a = *(const entry *)pa, b = *(const entry *)pb;
-    return better(a, b) ? -1 : better(b, a) ? 1 : 0;
-}
 
 static int select_supports(const kb_case *c, kb_error *why) {
     (void)c;
@@ -77,7 +32,7 @@ static int select_supports(const kb_case *c, kb_error *why) {
 }
 
 static size_t select_bytes(const kb_case *c) {
-    return (size_t)omp_get_max_threads() * (size_t)kb_topk_max_segment(c) * sizeof(entry);
+    return (size_t)omp_get_max_threads() * (size_t)kb_topk_max_segment(c) * sizeof(kb_ranked);
 }
 
 static void select_teardown(void *p) {
@@ -120,11 +75,11 @@ static int select_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream
     const int64_t segs = offsets->shape[0] - 1, k = tv->shape[1];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(st->threads)
     for (int64_t seg = 0; seg < segs; seg++) {
-        entry *e_ = st->scratch + (size_t)omp_get_thread_num() * (size_t)st->longest;
+        kb_ranked *e_ = st->scratch + (size_t)omp_get_thread_num() * (size_t)st->longest;
         const int64_t n = off[seg + 1] - off[seg], keep = n < k ? n : k;
-        for (int64_t j = 0; j < n; j++) e_[j] = (entry){v[off[seg] + j], (int32_t)j};
-        if (keep > 0 && keep < n) select_best(e_, n, keep);
-        qsort(e_, (size_t)keep, sizeof *e_, by_order);
+        for (int64_t j = 0; j < n; j++) e_[j] = (kb_ranked){v[off[seg] + j], (int32_t)j};
+        if (keep > 0 && keep < n) kb_ranked_select(e_, n, keep);
+        qsort(e_, (size_t)keep, sizeof *e_, kb_ranked_cmp);
         for (int64_t j = 0; j < k; j++) {
             ov[seg * k + j] = j < keep ? e_[j].v : -INFINITY;
             oi[seg * k + j] = j < keep ? e_[j].i : -1;
