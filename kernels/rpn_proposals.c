@@ -9,6 +9,9 @@
  * ~ N(0, 0.5), scores = sigmoid(logit) with logit ~ N(-4, 1.5) raised by
  * 10 * IoU(anchor, object) around `objects` random objects (clusters of high,
  * heavily overlapping proposals that NMS must thin out).
+ * A KB_INEXACT variant (cuda_port, the common CUDA port) is held to the
+ * reference of the port's rule (kernels/rpn_proposals.h), its note counting
+ * the proposals where that rule departs from the exact op's.
  */
 #include "rpn_proposals.h"
 
@@ -195,43 +198,116 @@ static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
     return KB_OK;
 }
 
-/* The keep list and its order exactly; scores bitwise (they are input
- * values); box coordinates within 1e-3 px (host and device share the float
- * formulas, so any difference at all means a changed formula). */
-static int rpn_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
-                       const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
-    const float tol = 1e-3f;
-    const int32_t rn = *(const int32_t *)kb_tensors_get(ref, "count")->data;
+/* Coordinates match within this (host and device share the float formulas,
+ * so any difference at all means a changed formula). */
+static const float coord_tol = 1e-3f;
+
+static int rows_match(const float *a, const float *b) {
+    int ok = 1;
+    for (int d = 0; d < 4; d++) ok &= fabs((double)a[d] - (double)b[d]) <= coord_tol;
+    return ok;
+}
+
+/* got's rows against want's: the keep list and its order exactly; scores
+ * bitwise (they are input values); box coordinates within coord_tol. The
+ * note names the first difference; returns how many rows differ (+1 for the
+ * count). */
+static int64_t judge(int64_t rows, const kb_tensors *want, const kb_tensors *got,
+                     kb_accuracy *acc) {
+    const int32_t rn = *(const int32_t *)kb_tensors_get(want, "count")->data;
     const int32_t gn = *(const int32_t *)kb_tensors_get(got, "count")->data;
-    const float *rp = kb_tensors_get(ref, "proposals")->data;
+    const float *rp = kb_tensors_get(want, "proposals")->data;
     const float *gp = kb_tensors_get(got, "proposals")->data;
-    int64_t rows = kb_rpn_params_of(c).max_per_img, bad = 0;
+    int64_t bad = 0;
     if (rn != gn) {
         snprintf(acc->note, sizeof acc->note, "count %d, reference %d", gn, rn);
         bad++;
     }
     for (int64_t r = 0; r < rows; r++) {
-        int row_bad = gp[5 * r + 4] != rp[5 * r + 4];
+        const float *g = gp + 5 * r, *w = rp + 5 * r;
+        const int row_bad = g[4] != w[4] || !rows_match(g, w);
         for (int d = 0; d < 4; d++) {
-            double diff = fabs((double)gp[5 * r + d] - (double)rp[5 * r + d]);
-            if (isnan(gp[5 * r + d])) acc->unwritten++;
+            const double diff = fabs((double)g[d] - (double)w[d]);
+            if (isnan(g[d])) acc->unwritten++;
             if (diff > acc->max_abs) acc->max_abs = diff;
-            row_bad |= !(diff <= tol);
         }
         if (row_bad && !bad)
             snprintf(acc->note, sizeof acc->note,
                      "row %lld: (%.3f %.3f %.3f %.3f) score %.9g, reference (%.3f %.3f %.3f %.3f) "
                      "%.9g",
-                     (long long)r, gp[5 * r], gp[5 * r + 1], gp[5 * r + 2], gp[5 * r + 3],
-                     gp[5 * r + 4], rp[5 * r], rp[5 * r + 1], rp[5 * r + 2], rp[5 * r + 3],
-                     rp[5 * r + 4]);
+                     (long long)r, g[0], g[1], g[2], g[3], g[4], w[0], w[1], w[2], w[3], w[4]);
         bad += row_bad;
     }
+    return bad;
+}
+
+/* How the port's proposals differ from the exact op's, into the note; both
+ * lists are ranked by score. An exact proposal is among the port's when a
+ * port row of the same score matches it within coord_tol; "moved" counts
+ * those whose coordinates are not the same bits (the offset's rounding).
+ * acc->dropped: the exact proposals the port lacks. */
+static void port_vs_exact(const kb_tensors *exact, const kb_tensors *port, kb_accuracy *acc) {
+    const int32_t en = *(const int32_t *)kb_tensors_get(exact, "count")->data;
+    const int32_t pn = *(const int32_t *)kb_tensors_get(port, "count")->data;
+    const float *ep = kb_tensors_get(exact, "proposals")->data;
+    const float *pp = kb_tensors_get(port, "proposals")->data;
+    unsigned char *taken = calloc((size_t)pn + 1, 1);
+    if (!taken) {
+        snprintf(acc->note, sizeof acc->note, "port rule: out of host memory to count differences");
+        return;
+    }
+    int64_t lost = 0, moved = 0, pads = 0, from = 0;
+    for (int64_t r = 0; r < en; r++) {
+        const float *want = ep + 5 * r;
+        while (from < pn && pp[5 * from + 4] > want[4]) from++;
+        int64_t hit = -1;
+        for (int64_t k = from; k < pn && pp[5 * k + 4] == want[4] && hit < 0; k++)
+            if (!taken[k] && rows_match(pp + 5 * k, want)) hit = k;
+        if (hit < 0) {
+            lost++;
+            continue;
+        }
+        taken[hit] = 1;
+        moved += memcmp(pp + 5 * hit, want, 4 * sizeof(float)) != 0;
+    }
+    for (int64_t k = 0; k < pn; k++) pads += !taken[k] && pp[5 * k + 4] == 0.0f;
+    free(taken);
+    snprintf(acc->note, sizeof acc->note,
+             "port rule, %d proposals; vs the exact op's %d: drops %lld, adds %lld (%lld "
+             "zero-score pads), %lld moved by the offset's rounding",
+             pn, en, (long long)lost, (long long)(pn - (en - lost)), (long long)pads,
+             (long long)moved);
+    acc->dropped = lost;
+}
+
+/* The exact op's rows, or for a KB_INEXACT variant (the common CUDA port)
+ * the rows of the port's rule (kb_rpn_port_reference), judged alike; the
+ * inexact row's note then counts how the port differs from the exact op. */
+static int rpn_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
+                       const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc) {
+    const int64_t rows = kb_rpn_params_of(c).max_per_img;
+    const int inexact = (chk->flags & KB_INEXACT) != 0;
+    kb_tensors own = *ref; /* the same shapes, buffers of its own */
+    for (int i = 0; i < own.count; i++) own.t[i].data = NULL;
+    kb_error e = {{0}};
+    if (inexact && (kb_tensors_alloc_host(&own, &e) != KB_OK ||
+                    kb_rpn_port_reference(c, in, &own, &e) != KB_OK)) {
+        snprintf(acc->note, sizeof acc->note, "port rule reference: %.200s", e.msg);
+        acc->mismatches++;
+        acc->pass = 0;
+        kb_tensors_free_host(&own);
+        return KB_OK;
+    }
+    const int64_t bad = judge(rows, inexact ? &own : ref, got, acc);
     acc->mismatches += bad;
     if (bad)
         acc->pass = 0;
+    else if (inexact)
+        port_vs_exact(ref, &own, acc);
     else if (!acc->note[0])
-        snprintf(acc->note, sizeof acc->note, "%d proposals", rn);
+        snprintf(acc->note, sizeof acc->note, "%d proposals",
+                 *(const int32_t *)kb_tensors_get(ref, "count")->data);
+    if (inexact) kb_tensors_free_host(&own);
     return KB_OK;
 }
 

@@ -112,6 +112,38 @@ KB_HD int kb_rpn_box_valid(const float *box, float min_size) {
     return KB_NMS_SUB(box[2], box[0]) > min_size && KB_NMS_SUB(box[3], box[1]) > min_size;
 }
 
+/* ---- the common CUDA port (rpn_proposals/cuda_port, KB_INEXACT) ----
+ * The design the CUDA ports of this op ship, and its rule as
+ * kb_rpn_port_reference computes it:
+ *   1. per level the nms_pre best (ranked as in step 1 above); a level of
+ *      fewer anchors is padded up to nms_pre with slots of score 0 and the
+ *      zero box: levels * nms_pre candidates, level l's from l * nms_pre;
+ *   2. delta2bbox as above; a box mmdet's filter would remove (w or h <=
+ *      min_bbox_size, the padded zero boxes among them) is NOT removed but
+ *      made a 0.5 px square at its top-left corner (kb_rpn_port_small_box);
+ *   3. every candidate of level l shifted by off_l = l * (M + 1) in fp32, M
+ *      the largest coordinate of all candidates (mmcv batched_nms's
+ *      boxes.max()), and ONE greedy NMS over them, ranked by score
+ *      descending, equal scores by lower candidate index;
+ *   4. the first max_per_img kept, unshifted by subtraction: fl(fl(c + off_l)
+ *      - off_l), within half an ulp of c + off_l of c (2^-11 px while sums
+ *      stay below 2^14: levels <= 6, M <= 2048.5).
+ * Where it leaves the op's semantics: zero-score pads and 0.5 px boxes take
+ * part in NMS and can be kept (they reach the output when fewer real
+ * proposals survive); coordinates move by the offset's rounding; IoUs of
+ * levels >= 1 are computed on other shifted coordinates than the exact op's,
+ * so a decision within rounding of the threshold may differ. */
+KB_HD void kb_rpn_port_small_box(float *box, float min_size) {
+    if (kb_rpn_box_valid(box, min_size)) return;
+    box[2] = KB_NMS_ADD(box[0], 0.5f);
+    box[3] = KB_NMS_ADD(box[1], 0.5f);
+}
+
+/* off_l = l * (M + 1), rounded as mmcv's fp32 tensors round it. */
+KB_HD float kb_rpn_port_offset(int level, float max_coordinate) {
+    return KB_NMS_MUL((float)level, KB_NMS_ADD(max_coordinate, 1.0f));
+}
+
 /* The case's axes, decoded once for the op, the reference and the variants. */
 typedef struct kb_rpn_params {
     int64_t img_h, img_w;
@@ -127,6 +159,9 @@ typedef struct kb_rpn_params {
 kb_rpn_params kb_rpn_params_of(const kb_case *c);
 
 int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
+/* The port's rule (above), into outputs shaped as the op's: the reference a
+ * KB_INEXACT variant is checked against. */
+int kb_rpn_port_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 
 extern const kb_op kb_op_rpn_proposals;
 
