@@ -158,6 +158,24 @@ typedef struct kb_rpn_params {
 } kb_rpn_params;
 kb_rpn_params kb_rpn_params_of(const kb_case *c);
 
+/* The op's tensors by name, host or device pointers alike (the reference's
+ * host tensors, a variant's dev_in and dev_out). */
+typedef struct kb_rpn_data {
+    const float *scores, *deltas, *anchors; /* [N], [N, 4], [N, 4] */
+    const int32_t *level_offsets;           /* [levels + 1] */
+    float *proposals;                       /* [max_per_img, 5] */
+    int32_t *count;                         /* [1] */
+} kb_rpn_data;
+static inline kb_rpn_data kb_rpn_data_of(const kb_tensors *in, kb_tensors *out) {
+    kb_rpn_data d = {(const float *)kb_tensors_get(in, "scores")->data,
+                     (const float *)kb_tensors_get(in, "deltas")->data,
+                     (const float *)kb_tensors_get(in, "anchors")->data,
+                     (const int32_t *)kb_tensors_get(in, "level_offsets")->data,
+                     (float *)kb_tensors_find(out, "proposals")->data,
+                     (int32_t *)kb_tensors_find(out, "count")->data};
+    return d;
+}
+
 int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 /* The port's rule (above), into outputs shaped as the op's: the reference a
  * KB_INEXACT variant is checked against. */

@@ -18,35 +18,26 @@
 
 /* What both references read and write. */
 typedef struct rpn_io {
-    const float *scores, *deltas, *anchors;
-    const int32_t *off; /* level_offsets [levels + 1] */
+    kb_rpn_data t;
     int levels;
     int64_t pre, max_out, longest; /* longest: the most anchors of one level */
     float img_w, img_h, min_size, iou;
-    float *proposals;
-    int32_t *count;
 } rpn_io;
 
 static rpn_io io_of(const kb_case *c, const kb_tensors *in, kb_tensors *out) {
     const kb_rpn_params p = kb_rpn_params_of(c);
-    const kb_tensor *lo = kb_tensors_get(in, "level_offsets");
     rpn_io io = {
-        .scores = kb_tensors_get(in, "scores")->data,
-        .deltas = kb_tensors_get(in, "deltas")->data,
-        .anchors = kb_tensors_get(in, "anchors")->data,
-        .off = lo->data,
-        .levels = (int)lo->shape[0] - 1,
+        .t = kb_rpn_data_of(in, out),
+        .levels = (int)kb_tensors_get(in, "level_offsets")->shape[0] - 1,
         .pre = p.nms_pre,
         .max_out = p.max_per_img,
         .img_w = (float)p.img_w,
         .img_h = (float)p.img_h,
         .min_size = p.min_bbox_size,
         .iou = p.iou,
-        .proposals = kb_tensors_find(out, "proposals")->data,
-        .count = kb_tensors_find(out, "count")->data,
     };
     for (int l = 0; l < io.levels; l++) {
-        const int64_t n = io.off[l + 1] - io.off[l];
+        const int64_t n = io.t.level_offsets[l + 1] - io.t.level_offsets[l];
         io.longest = n > io.longest ? n : io.longest;
     }
     return io;
@@ -76,16 +67,16 @@ static int scratch_alloc(rpn_scratch *s, int64_t longest, int64_t cap) {
 
 /* Level l's ranking into s->order; the number of its best the rule takes. */
 static int64_t rank_level(const rpn_io *io, int l, rpn_scratch *s) {
-    const int64_t n = io->off[l + 1] - io->off[l];
-    kb_nms_rank(io->scores + io->off[l], n, s->order);
+    const int64_t n = io->t.level_offsets[l + 1] - io->t.level_offsets[l];
+    kb_nms_rank(io->t.scores + io->t.level_offsets[l], n, s->order);
     return n < io->pre ? n : io->pre;
 }
 
 /* Level l's j-th best: its box (delta2bbox) into box, its score returned. */
 static float decode(const rpn_io *io, int l, const rpn_scratch *s, int64_t j, float *box) {
-    const int64_t a = io->off[l] + s->order[j];
-    kb_rpn_delta2bbox(io->anchors + 4 * a, io->deltas + 4 * a, io->img_w, io->img_h, box);
-    return io->scores[a];
+    const int64_t a = io->t.level_offsets[l] + s->order[j];
+    kb_rpn_delta2bbox(io->t.anchors + 4 * a, io->t.deltas + 4 * a, io->img_w, io->img_h, box);
+    return io->t.scores[a];
 }
 
 /* One NMS over the n shifted candidate boxes (s->box), ranked by score, ties
@@ -100,7 +91,7 @@ int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb
     const rpn_io io = io_of(c, in, out);
     int64_t cap = 0;
     for (int l = 0; l < io.levels; l++) {
-        const int64_t n = io.off[l + 1] - io.off[l];
+        const int64_t n = io.t.level_offsets[l + 1] - io.t.level_offsets[l];
         cap += n < io.pre ? n : io.pre;
     }
     rpn_scratch s;
@@ -130,12 +121,12 @@ int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb
         scratch_free(&s);
         return kb_fail(e, "rpn reference: out of host memory in NMS of %lld boxes", (long long)nc);
     }
-    memset(io.proposals, 0, sizeof(float) * 5 * (size_t)io.max_out);
+    memset(io.t.proposals, 0, sizeof(float) * 5 * (size_t)io.max_out);
     for (int64_t r = 0; r < kept; r++) {
-        memcpy(io.proposals + 5 * r, raw + 4 * s.keep[r], 4 * sizeof(float));
-        io.proposals[5 * r + 4] = s.score[s.keep[r]];
+        memcpy(io.t.proposals + 5 * r, raw + 4 * s.keep[r], 4 * sizeof(float));
+        io.t.proposals[5 * r + 4] = s.score[s.keep[r]];
     }
-    *io.count = (int32_t)kept;
+    *io.t.count = (int32_t)kept;
     free(raw);
     scratch_free(&s);
     return KB_OK;
@@ -181,14 +172,14 @@ int kb_rpn_port_reference(const kb_case *c, const kb_tensors *in, kb_tensors *ou
     }
 
     /* 4: the kept, unshifted by subtracting the same offset. */
-    memset(io.proposals, 0, sizeof(float) * 5 * (size_t)io.max_out);
+    memset(io.t.proposals, 0, sizeof(float) * 5 * (size_t)io.max_out);
     for (int64_t r = 0; r < kept; r++) {
         const int64_t at = s.keep[r];
         const float o = kb_rpn_port_offset((int)(at / pre), top);
-        for (int d = 0; d < 4; d++) io.proposals[5 * r + d] = s.box[4 * at + d] - o;
-        io.proposals[5 * r + 4] = s.score[at];
+        for (int d = 0; d < 4; d++) io.t.proposals[5 * r + d] = s.box[4 * at + d] - o;
+        io.t.proposals[5 * r + 4] = s.score[at];
     }
-    *io.count = (int32_t)kept;
+    *io.t.count = (int32_t)kept;
     scratch_free(&s);
     return KB_OK;
 }

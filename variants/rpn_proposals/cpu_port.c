@@ -142,12 +142,11 @@ static int port_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream_t
     (void)s;
     (void)e;
     port_state *st = p;
-    const float *scores = kb_tensors_get(in, "scores")->data;
-    const float *deltas = kb_tensors_get(in, "deltas")->data;
-    const float *anchors = kb_tensors_get(in, "anchors")->data;
-    const int32_t *off = kb_tensors_get(in, "level_offsets")->data;
-    float *proposals = kb_tensors_find(out, "proposals")->data;
-    int32_t *count = kb_tensors_find(out, "count")->data;
+    const kb_rpn_data io = kb_rpn_data_of(in, out);
+    const float *scores = io.scores, *deltas = io.deltas, *anchors = io.anchors;
+    const int32_t *off = io.level_offsets;
+    float *proposals = io.proposals;
+    int32_t *count = io.count;
 
 #pragma omp parallel for schedule(dynamic, 1)
     for (int l = 0; l < st->levels; l++) one_level(st, l, off, scores, deltas, anchors);

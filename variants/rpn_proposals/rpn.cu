@@ -2,7 +2,8 @@
  * stages of kernels/rpn_proposals.h (names say which):
  *   sort_bitmask        per-level CUB radix sorts -> first nms_pre, decode +
  *                       filter + offset, CUB sort of the candidates, the nms
- *                       op's bitmask NMS (the CUDA port's design)
+ *                       op's bitmask NMS (the CUDA port's stages, exact;
+ *                       cuda_port.cu is the port as written, other semantics)
  *   select_bitmask_gpu  the same with the one-launch radix-select top-k
  *   fused               radix-select top-k; per-level masks only; ONE cluster
  *                       launch walks the levels' NMS and merges the kept lists
@@ -449,12 +450,9 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
         kb_error *e) {
     const State *st = (const State *)state;
     const Params &p = st->p;
-    const float *scores = (const float *)kb_tensors_get(dev_in, "scores")->data;
-    const float *deltas = (const float *)kb_tensors_get(dev_in, "deltas")->data;
-    const float *anchors = (const float *)kb_tensors_get(dev_in, "anchors")->data;
-    const int *offsets = (const int *)kb_tensors_get(dev_in, "level_offsets")->data;
-    float *proposals = (float *)kb_tensors_find(dev_out, "proposals")->data;
-    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
+    const kb_rpn_data io = kb_rpn_data_of(dev_in, dev_out);
+    const float *scores = io.scores, *deltas = io.deltas, *anchors = io.anchors;
+    const int *offsets = io.level_offsets;
     int longest = 0;
     for (int l = 0; l < p.lv.count; l++) longest = max(longest, p.lv.size[l]);
 
@@ -466,7 +464,8 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
                                      st->sel_i, st->sel_n, stream));
 
     if (st->design == Design::fused) {
-        STAGE("nms", launch_fused_nms(st, anchors, deltas, offsets, proposals, count, stream));
+        STAGE("nms",
+              launch_fused_nms(st, anchors, deltas, offsets, io.proposals, io.count, stream));
         return KB_OK;
     }
     const dim3 grid((unsigned)((p.pre + 255) / 256), (unsigned)p.lv.count);
@@ -482,7 +481,7 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
                                            st->nms_ws_bytes, stream));
     kb_nvtx_push("output");
     write_proposals<<<(p.max_out + 255) / 256, 256, 0, stream>>>(
-        st->keep, st->keep_count, st->raw, st->score, p.max_out, proposals, count);
+        st->keep, st->keep_count, st->raw, st->score, p.max_out, io.proposals, io.count);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "write_proposals", e);
 }
