@@ -83,6 +83,7 @@ extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
 extern const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu;
 extern const kb_variant_impl kb_rpn_proposals_fused;
 extern const kb_variant_impl kb_rpn_proposals_cpu_port;
+extern const kb_variant_impl kb_rpn_proposals_cuda_port;
 /* yolo_decode */
 extern const kb_variant_impl kb_yolo_decode_atomic_bitmask;
 extern const kb_variant_impl kb_yolo_decode_atomic_fastnms;
@@ -187,6 +188,9 @@ const kb_variant kb_variants[] = {
                "select top-k, per-level mask tiles, one cluster walks + merges"),
     KB_VARIANT(rpn_proposals, cpu_port, "cpu_port.c", KB_HOST,
                "CPU port: a thread per level (partial sort, decode), one greedy NMS"),
+    KB_VARIANT(rpn_proposals, cuda_port, "cuda_port.cu", KB_INEXACT,
+               "the common CUDA port: CUB sort per level, zero-score padding, 0.5-px small "
+               "boxes, offset NMS; other semantics"),
     /* rpn_proposals: rows here */
     KB_VARIANT(yolo_decode, atomic_bitmask, "atomic.cu", KB_NONDETERMINISTIC,
                "atomicAdd compaction, block sort, nms blockwalk per image"),

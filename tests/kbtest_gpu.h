@@ -107,10 +107,12 @@ static inline int kbt_run_variant(const kb_variant_impl *impl, const kbt_fixture
 }
 
 /* One case the way `kbench check` runs it: inputs from the seed, the CPU
- * reference, the op's compare into acc. Returns the variant's status (KB_OK,
- * KB_UNSUPPORTED, ...); a failure to run is KB_ERR with the message printed. */
-static inline int kbt_check_variant(const kb_variant_impl *impl, const kb_case *c, uint64_t seed,
-                                    kb_accuracy *acc) {
+ * reference, the op's compare into acc, judged as the runner judges a
+ * variant of these flags (a KB_INEXACT one against its own rule). Returns
+ * the variant's status (KB_OK, KB_UNSUPPORTED, ...); a failure to run is
+ * KB_ERR with the message printed. */
+static inline int kbt_check_variant(const kb_variant_impl *impl, unsigned flags, const kb_case *c,
+                                    uint64_t seed, kb_accuracy *acc) {
     const kb_op *op = c->op;
     kb_tensors in = {0}, ref = {0}, got = {0};
     kb_error e = {{0}};
@@ -125,7 +127,7 @@ static inline int kbt_check_variant(const kb_variant_impl *impl, const kb_case *
         goto done;
     rc = kbt_run(impl, c, &in, &ref, &got, &e);
     if (rc == KB_OK) {
-        const kb_check_ctx chk = {KB_PREC_F32, 0};
+        const kb_check_ctx chk = {kb_case_precision(c, flags), flags};
         acc->pass = 1;
         op->compare(c, &chk, &in, &ref, &got, acc);
     }
@@ -141,7 +143,8 @@ typedef struct {
     const char *name; /* a variant of the op, found in the registry */
 } kbt_variant;
 
-/* Every variant of the table runs the case and passes it: a refusal fails
+/* Every variant of the table runs the case and passes it, judged by its
+ * registry flags as `kbench check` judges it: a refusal fails
  * the test, so a suite cannot pass with nothing run (these ops' variants
  * support every case the suites hold). */
 static inline void kbt_expect_all_pass(const kb_op *op, const kbt_variant *v, size_t count,
@@ -151,7 +154,9 @@ static inline void kbt_expect_all_pass(const kb_op *op, const kbt_variant *v, si
     KB_EXPECT(count > 0);
     for (size_t i = 0; i < count; i++) {
         kb_accuracy acc;
-        int rc = kbt_check_variant(kbt_impl(op->name, v[i].name), &c, seed, &acc);
+        const kb_variant *row = kb_find_variant(op->name, v[i].name);
+        int rc =
+            kbt_check_variant(kbt_impl(op->name, v[i].name), row ? row->flags : 0, &c, seed, &acc);
         if (rc != KB_OK || !acc.pass || acc.unwritten)
             fprintf(stderr, "  %s on %s: rc %d (%s), %lld mismatches: %s\n", v[i].name, axes, rc,
                     rc == KB_UNSUPPORTED || rc == KB_NOT_APPLICABLE ? "refused" : "ran",

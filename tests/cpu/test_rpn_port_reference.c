@@ -16,9 +16,8 @@ static void make(port_case *t, const char *settings) {
     kbt_case_from(&t->c, &kb_op_rpn_proposals, settings);
     kb_op_rpn_proposals.describe(&t->c, &t->in, &t->exact, NULL);
     t->port = t->exact;
-    kb_tensors_alloc_host(&t->in, NULL);
-    kb_tensors_alloc_host(&t->exact, NULL);
-    kb_tensors_alloc_host(&t->port, NULL);
+    kb_tensors *const all[] = {&t->in, &t->exact, &t->port};
+    for (int i = 0; i < 3; i++) kb_tensors_alloc_host(all[i], NULL);
     kb_op_rpn_proposals.make_inputs(&t->c, 9, &t->in, NULL);
 }
 
@@ -30,9 +29,8 @@ static void run_both(port_case *t) {
 }
 
 static void done(port_case *t) {
-    kb_tensors_free_host(&t->in);
-    kb_tensors_free_host(&t->exact);
-    kb_tensors_free_host(&t->port);
+    kb_tensors *const all[] = {&t->in, &t->exact, &t->port};
+    for (int i = 0; i < 3; i++) kb_tensors_free_host(all[i]);
 }
 
 static float *input(port_case *t, const char *name) {
@@ -56,9 +54,11 @@ static void put(port_case *t, int64_t i, float x1, float y1, float x2, float y2,
     input(t, "scores")[i] = s;
 }
 
-static int row_is(kb_tensors *out, int r, float x1, float y1, float x2, float y2, float s) {
-    const float *p = row(out, r);
-    return p[0] == x1 && p[1] == y1 && p[2] == x2 && p[3] == y2 && p[4] == s;
+/* out holds these n rows, bit for bit, then zero rows up to max_per_img. */
+static void expect_rows(port_case *t, kb_tensors *out, int n, const float want[][5]) {
+    KB_EXPECT(count_of(out) == n);
+    for (int r = 0; r < kb_rpn_params_of(&t->c).max_per_img; r++)
+        for (int d = 0; d < 5; d++) KB_EXPECT(row(out, r)[d] == (r < n ? want[r][d] : 0.0f));
 }
 
 static kb_accuracy judge(port_case *t, kb_tensors *got, unsigned flags) {
@@ -95,13 +95,12 @@ KB_TEST(rpn_port_pads_short_levels_keeps_small_boxes_and_levels_apart) {
      * square (20,20,20.5,20.5); M = 30, so level 1 is shifted by 31 and its A
      * is kept beside level 0's; of its two pads (0,0,0.5,0.5) score 0 the
      * first is kept (it overlaps nothing), the second is suppressed by it. */
-    KB_EXPECT(count_of(&t.port) == 5);
-    KB_EXPECT(row_is(&t.port, 0, 2, 2, 12, 12, s[0]));
-    KB_EXPECT(row_is(&t.port, 1, 20, 20, 20.5f, 20.5f, s[1]));
-    KB_EXPECT(row_is(&t.port, 2, 16, 2, 30, 12, s[2]));
-    KB_EXPECT(row_is(&t.port, 3, 2, 2, 12, 12, s[3]));
-    KB_EXPECT(row_is(&t.port, 4, 0, 0, 0.5f, 0.5f, 0.0f));
-    for (int r = 5; r < 10; r++) KB_EXPECT(row_is(&t.port, r, 0, 0, 0, 0, 0));
+    const float want[5][5] = {{2, 2, 12, 12, s[0]},
+                              {20, 20, 20.5f, 20.5f, s[1]},
+                              {16, 2, 30, 12, s[2]},
+                              {2, 2, 12, 12, s[3]},
+                              {0, 0, 0.5f, 0.5f, 0}};
+    expect_rows(&t, &t.port, 5, want);
     done(&t);
 }
 
@@ -110,10 +109,8 @@ KB_TEST(rpn_port_differs_from_the_exact_op_by_the_small_box_and_the_pad) {
     float s[4];
     hand_case(&t, s);
     /* The exact op removes the small box and has no pads: A, C, level 1's A. */
-    KB_EXPECT(count_of(&t.exact) == 3);
-    KB_EXPECT(row_is(&t.exact, 0, 2, 2, 12, 12, s[0]));
-    KB_EXPECT(row_is(&t.exact, 1, 16, 2, 30, 12, s[2]));
-    KB_EXPECT(row_is(&t.exact, 2, 2, 2, 12, 12, s[3]));
+    const float want[3][5] = {{2, 2, 12, 12, s[0]}, {16, 2, 30, 12, s[2]}, {2, 2, 12, 12, s[3]}};
+    expect_rows(&t, &t.exact, 3, want);
     kb_accuracy acc = judge(&t, &t.port, KB_INEXACT);
     KB_EXPECT(acc.pass && acc.mismatches == 0 && acc.dropped == 0);
     KB_EXPECT_STR_CONTAINS(acc.note, "port rule, 5 proposals; vs the exact op's 3: drops 0, adds 2 "

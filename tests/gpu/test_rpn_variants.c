@@ -1,5 +1,6 @@
 /* test_rpn_variants.c — every rpn_proposals variant against the CPU reference
- * (exact keep list and order). Needs a GPU (exits 77 = skipped without one). */
+ * (exact keep list and order); cuda_port (KB_INEXACT) against the reference
+ * of the port's rule. Needs a GPU (exits 77 = skipped without one). */
 #include "kbtest.h"
 #include "rpn_proposals.h"
 #include "kbtest_gpu.h"
@@ -8,6 +9,7 @@ static const kbt_variant variants[] = {
     {"sort_bitmask"},
     {"select_bitmask_gpu"},
     {"fused"},
+    {"cuda_port"},
 };
 
 static void expect_all_pass(const char *axes, uint64_t seed) {
