@@ -11,7 +11,8 @@ check's cost, not the op's.
 
 
 class Peer:
-    def __init__(self, name, run, outputs, note="", precision=None, cpu=False, checked=True):
+    def __init__(self, name, run, outputs, note="", precision=None, cpu=False, checked=True,
+                 differs=None):
         self.name = name            # the CSV's variant is "peer:" + name
         self.run = run
         self.outputs = outputs
@@ -19,6 +20,7 @@ class Peer:
         self.precision = precision  # kbench verify --precision (None: the case's dtype)
         self.cpu = cpu              # timed by wall clock on the host, not CUDA events
         self.checked = checked      # False: a reference point of other work (UNCHECKED)
+        self.differs = differs      # other semantics: outputs -> how they differ from the op
 
 
 class Unsupported(Exception):

@@ -99,6 +99,8 @@ def run_peer(args, op, case, peer, base):
         if not peer.checked:
             row["status"] = "UNCHECKED"
             row["deterministic"] = None
+            if peer.differs:
+                row["note"] = "other semantics: %s; %s" % (peer.differs(first), peer.note)
         elif verdict["status"] == "PASS":
             row.update(status="PASS", check=verdict)
         else:

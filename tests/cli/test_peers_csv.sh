@@ -51,4 +51,23 @@ expect_file "$tmp/report-peers/report.md" "^\| \(defaults\) \| blockwalk \| 18.9
 expect_file "$tmp/report-peers/report.md" "^\| peer:opencv_cpu \| \(defaults\) \| UNSUPPORTED \| - \| dtype=bf16: kbench cannot dump it, as .npy"
 expect_file "$tmp/report-peers/report.md" "^\| peer:torch_topk \| \(defaults\) \| FAIL \| [0-9.]+ (us|ms) \| does not match the reference \| count 4 vs 3 expected, ties"
 
+
+# The yolo peer (ultralytics' order: NMS, then clip) is other semantics; its
+# note counts the detections where it and the op's reference differ.
+python3 - "$src/peers" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from op_yolo_decode import differing_detections
+ref = [[[0, 0, 10, 10, 0.9, 1], [5, 5, 20, 20, 0.8, 2], [0, 0, 0, 0, 0, 0]]]
+same = {"count": [2], "dets": [[[0, 0, 10.005, 10, 0.9, 1], [5, 5, 20, 20, 0.8, 2]]]}
+assert differing_detections(same, [2], ref).startswith("0 detections differ"), "within 0.01 px"
+moved = {"count": [2], "dets": [[[0, 0, 10.5, 10, 0.9, 1], [5, 5, 20, 20, 0.8, 2]]]}
+assert differing_detections(moved, [2], ref) == \
+    "2 detections differ (1 only here, 1 only in the reference) of 2", "a moved box"
+extra = {"count": [3], "dets": [[[0, 0, 10, 10, 0.9, 1], [5, 5, 20, 20, 0.8, 2], [1, 1, 2, 2, 0.7, 0]]]}
+assert differing_detections(extra, [2], ref).startswith("1 detections differ (1 only here, 0"), "kept"
+fewer = {"count": [1], "dets": [[[5, 5, 20, 20, 0.8, 2]]]}
+assert differing_detections(fewer, [2], ref).startswith("1 detections differ (0 only here, 1"), "lost"
+PY
+check "the yolo peer's count of differing detections is wrong (traceback above)" test $? -eq 0
 finish peers_csv
