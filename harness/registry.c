@@ -163,7 +163,7 @@ const kb_variant kb_variants[] = {
                "64x64 IoU tiles -> 64-bit masks; mask to host, serial walk there"),
     KB_VARIANT(nms, bitmask_gpu, "bitmask.cu", 0,
                "the same masks; one block walks them box by box (mmcv)"),
-    KB_VARIANT(nms, blockwalk, "bitmask.cu", 0,
+    KB_VARIANT(nms, blockwalk, "blockwalk.cu", 0,
                "the same masks; one block walks 64 boxes a step, bulk OR overlapped"),
     KB_VARIANT(nms, pairwise_fast, "pairwise.cu", KB_INEXACT,
                "fast NMS: a thread per box vs every higher-ranked box of its class"),
