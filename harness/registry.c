@@ -170,9 +170,9 @@ const kb_variant kb_variants[] = {
     KB_VARIANT(nms, cpu_greedy, "cpu_greedy.c", KB_HOST,
                "CPU: sort, walk vs the class's keeps (onnxruntime), classes in parallel"),
     /* nms: rows here */
-    KB_VARIANT(topk, radix_sort, "cub_sort.cu", 0,
+    KB_VARIANT(topk, radix_sort, "radix_sort.cu", 0,
                "a CUB radix sort per segment, then the first k (the RPN ports)"),
-    KB_VARIANT(topk, segmented_sort, "cub_sort.cu", 0,
+    KB_VARIANT(topk, segmented_sort, "segmented_sort.cu", 0,
                "all segments in one CUB segmented sort, then the first k"),
     KB_VARIANT(topk, radix_select, "radix_select.cu", 0,
                "one launch: a cluster per segment selects the k-th key, ranks k"),
