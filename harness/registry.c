@@ -98,17 +98,17 @@ extern const kb_variant_impl kb_yolo_decode_seed_fastnms;
 
 const kb_variant kb_variants[] = {
     /* op, variant, file, flags, summary */
-    KB_VARIANT(preprocess, nearest_naive, "resize.cu", 0,
+    KB_VARIANT(preprocess, nearest_naive, "nearest.cu", 0,
                "one thread per output pixel, 2D grid, nearest"),
-    KB_VARIANT(preprocess, bilinear_naive, "resize.cu", 0,
+    KB_VARIANT(preprocess, bilinear_naive, "bilinear.cu", 0,
                "one thread per output pixel, 2D grid, bilinear"),
-    KB_VARIANT(preprocess, nearest_vec, "resize.cu", 0,
+    KB_VARIANT(preprocess, nearest_vec, "nearest.cu", 0,
                "4 px per thread, 16 B plane stores, whole batch one launch"),
-    KB_VARIANT(preprocess, bilinear_vec, "resize.cu", 0,
+    KB_VARIANT(preprocess, bilinear_vec, "bilinear.cu", 0,
                "4 px per thread, 16 B plane stores, whole batch one launch"),
-    KB_VARIANT(preprocess, letterbox_warpaffine, "resize.cu", 0,
+    KB_VARIANT(preprocess, letterbox_warpaffine, "letterbox.cu", 0,
                "YOLOv5 letterbox warp-affine, one thread per pixel"),
-    KB_VARIANT(preprocess, letterbox_vec, "resize.cu", 0,
+    KB_VARIANT(preprocess, letterbox_vec, "letterbox.cu", 0,
                "letterbox, 4 px per thread, 16 B plane stores"),
     KB_VARIANT(preprocess, nearest_seed, "nearest_seed.cu", KB_INEXACT,
                "the CUDA ports' nearest: (int)(x * (float)in/out), per pixel"),
