@@ -6,9 +6,12 @@
  *                                                      setup, run, teardown};
  * plus two lines here: its declaration below, and its row in the table
  * (KB_VARIANT: op, name, its file in variants/<op>/, flags, one line on what
- * it does). Rows are grouped by op; the first variant of an op listed here is
- * its baseline unless the op names another. `kbench list OP` prints each
- * variant's file.
+ * it does). Rows are grouped by op; an op's first row is its baseline unless
+ * the op names another. The file: variant OP/NAME lives in variants/OP/F.cu
+ * (.c for KB_HOST), F the longest of that folder's .c/.cu stems that equals
+ * NAME or is a prefix of NAME ending at an '_' (explicit_gemm_i64 ->
+ * explicit.cu, nhwc_wgmma_f16 -> nhwc.cu; tests/cpu/test_registry.c checks
+ * every row); `kbench list OP` prints each variant's file.
  */
 #include "kbench.h"
 
