@@ -265,11 +265,7 @@ int fused_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaSt
     return KB_OK;
 }
 
-size_t fused_ws(const kb_case *c) {
-    return workspace(Design::fused, c);
-}
-
 } // namespace
 
-extern "C" const kb_variant_impl kb_rpn_proposals_fused = {fused_supports, fused_ws, fused_setup,
-                                                           fused_run, teardown};
+extern "C" const kb_variant_impl kb_rpn_proposals_fused = {
+    fused_supports, workspace_of<Design::fused>, fused_setup, fused_run, teardown};

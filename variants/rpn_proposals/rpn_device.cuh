@@ -204,6 +204,14 @@ void teardown(void *state) {
     free(st);
 }
 
+/* Design d's workspace and setup, as kb_variant_impl entries. */
+template <Design d> size_t workspace_of(const kb_case *c) {
+    return workspace(d, c);
+}
+template <Design d> int setup_of(const kb_case *c, const kb_tensors *, void **st, kb_error *e) {
+    return setup(d, c, st, e);
+}
+
 /* The case's tensors on the device. */
 struct Io {
     const float *scores, *deltas, *anchors;

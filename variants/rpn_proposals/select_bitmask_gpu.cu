@@ -7,16 +7,6 @@
  */
 #include "rpn_device.cuh"
 
-namespace {
-
-size_t select_ws(const kb_case *c) {
-    return workspace(Design::select_bitmask_gpu, c);
-}
-int select_setup(const kb_case *c, const kb_tensors *, void **st, kb_error *e) {
-    return setup(Design::select_bitmask_gpu, c, st, e);
-}
-
-} // namespace
-
 extern "C" const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu = {
-    select_supports, select_ws, select_setup, run_bitmask, teardown};
+    select_supports, workspace_of<Design::select_bitmask_gpu>, setup_of<Design::select_bitmask_gpu>,
+    run_bitmask, teardown};

@@ -7,16 +7,6 @@
  */
 #include "rpn_device.cuh"
 
-namespace {
-
-size_t sort_bitmask_ws(const kb_case *c) {
-    return workspace(Design::sort_bitmask, c);
-}
-int sort_bitmask_setup(const kb_case *c, const kb_tensors *, void **st, kb_error *e) {
-    return setup(Design::sort_bitmask, c, st, e);
-}
-
-} // namespace
-
 extern "C" const kb_variant_impl kb_rpn_proposals_sort_bitmask = {
-    supports, sort_bitmask_ws, sort_bitmask_setup, run_bitmask, teardown};
+    supports, workspace_of<Design::sort_bitmask>, setup_of<Design::sort_bitmask>, run_bitmask,
+    teardown};
