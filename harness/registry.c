@@ -6,9 +6,12 @@
  *                                                      setup, run, teardown};
  * plus two lines here: its declaration below, and its row in the table
  * (KB_VARIANT: op, name, its file in variants/<op>/, flags, one line on what
- * it does). Rows are grouped by op; the first variant of an op listed here is
- * its baseline unless the op names another. `kbench list OP` prints each
- * variant's file.
+ * it does). Rows are grouped by op; an op's first row is its baseline unless
+ * the op names another. The file: variant OP/NAME lives in variants/OP/F.cu
+ * (.c for KB_HOST), F the longest of that folder's .c/.cu stems that equals
+ * NAME or is a prefix of NAME ending at an '_' (explicit_gemm_i64 ->
+ * explicit.cu, nhwc_wgmma_f16 -> nhwc.cu; tests/cpu/test_registry.c checks
+ * every row); `kbench list OP` prints each variant's file.
  */
 #include "kbench.h"
 
@@ -99,17 +102,17 @@ extern const kb_variant_impl kb_yolo_decode_seed_fastnms;
 
 const kb_variant kb_variants[] = {
     /* op, variant, file, flags, summary */
-    KB_VARIANT(preprocess, nearest_naive, "resize.cu", 0,
+    KB_VARIANT(preprocess, nearest_naive, "nearest.cu", 0,
                "one thread per output pixel, 2D grid, nearest"),
-    KB_VARIANT(preprocess, bilinear_naive, "resize.cu", 0,
+    KB_VARIANT(preprocess, bilinear_naive, "bilinear.cu", 0,
                "one thread per output pixel, 2D grid, bilinear"),
-    KB_VARIANT(preprocess, nearest_vec, "resize.cu", 0,
+    KB_VARIANT(preprocess, nearest_vec, "nearest.cu", 0,
                "4 px per thread, 16 B plane stores, whole batch one launch"),
-    KB_VARIANT(preprocess, bilinear_vec, "resize.cu", 0,
+    KB_VARIANT(preprocess, bilinear_vec, "bilinear.cu", 0,
                "4 px per thread, 16 B plane stores, whole batch one launch"),
-    KB_VARIANT(preprocess, letterbox_warpaffine, "resize.cu", 0,
+    KB_VARIANT(preprocess, letterbox_warpaffine, "letterbox.cu", 0,
                "YOLOv5 letterbox warp-affine, one thread per pixel"),
-    KB_VARIANT(preprocess, letterbox_vec, "resize.cu", 0,
+    KB_VARIANT(preprocess, letterbox_vec, "letterbox.cu", 0,
                "letterbox, 4 px per thread, 16 B plane stores"),
     KB_VARIANT(preprocess, nearest_seed, "nearest_seed.cu", KB_INEXACT,
                "the CUDA ports' nearest: (int)(x * (float)in/out), per pixel"),
@@ -119,72 +122,68 @@ const kb_variant kb_variants[] = {
     KB_VARIANT(deform_conv2d, explicit_torchvision, "explicit_torchvision.cu", KB_INDEX64,
                "torchvision's: im2col of <= 32 images, cublasSgemm per group, transpose, + bias; "
                "int64"),
-    KB_VARIANT(deform_conv2d, explicit_gemm_i64, "explicit_gemm.cu", KB_INDEX64,
+    KB_VARIANT(deform_conv2d, explicit_gemm_i64, "explicit.cu", KB_INDEX64,
                "per-image columns in blocks, one batched cuBLAS GEMM per group onto the bias, "
                "int64"),
-    KB_VARIANT(deform_conv2d, explicit_gemm_i32, "explicit_gemm.cu", KB_INDEX32,
+    KB_VARIANT(deform_conv2d, explicit_gemm_i32, "explicit.cu", KB_INDEX32,
                "im2col columns + cuBLAS per group, int32 indices"),
-    KB_VARIANT(deform_conv2d, explicit_gemm_tf32, "explicit_gemm.cu",
+    KB_VARIANT(deform_conv2d, explicit_gemm_tf32, "explicit.cu",
                KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
                "im2col columns + cuBLAS tf32 tensor cores, int32"),
-    KB_VARIANT(deform_conv2d, explicit_nhwc, "explicit_gemm.cu", KB_INDEX32,
+    KB_VARIANT(deform_conv2d, explicit_nhwc, "explicit.cu", KB_INDEX32,
                "NHWC copy, 16 B channel-vector im2col (input window in smem) + cuBLAS, int32"),
-    KB_VARIANT(deform_conv2d, explicit_nhwc_tf32, "explicit_gemm.cu",
+    KB_VARIANT(deform_conv2d, explicit_nhwc_tf32, "explicit.cu",
                KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
                "NHWC copy, 16 B channel-vector im2col + cuBLAS tf32"),
     KB_VARIANT(deform_conv2d, implicit_gemm, "implicit_gemm.cu", KB_INDEX32,
                "no columns: sampled B tiles in smem, fp32 FMA 128x128x8"),
-    KB_VARIANT(deform_conv2d, implicit_gemm_tf32, "implicit_gemm_mma.cu",
+    KB_VARIANT(deform_conv2d, implicit_gemm_tf32, "implicit_gemm.cu",
                KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
                "implicit GEMM, mma.sync m16n8k8 tf32, fp32 accumulate"),
-    KB_VARIANT(deform_conv2d, implicit_gemm_f16, "implicit_gemm_mma.cu",
-               KB_INDEX32 | KB_TENSOR_CORES,
+    KB_VARIANT(deform_conv2d, implicit_gemm_f16, "implicit_gemm.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "implicit GEMM, mma.sync m16n8k16 f16, fp32 accumulate"),
-    KB_VARIANT(deform_conv2d, implicit_gemm_bf16, "implicit_gemm_mma.cu",
-               KB_INDEX32 | KB_TENSOR_CORES,
+    KB_VARIANT(deform_conv2d, implicit_gemm_bf16, "implicit_gemm.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "implicit GEMM, mma.sync m16n8k16 bf16, fp32 accumulate"),
-    KB_VARIANT(deform_conv2d, nhwc_gemm, "implicit_gemm.cu", KB_INDEX32,
+    KB_VARIANT(deform_conv2d, nhwc_gemm, "nhwc_gemm.cu", KB_INDEX32,
                "NHWC input copy, 16 B corner loads; fp32 FMA 128x128x8"),
-    KB_VARIANT(deform_conv2d, nhwc_fused_tf32, "nhwc_fused.cu",
-               KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
+    KB_VARIANT(deform_conv2d, nhwc_fused_tf32, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
                "NHWC copy; pixels x channels mma.sync tf32, A sampled"),
-    KB_VARIANT(deform_conv2d, nhwc_fused_f16, "nhwc_fused.cu", KB_INDEX32 | KB_TENSOR_CORES,
+    KB_VARIANT(deform_conv2d, nhwc_fused_f16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "NHWC copy; pixels x channels mma.sync f16, A sampled"),
-    KB_VARIANT(deform_conv2d, nhwc_fused_bf16, "nhwc_fused.cu", KB_INDEX32 | KB_TENSOR_CORES,
+    KB_VARIANT(deform_conv2d, nhwc_fused_bf16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "NHWC copy; pixels x channels mma.sync bf16, A sampled"),
-    KB_VARIANT(deform_conv2d, nhwc_wgmma_tf32, "nhwc_fused.cu",
-               KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
+    KB_VARIANT(deform_conv2d, nhwc_wgmma_tf32, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
                "NHWC copy; pixels x channels wgmma tf32 (sm_90a), A sampled"),
-    KB_VARIANT(deform_conv2d, nhwc_wgmma_f16, "nhwc_fused.cu", KB_INDEX32 | KB_TENSOR_CORES,
+    KB_VARIANT(deform_conv2d, nhwc_wgmma_f16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "NHWC copy; pixels x channels wgmma f16 (sm_90a), A sampled"),
-    KB_VARIANT(deform_conv2d, nhwc_wgmma_bf16, "nhwc_fused.cu", KB_INDEX32 | KB_TENSOR_CORES,
+    KB_VARIANT(deform_conv2d, nhwc_wgmma_bf16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "NHWC copy; pixels x channels wgmma bf16 (sm_90a), A sampled"),
     /* deform_conv2d: rows here */
     KB_VARIANT(nms, bitmask_host, "bitmask.cu", KB_HOST_SYNC,
                "64x64 IoU tiles -> 64-bit masks; mask to host, serial walk there"),
     KB_VARIANT(nms, bitmask_gpu, "bitmask.cu", 0,
                "the same masks; one block walks them box by box (mmcv)"),
-    KB_VARIANT(nms, blockwalk, "bitmask.cu", 0,
+    KB_VARIANT(nms, blockwalk, "blockwalk.cu", 0,
                "the same masks; one block walks 64 boxes a step, bulk OR overlapped"),
     KB_VARIANT(nms, pairwise_fast, "pairwise.cu", KB_INEXACT,
                "fast NMS: a thread per box vs every higher-ranked box of its class"),
     KB_VARIANT(nms, cpu_greedy, "cpu_greedy.c", KB_HOST,
                "CPU: sort, walk vs the class's keeps (onnxruntime), classes in parallel"),
     /* nms: rows here */
-    KB_VARIANT(topk, radix_sort, "cub_sort.cu", 0,
+    KB_VARIANT(topk, radix_sort, "radix_sort.cu", 0,
                "a CUB radix sort per segment, then the first k (the RPN ports)"),
-    KB_VARIANT(topk, segmented_sort, "cub_sort.cu", 0,
+    KB_VARIANT(topk, segmented_sort, "segmented_sort.cu", 0,
                "all segments in one CUB segmented sort, then the first k"),
     KB_VARIANT(topk, radix_select, "radix_select.cu", 0,
                "one launch: a cluster per segment selects the k-th key, ranks k"),
     KB_VARIANT(topk, cpu_select, "cpu_select.c", KB_HOST,
                "CPU: quickselect (nth_element) then sort of the k, OpenMP over segments"),
     /* topk: rows here */
-    KB_VARIANT(rpn_proposals, sort_bitmask, "rpn.cu", 0,
+    KB_VARIANT(rpn_proposals, sort_bitmask, "sort_bitmask.cu", 0,
                "per-level CUB sorts, CUB candidate sort, bitmask NMS"),
-    KB_VARIANT(rpn_proposals, select_bitmask_gpu, "rpn.cu", 0,
+    KB_VARIANT(rpn_proposals, select_bitmask_gpu, "select_bitmask_gpu.cu", 0,
                "radix-select top-k, CUB candidate sort, bitmask NMS"),
-    KB_VARIANT(rpn_proposals, fused, "rpn.cu", 0,
+    KB_VARIANT(rpn_proposals, fused, "fused.cu", 0,
                "select top-k, per-level mask tiles, one cluster walks + merges"),
     KB_VARIANT(rpn_proposals, cpu_port, "cpu_port.c", KB_HOST,
                "CPU port: a thread per level (partial sort, decode), one greedy NMS"),

@@ -1,6 +1,5 @@
-/* rpn_proposals.h — mmdetection's RPN proposal step, end to end.
- *
- * Follows mmdetection 2.28 RPNHead._get_bboxes_single + _bbox_post_process
+/* rpn_proposals.h — mmdetection's RPN proposal step, end to end. Follows
+ * mmdetection 2.28 RPNHead._get_bboxes_single + _bbox_post_process
  * with DeltaXYWHBBoxCoder (means 0, stds 1, wh_ratio_clip 16/1000,
  * clip_border) and mmcv batched_nms (the coordinate-offset trick):
  *   1. per level, the nms_pre best scores (already sigmoid'ed), descending,
@@ -12,14 +11,8 @@
  *      levels, ranked by score descending, equal scores by lower index in the
  *      concatenation of the per-level lists (level-major);
  *   5. the first max_per_img kept, in that rank order.
- * Inputs  scores [N] f32, deltas [N,4] f32 (dx,dy,dw,dh), anchors [N,4] f32
- *         (x1,y1,x2,y2), level_offsets [L+1] i32; N = sum of H_l * W_l * 3,
- *         index (y * W_l + x) * 3 + a within a level (mmdet's permute(1,2,0)).
- * Outputs proposals [max_per_img, 5] f32 (x1,y1,x2,y2,score, unshifted), rows
- *         past the count all zero; count [1] i32.
- *
- * Why the level offset is exact here: above KB_RPN_LEVEL_OFFSET; why host
- * and device compute identical bits: above kb_rpn_expf.
+ * The tensors: above kb_op_rpn_proposals. Why the level offset is exact:
+ * above KB_RPN_LEVEL_OFFSET; why host and device agree bitwise: kb_rpn_expf.
  */
 #ifndef KB_RPN_PROPOSALS_H
 #define KB_RPN_PROPOSALS_H
@@ -181,6 +174,11 @@ int kb_rpn_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb
  * KB_INEXACT variant is checked against. */
 int kb_rpn_port_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
 
+/* Inputs  scores [N] f32, deltas [N,4] f32 (dx,dy,dw,dh), anchors [N,4] f32
+ *         (x1,y1,x2,y2), level_offsets [L+1] i32; N = sum of H_l * W_l * 3,
+ *         index (y * W_l + x) * 3 + a within a level (mmdet's permute(1,2,0)).
+ * Outputs proposals [max_per_img, 5] f32 (x1,y1,x2,y2,score, unshifted), rows
+ *         past the count all zero; count [1] i32. */
 extern const kb_op kb_op_rpn_proposals;
 
 #ifdef __cplusplus

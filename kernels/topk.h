@@ -11,11 +11,7 @@
  * a radix key must therefore map both zeros to one key (kb_topk_key does).
  * A value slot holds the input element itself (bitwise). Slots past the
  * count hold the sentinel: value -inf, index -1. NaN is outside the contract
- * (the generators never make one).
- *
- * Segment layouts (axis `segments`): `rpn5` = the RPN levels of an 800x1344
- * image with 3 anchors (201600, 50400, 12600, 3150, 819); `CxL` = C segments
- * of L; `L1+L2+...` = explicit lengths (0 allowed).
+ * (the generators never make one). Segment layouts: above kb_topk_lengths.
  */
 #ifndef KB_TOPK_H
 #define KB_TOPK_H
@@ -53,7 +49,10 @@ kb_topk_params kb_topk_params_of(const kb_case *c);
 
 /* The segment lengths of a case, batch repeats included: a malloc'ed array
  * of *count lengths (the caller frees it) summing to *total; NULL with a
- * message on a malformed layout or too many segments. */
+ * message on a malformed layout or too many segments. Layouts (axis
+ * `segments`): `rpn5` = the RPN levels of an 800x1344 image with 3 anchors
+ * (201600, 50400, 12600, 3150, 819); `CxL` = C segments of L; `L1+L2+...` =
+ * explicit lengths (0 allowed). */
 int64_t *kb_topk_lengths(const kb_case *c, int64_t *count, int64_t *total, kb_error *e);
 /* The longest segment of a case (0 if it has none or is malformed). */
 int64_t kb_topk_max_segment(const kb_case *c);

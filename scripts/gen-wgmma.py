@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes variants/deform_conv2d/dcn_wgmma_ops.cuh: the wgmma.mma_async
-wrappers (A and B from shared memory, fp32 accumulators) that nhwc_fused.cu
+wrappers (A and B from shared memory, fp32 accumulators) that nhwc.cu
 uses. PTX wants every accumulator register named in the instruction, N/2 of
 them, so they are generated rather than typed.
 Run: python3 scripts/gen-wgmma.py | clang-format --assume-filename=x.cuh \

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # gpu-archs.sh — on a GPU machine: does kbench behave the same whatever
 # architectures it was built for?
-#
 #   1. the fat build (KB_FAT_BUILD: sm_80..120) against this machine's own
 #      build: each op's default sweep timed with both, `kbench compare` of
 #      the two CSVs (the share of SAME rows is the verdict);
@@ -13,14 +12,14 @@
 #
 #   OUT=DIR scripts/gpu-archs.sh [OP...]       (default: every op)
 #   KB_STAGES="compare" KB_MAX_TIME=0.2 scripts/gpu-archs.sh nms
-#
-# KB_STAGES picks among "compare old" (default both). Build folders: build
-# (this machine's GPU), build-fat, build-sm80, build-sm80real; ones already
-# built are reused. Writes $OUT/archs.md (the tables) and archs.tar.gz (CSVs,
-# logs). Exit 1 when a check fails: fewer than KB_MIN_SAME percent (default
-# 95) SAME rows, or an ERROR/CRASH row or a PASS row where none may run.
+# Writes $OUT/archs.md (the tables) and archs.tar.gz (CSVs, logs). Exit 1 when
+# a check fails: fewer than KB_MIN_SAME percent (default 95) SAME rows, or an
+# ERROR/CRASH row or a PASS row where none may run.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
+# KB_STAGES picks among "compare old" (default both): compare is 1. above, old
+# 2. and 3. Build folders: build (this machine's GPU), build-fat, build-sm80,
+# build-sm80real; ones already built are reused.
 OUT=${OUT:-results/gpu-archs}
 MAX_TIME=${KB_MAX_TIME:-0.3}
 MIN_SAME=${KB_MIN_SAME:-95}

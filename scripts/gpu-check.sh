@@ -9,6 +9,17 @@
 #   KB_STAGES="ctest check run" KB_CTEST=deform KB_VARIANTS=nhwc_fused_f16 \
 #       scripts/gpu-check.sh deform_conv2d    # one family while developing it
 #
+# The stages and the other KB_* knobs: beside their code below.
+# One device call is at most 10 minutes: split a full check over calls by stage.
+# Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
+# ctest.log, and gpu-check.tar.gz with every CSV, JSON-lines file and log.
+# The device tool brings back at most 8 files from $OUT: keep it that way.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-results/gpu-check}
+SWEEP=${KB_SWEEP:-default}
+MAX_TIME=${KB_MAX_TIME:-1}
+BUILD=${KB_BUILD:-build}
 # KB_STAGES picks what runs after the build (default: all but sanitize):
 #   ctest     the whole test suite
 #   check     `kbench check OP --sweep smoke --fuzz 30`, and OP's index_limits
@@ -23,17 +34,6 @@
 # architectures: unset, this machine's GPU; "fat", every architecture kbench
 # supports (cmake/KbArchitectures.cmake); else a CMake list such as "80;90".
 # Name a separate KB_BUILD folder per choice (the choice is cached).
-# One device call is at most 10 minutes: split a full check over calls by stage.
-#
-# Everything lands in $OUT (default results/gpu-check): summary.md (the tables),
-# ctest.log, and gpu-check.tar.gz with every CSV, JSON-lines file and log.
-# The device tool brings back at most 8 files from $OUT: keep it that way.
-set -u -o pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-results/gpu-check}
-SWEEP=${KB_SWEEP:-default}
-MAX_TIME=${KB_MAX_TIME:-1}
-BUILD=${KB_BUILD:-build}
 STAGES=" ${KB_STAGES:-ctest check run peers modes} ${KB_NCU:+ncu} "
 vsel=()
 [ -n "${KB_VARIANTS:-}" ] && vsel=(-v "$KB_VARIANTS")

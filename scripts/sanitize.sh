@@ -4,34 +4,29 @@
 # VARIANT --sweep sanitize --no-isolate` (correctness runs only, no timing; in
 # one process, so that the tool sees every launch). Each op's sanitize sweep
 # (kernels/<op>.c, `kbench list OP`) holds the fewest small cases that reach
-# every branch of every variant that racecheck can get through; the cases of
-# the size-dependent branches that racecheck cannot (its cost grows with the
-# shared-memory traffic) are the op's "sanitize_large" sweep, run under the
-# other three tools. racecheck runs each case in a process of its own, so that
-# the four tools over every variant fit one device call of a few minutes (16
-# runs at once). explicit_nhwc* run once more with `-a im2col=window`, so that
-# the windowed im2col, which only the sweep's largest case picks by itself,
-# is sanitized on every case. On a GPU machine:
+# every branch of every variant that racecheck can get through; its
+# "sanitize_large" sweep holds the rest, run under the other three tools.
 #
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
 #   KB_SAN_TOOLS="memcheck synccheck" scripts/sanitize.sh preprocess
 #
+# Writes $OUT/summary.md and sanitize.tar.gz (default OUT: results/sanitize).
+# Exit 0 when every run is clean; 1 on any sanitizer report, kbench failure or
+# timeout; 2 without compute-sanitizer or a build. The knobs: below.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
 # KB_SAN_JOBS runs at once (default 16), KB_SAN_TIMEOUT seconds per run
 # (default 240: a run killed there is a TIMEOUT, not clean), KB_SAN_SWEEP the
 # sweep (default sanitize; smoke is far slower), KB_SAN_RACE_CASES the first N
 # cases only under racecheck (default: all), KB_BUILD the build folder
 # (default build; kbench is built there when missing). Each run's CPU
 # reference gets OMP_NUM_THREADS (default: cores / KB_SAN_JOBS, at least 1).
-# Writes under $OUT (default results/sanitize): summary.md (a table of op,
-# variant, tool, result — clean, N reports, TIMEOUT or kbench's failing exit
-# code — seconds and rows checked; the first reports of each run that is not
-# clean; last, the line "N runs, N clean, N with reports, N timeouts, N failed,
-# wall S s") and sanitize.tar.gz (every tool log and kbench log). Exit 0 when
-# every run is clean; 1 on any sanitizer report, kbench failure or timeout; 2
-# without compute-sanitizer or a build.
-set -u -o pipefail
-cd "$(dirname "$0")/.." || exit 2
+# summary.md: a table of op, variant, tool, result — clean, N reports, TIMEOUT
+# or kbench's failing exit code — seconds and rows checked; the first reports
+# of each run that is not clean; last, the line "N runs, N clean, N with
+# reports, N timeouts, N failed, wall S s". sanitize.tar.gz: every tool log
+# and kbench log.
 OUT=${OUT:-results/sanitize}
 BUILD=${KB_BUILD:-build}
 TOOLS=${KB_SAN_TOOLS:-racecheck memcheck initcheck synccheck} # the slowest first
@@ -95,9 +90,10 @@ run_one() {
 # memory): it runs each case of a variant in a process of its own, so the
 # cases of one variant share the JOBS slots instead of running end to end
 # (one process took over 150 s on topk's, rpn's and yolo's sweeps), and
-# the runs of a variant are joined into one row of the summary afterwards.
+# the runs of a variant are joined into one row of the summary afterwards:
+# the four tools over every variant fit one device call of a few minutes.
 # Ops with a sanitize_large sweep (cases that reach size-dependent branches,
-# too slow for racecheck).
+# too slow for racecheck: its cost grows with the shared-memory traffic).
 large=()
 for op in "${ops[@]}"; do
     "$BUILD/kbench" list "$op" 2>/dev/null | grep -qE "^    sanitize_large " && large+=("$op")
@@ -107,6 +103,8 @@ for tool in $TOOLS; do
     for op in "${ops[@]}"; do
         mapfile -t variants < <("$BUILD/kbench" list --names | grep "^$op/" | cut -d/ -f2)
         for variant in "${variants[@]}"; do
+            # explicit_nhwc* once more with im2col=window: only the sweep's largest
+            # case picks the windowed im2col by itself.
             modes=("")
             [ "$op" = deform_conv2d ] && [[ $variant == explicit_nhwc* ]] && modes+=(window)
             each=("")

@@ -11,25 +11,9 @@
 #       scripts/slurm-sweep.sh deform_conv2d --sweep default --mode graph
 #
 # OP and the options after it go to every task's `kbench run` as they are
-# (the script adds --shard and -o). Environment:
-#   KB_SHARDS   N, the number of tasks and shards (default 4)
-#   KB_PARTS    PARTDIR, where the parts go (default results/slurm-<array job
-#               id>, relative to the current folder)
-#   KBENCH      the kbench binary, on a file system the nodes see (default
-#               build/kbench beside this script)
-#   KB_SBATCH   more sbatch options for every job (partition, time, account)
-# PARTDIR gets part-I.csv (shard I's rows), part-I.out (its task's log),
-# shard.sbatch and merge.sbatch (the job scripts, so that one shard can be run
-# again: `sbatch --array=I --gres=gpu:1 PARTDIR/shard.sbatch`), merge.log,
-# OP.csv (every row, in sweep order) and report/. A task that fails before
-# its first row writes no part: merge then refuses, naming the missing shard
-# I/N in merge.log, and the merge job's exit code is 2 (`sacct -j ID`).
-#
-# The jobs run generated scripts rather than `sbatch --wrap`: the user's
-# options reach kbench quoted exactly (printf %q) rather than through another
-# shell string, and the scripts stay in PARTDIR as the record of what ran and
-# the way to run one shard again. Exit 0 once both jobs are submitted; 2 on
-# bad usage or when sbatch refuses.
+# (the script adds --shard and -o). The environment (KB_SHARDS, KB_PARTS,
+# KBENCH, KB_SBATCH) and what PARTDIR gets: beside the code below. Exit 0
+# once both jobs are submitted; 2 on bad usage or when sbatch refuses.
 set -u -o pipefail
 
 usage() {
@@ -46,6 +30,13 @@ for a in "$@"; do
         exit 2 ;;
     esac
 done
+# Environment:
+#   KB_SHARDS   N, the number of tasks and shards (default 4)
+#   KB_PARTS    PARTDIR, where the parts go (default results/slurm-<array job
+#               id>, relative to the current folder)
+#   KBENCH      the kbench binary, on a file system the nodes see (default
+#               build/kbench beside this script)
+#   KB_SBATCH   more sbatch options for every job (partition, time, account)
 n=${KB_SHARDS:-4}
 if ! [[ $n =~ ^[0-9]+$ ]] || ((n < 1 || n > 1024)); then
     echo "slurm-sweep.sh: KB_SHARDS=$n: expected a whole number from 1 to 1024" >&2
@@ -71,6 +62,16 @@ if [[ -n ${KB_PARTS:-} ]]; then
 else
     parts_q="$(printf %q "$PWD/results/slurm-")\$SLURM_ARRAY_JOB_ID"
 fi
+# The jobs run generated scripts rather than `sbatch --wrap`: the user's
+# options reach kbench quoted exactly (printf %q) rather than through another
+# shell string, and the scripts stay in PARTDIR as the record of what ran and
+# the way to run one shard again.
+# PARTDIR gets part-I.csv (shard I's rows), part-I.out (its task's log),
+# shard.sbatch and merge.sbatch (the job scripts, so that one shard can be run
+# again: `sbatch --array=I --gres=gpu:1 PARTDIR/shard.sbatch`), merge.log,
+# OP.csv (every row, in sweep order) and report/. A task that fails before
+# its first row writes no part: merge then refuses, naming the missing shard
+# I/N in merge.log, and the merge job's exit code is 2 (`sacct -j ID`).
 # shard_script PARTS_Q: the array task's script, the folder as shell text
 shard_script() {
     echo "#!/usr/bin/env bash"

@@ -11,10 +11,9 @@
  *   index_cost  extra time of *_i64 over its *_i32 twin (when the op has both)
  *   V_vs_exact  a variant of other semantics (fast NMS) against the fastest
  *               exact one: time saved, and boxes lost (parsed from its note)
- * Each plot is DIR/<csvstem>.<op>.<kind>.{gp,dat,png,svg}; the .gp renders
- * again by hand (`gnuplot X.gp` in DIR). One colour per variant, fixed by its
- * place in the registry so a variant looks the same in every plot; peers
- * ("peer:" rows) dashed and hatched. `kbench report` embeds the same plots.
+ * Each plot is DIR/<csvstem>.<op>.<kind>.{gp,dat,png,svg} (`gnuplot X.gp` in
+ * DIR renders it again). Colours and styles: above their code. `kbench
+ * report` embeds the same plots.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -82,7 +81,9 @@ static void plot_help(void) {
          "  kbench plot results/nms.csv --along n -o plots/");
 }
 
-/* ---- colours and line styles ---- */
+/* ---- colours and line styles ----
+ * One colour per variant, fixed by its place in the registry so a variant
+ * looks the same in every plot; peers ("peer:" rows) dashed and hatched. */
 
 /* Tableau 10: distinct in colour and in lightness. */
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",

@@ -4,11 +4,8 @@
  * bound AND the worst element is under a bound relative to the largest
  * reference magnitude: rel-L2 alone dilutes one wrong element among millions.
  * Unwritten elements (still holding the poison, every byte 0xFF) and NaN/Inf
- * where the reference is finite always fail, each named for what it is: the
- * poison's bit pattern is one no arithmetic produces (CUDA's canonical NaN
- * is 0x7FFFFFFF, x86's 0xFFC00000), so a NaN with other bits is one the
- * variant computed. A NaN in the reference means "not computed" (a sampled
- * reference for large cases) and is skipped.
+ * where the reference is finite always fail, each named for what it is. A NaN
+ * in the reference means "not computed" (a sampled reference) and is skipped.
  *
  *   class  rel-L2   max-abs / max|ref|   why
  *   f32    1e-5     1e-4                 fp32 arithmetic vs a double reference
@@ -51,7 +48,9 @@ double kb_rel_l2_bound(kb_precision prec) {
     return bounds[prec].rel_l2;
 }
 
-/* Element i still holds the runner's poison: every byte 0xFF. */
+/* Element i still holds the runner's poison: every byte 0xFF. No arithmetic
+ * produces that bit pattern (CUDA's canonical NaN is 0x7FFFFFFF, x86's
+ * 0xFFC00000), so a NaN with other bits is one the variant computed. */
 static int is_poison(const void *data, kb_dtype t, int64_t i) {
     size_t size = kb_dtype_size(t);
     const unsigned char *b = (const unsigned char *)data + (size_t)i * size;

@@ -4,25 +4,14 @@
  *
  * The parent never touches CUDA or NVML. It forks one worker per device of
  * the set; each opens its device, says what it is, and then runs the pairs
- * the parent hands it one at a time, from one queue: a free worker gets the
- * next pair of the case it holds (its inputs and reference are made once),
- * else the first pair of a case no busy worker holds, else the first pair
- * left. Pair times differ by orders of magnitude, so no split is fixed in
- * advance. A worker sends back a START before each pair's device work, and
- * the row; the parent buffers rows that complete early and writes them, and
- * flushes them, in plan order. Then:
- *   - a sticky CUDA error: the worker sends the CRASH row and exits;
- *   - a worker that dies (a signal, an unexpected exit): a CRASH row for the
- *     pair it held, saying how it died;
- *   - a pair still running --case-timeout seconds after its START: SIGKILL
- *     to the worker's process group, a TIMEOUT row;
- * and a new worker on the same device carries on (it must open the device
- * of the same UUID). Fork without exec is safe here because the parent
- * created no CUDA context and no NVML handle; the worker inherits the cases,
- * variants and options as they are.
- * A plan of host variants only (KB_HOST) runs in workers too, which then
- * open no device: a CPU variant that faults or hangs costs its row just the
- * same.
+ * the parent hands it one at a time, from one queue (the order: above
+ * next_pair). A worker sends back a START before each pair's device work,
+ * and the row; the parent buffers rows that complete early and writes them,
+ * and flushes them, in plan order. What a crash, a death or a timeout costs:
+ * above settle. Fork without exec is safe here because the parent created no
+ * CUDA context and no NVML handle; the worker inherits the cases, variants
+ * and options as they are. A plan of host variants only (KB_HOST) runs in
+ * workers too, which then open no device.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -289,7 +278,10 @@ static int busy_with_case(const parent *pa, const slot *self, int c) {
     return 0;
 }
 
-/* The pair a free worker takes next, or -1 when none is left. */
+/* The pair a free worker takes next, or -1 when none is left: the next pair
+ * of the case it holds (its inputs and reference are made once), else the
+ * first pair of a case no busy worker holds, else the first pair left. Pair
+ * times differ by orders of magnitude, so no split is fixed in advance. */
 static int next_pair(parent *pa, const slot *s) {
     const kb_runner *r = pa->r;
     if (s->last >= 0) /* the rest of its case: inputs and reference are made */
@@ -389,7 +381,15 @@ static void death_text(int status, char *buf, size_t n) {
 }
 
 /* Slot s's worker ended (timed_out: killed for it): reap it, and make the
- * row its end costs. */
+ * row its end costs:
+ *   - a sticky CUDA error: the worker has sent the CRASH row and exited;
+ *   - a worker that dies (a signal, an unexpected exit): a CRASH row for the
+ *     pair it held, saying how it died;
+ *   - a pair still running --case-timeout seconds after its START: SIGKILL
+ *     to the worker's process group (pump), a TIMEOUT row;
+ * and a new worker on the same device carries on (it must open the device
+ * of the same UUID). A CPU variant that faults or hangs costs its row just
+ * the same. */
 static void settle(parent *pa, slot *s, int timed_out) {
     kb_runner *r = pa->r;
     int status = 0;

@@ -1,13 +1,15 @@
 /* test_registry.c — the variant table (harness/registry.c) as a reader uses
  * it: every row names the file that defines its implementation, that file
- * exists in variants/<op>/ and defines kb_<op>_<name>, and no two rows of an
- * op share a name.
+ * exists in variants/<op>/ and defines kb_<op>_<name>, it is the file the
+ * naming rule picks from the variant's name (harness/registry.c, above the
+ * table), and no two rows of an op share a name.
  *   ./test_registry [test_name]
  */
 #include "kbtest.h"
 
 #include "kbench.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 
 /* The whole file, NUL-terminated (NULL when it cannot be read). */
@@ -61,4 +63,59 @@ KB_TEST(variant_names_are_unique_within_an_op) {
                         kb_variants[i].name);
                 kbt_current_failed = 1;
             }
+}
+
+/* The file the naming rule picks for variant `name` of `op`: among the .c and
+ * .cu files of variants/<op>/, the one whose stem is the longest that equals
+ * name or is a prefix of it ending at an '_'. 0 with the file name in out;
+ * -1 when no file fits, -2 when two files share the picked stem. */
+static int rule_pick(const char *op, const char *name, char *out, size_t size) {
+    char folder[256];
+    snprintf(folder, sizeof folder, "variants/%s", op);
+    DIR *d = opendir(kbt_src(folder));
+    if (!d) return -1;
+    size_t best = 0;
+    int ties = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        const char *dot = strrchr(de->d_name, '.');
+        if (!dot || (strcmp(dot, ".c") != 0 && strcmp(dot, ".cu") != 0)) continue;
+        size_t stem = (size_t)(dot - de->d_name);
+        if (stem == 0 || strncmp(name, de->d_name, stem) != 0) continue;
+        if (name[stem] != '\0' && name[stem] != '_') continue;
+        if (stem > best) {
+            best = stem, ties = 0;
+            snprintf(out, size, "%s", de->d_name);
+        } else if (stem == best) {
+            ties = 1;
+        }
+    }
+    closedir(d);
+    return best == 0 ? -1 : ties ? -2 : 0;
+}
+
+KB_TEST(each_variant_lives_in_the_file_its_name_picks) {
+    int checked = 0;
+    for (int i = 0; kb_variants[i].op; i++) {
+        const kb_variant *v = &kb_variants[i];
+        if (!v->source) continue; /* the test above fails such a row */
+        char picked[256] = "", want[512];
+        int rc = rule_pick(v->op, v->name, picked, sizeof picked);
+        if (rc != 0) {
+            fprintf(stderr, "  %s/%s: %s in variants/%s/\n", v->op, v->name,
+                    rc == -1 ? "no .c/.cu file is named after it (a stem that is the name or "
+                               "its prefix ending at '_')"
+                             : "two files share the stem its name picks",
+                    v->op);
+            kbt_current_failed = 1;
+            continue;
+        }
+        snprintf(want, sizeof want, "variants/%s/%s", v->op, picked);
+        if (strcmp(v->source, want) != 0) {
+            fprintf(stderr, "  %s/%s is in %s, where its name points at %s\n", v->op, v->name,
+                    v->source, want);
+            kbt_current_failed = 1;
+        }
+        checked++;
+    }
+    KB_EXPECT(checked > 0);
 }

@@ -5,18 +5,15 @@
  * (shuffles, ballots); static "shared" variables. Checks fused_image (mode
  * 0), the atomic stages with fast (1) and greedy (2) NMS (atomic compaction
  * emulated in reversed index order) against the reference through the op's
- * compare. Build (against a build folder's libraries, here build/) and run,
- * from the repository root:
- *
+ * compare. Not covered: CUB (scan_greedy's select/sort), the nms launchers
+ * (atomic_bitmask's NMS), timing. Build against a build folder's libraries
+ * (here build/) and run, from the repository root:
  *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iharness/core -Ikernels -I. \
  *     -Ivariants/yolo_decode -I/usr/local/cuda/include \
  *     tests/tools/yolo_decode_emulate_host.cpp -o /tmp/yolo_emu \
  *     build/libkbench_ops.a build/libkbench_common.a -L/usr/local/cuda/lib64 \
  *     -lcudart -lpthread -fopenmp -lm
  *   /tmp/yolo_emu 0 b=2 n=5000 dist=dense max_det=200 max_out=100 c=5
- *
- * It does not cover CUB (scan_greedy's select/sort) nor the nms launchers
- * (atomic_bitmask's NMS), nor timing.
  */
 #include <cuda_runtime.h>
 #include <math.h>

@@ -20,7 +20,7 @@ enum { KB_TOPK_SELECT_MAX_K = 4096 };
 cudaError_t kb_topk_select(const float *values, const int *offsets, int segments, int longest,
                            int k, float *out_v, int *out_i, int *out_n, cudaStream_t stream);
 
-/* kb_topk_sort (variants/topk/cub_sort.cu): the same outputs by one CUB radix sort per
+/* kb_topk_sort (variants/topk/radix_sort.cu): the same outputs by one CUB radix sort per
  * segment (host lengths len[segments]: one sort call each), then the first k.
  * ws: kb_topk_sort_workspace(len, segments) bytes. Any k. */
 size_t kb_topk_sort_workspace(const int64_t *len, int segments);

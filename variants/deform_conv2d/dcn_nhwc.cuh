@@ -1,5 +1,5 @@
 /* dcn_nhwc.cuh — channels-last sampling (our own design): the B-tile sampler
- * of the FMA nhwc_gemm variant (implicit_gemm.cu), and the NHWC transpose,
+ * of the FMA nhwc_gemm variant (nhwc_gemm.cu), and the NHWC transpose,
  * weight reorder and 16-byte unpack that explicit_nhwc* and nhwc_fused_* use.
  *
  * The input is first transposed to NHWC in a workspace (part of the timed run:

@@ -12,9 +12,8 @@
  * batched_nms), ranked by score (ties: concatenation order), each candidate
  * tested against the boxes kept so far, stopping at max_per_img. The float
  * formulas are the op's (kb_rpn_delta2bbox, kb_nms_iou_above): the port
- * meets the op's semantics exactly, so it is held to the op's reference.
- * The reference (reference/rpn_proposals.c) sorts each level fully and runs
- * the chunked parallel greedy of reference/nms.c.
+ * meets the op's semantics exactly, so it is held to the op's reference
+ * (reference/rpn_proposals.c: full sorts and reference/nms.c's greedy).
  */
 #include "kbench.h"
 #include "nms_iou.h"

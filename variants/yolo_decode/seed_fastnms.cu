@@ -9,15 +9,11 @@
  * confidences the element in the higher slot wins (the ports skip an equal
  * one in a lower slot).
  *
- *   kbench check yolo_decode -v seed_fastnms,atomic_fastnms --sweep smoke
+ * The ports hand the array to the host; here one block per image sorts the
+ * kept elements by confidence (ties: slot) into the op's count and dets.
+ * Nondeterministic and inexact: above its kb_variant_impl at the end.
  *
- * Which max_det predictions get a slot when more qualify, and how ties
- * resolve, follow the atomic arrival order: KB_NONDETERMINISTIC; fast NMS:
- * KB_INEXACT (kernels/yolo_decode.c judges it by the fast-NMS rule under the
- * order it chose). Boxes, scores and IoU are the op's (kb_yolo_box clipped to
- * the source image as kbench's contract says; kb_nms_iou). The ports hand
- * the array to the host; here one block per image sorts the kept elements
- * by confidence (ties: slot) into the op's count and dets.
+ *   kbench check yolo_decode -v seed_fastnms,atomic_fastnms --sweep smoke
  */
 #include "yolo_device.cuh"
 
@@ -162,5 +158,10 @@ int seed_run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cud
 
 } // namespace
 
+/* Which max_det predictions get a slot when more qualify, and how ties
+ * resolve, follow the atomic arrival order: KB_NONDETERMINISTIC; fast NMS:
+ * KB_INEXACT (kernels/yolo_decode.c judges it by the fast-NMS rule under the
+ * order it chose). Boxes, scores and IoU are the op's (kb_yolo_box clipped to
+ * the source image as kbench's contract says; kb_nms_iou). */
 extern "C" const kb_variant_impl kb_yolo_decode_seed_fastnms = {seed_supports, seed_workspace,
                                                                 seed_setup, seed_run, free_state};

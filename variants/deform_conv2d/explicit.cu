@@ -1,4 +1,4 @@
-/* explicit_gemm.cu — deform_conv2d as deformable im2col into a columns
+/* explicit.cu — deform_conv2d as deformable im2col into a columns
  * buffer, then cuBLAS (torchvision's design; explicit_torchvision.cu holds
  * torchvision's exact structure):
  *   explicit_gemm_i32 / _i64  int32 / int64 indices (i32: supports() bounds them)

@@ -1,4 +1,4 @@
-/* nhwc_fused.cu — deform_conv2d as one fused kernel on tensor cores (fp32
+/* nhwc.cu — deform_conv2d as one fused kernel on tensor cores (fp32
  * accumulation), fed by the channels-last sampler:
  *   nhwc_fused_tf32   f32 data, mma.sync m16n8k8 tf32 (samples rounded to nearest, cvt.rna)
  *   nhwc_fused_f16    f16 data, mma.sync m16n8k16

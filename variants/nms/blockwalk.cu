@@ -1,0 +1,363 @@
+/* blockwalk.cu — nms/blockwalk, the fastest exact greedy NMS: the masks of
+ * bitmask.cu built testing only pairs that overlap in x, with each row's far
+ * words as a short list (masks.cuh), then one block walks 64 boxes a step:
+ * warp 0 resolves a block in ballot rounds while the other warps OR the
+ * previous block's kept rows in from prefetched registers, so the walk ORs ~24
+ * words per kept row, not n/64. Up to 1024 boxes a single warp walks rows
+ * copied to shared memory (walk_small_kernel). Also kb_nms_sorted_blockwalk,
+ * which yolo_decode reuses. The steps: above each kernel. Sorting: sort.cu.
+ * Measurements: docs/perf-nms.md.
+ *
+ *   kbench run nms --sweep default -v bitmask_gpu,blockwalk
+ */
+#include "masks.cuh"
+#include "variants/common/arch.cuh"
+
+#include <stdint.h>
+
+using namespace kb_nms_masks;
+
+namespace {
+
+/* Greedy decisions of one 64-box block by warp 0, in rounds rather than kept
+ * box by kept box: lane holds the column words c0, c1 of boxes lane and
+ * lane + 32 (who in the block suppresses them); decided has the bits of boxes
+ * already removed (or past n). An undecided box whose column meets a kept box
+ * is removed; one whose column meets no undecided box is kept (every
+ * suppressor decided, none kept). The lowest undecided box always decides, so
+ * this is greedy; the rounds are the longest suppression chain in the block,
+ * not its keeps. Returns the kept bits. */
+__device__ __forceinline__ u64 resolve_block(u64 decided, u64 c0, u64 c1, int lane) {
+    u64 kb = 0;
+    while (~decided) {
+        u64 open = ~decided;
+        bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
+        bool r0 = u0 && (c0 & kb), r1 = u1 && (c1 & kb);
+        bool k0 = u0 && !r0 && !(c0 & open), k1 = u1 && !r1 && !(c1 & open);
+        u64 k_lo = __ballot_sync(kFull, k0), k_hi = __ballot_sync(kFull, k1);
+        u64 d_lo = __ballot_sync(kFull, k0 || r0), d_hi = __ballot_sync(kFull, k1 || r1);
+        kb |= k_lo | k_hi << 32;
+        decided |= d_lo | d_hi << 32;
+    }
+    return kb;
+}
+
+/* The lowest room bits of kb (all of them when there are no more). */
+__device__ __forceinline__ u64 first_bits(u64 kb, int room) {
+    if (__popcll(kb) <= room) return kb;
+    u64 beyond = kb;
+    for (int q = 0; q < room; q++) beyond &= beyond - 1;
+    return kb & ~beyond;
+}
+
+/* OR of a 64-bit value over the warp: two 32-bit reductions side by side
+ * (five dependent 64-bit shuffle rounds cost ~10 shuffle latencies). */
+__device__ __forceinline__ u64 warp_or(u64 v) {
+#if !KB_SM80 /* no redux.sync before 8.0: a butterfly of shuffles */
+    for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(kFull, v, o);
+    return v;
+#else
+    unsigned lo = __reduce_or_sync(kFull, (unsigned)v),
+             hi = __reduce_or_sync(kFull, (unsigned)(v >> 32));
+    return (u64)hi << 32 | lo;
+#endif
+}
+
+/* What warp 0 holds of block j, for boxes 64 j + lane (0) and + 32 (1):
+ * their diagonal column words (who in the block suppresses them), their
+ * rows' words at column j + 1, their far list counts and input indices. */
+struct walk_panel {
+    u64 c0, c1, p0, p1;
+    int n0, n1, o0, o1;
+};
+
+/* Every load unconditional, at indices clamped into range (what a clamped
+ * lane reads is never used: boxes past n are decided before the resolve, the
+ * last block has no column j + 1): a load under a condition or a select
+ * makes a register that the next instruction waits on, a memory latency per
+ * step. order may be NULL (o0, o1 then unset). */
+__device__ __forceinline__ void load_panel(const u64 *mask, const u64 *diag_col,
+                                           const int *far_count, const int *order, int n, int words,
+                                           int j, int lane, walk_panel &p) {
+    int r0 = min(64 * j + lane, n - 1), r1 = min(64 * j + lane + 32, n - 1);
+    size_t w = min(j + 1, words - 1);
+    p.c0 = diag_col[r0], p.c1 = diag_col[r1];
+    p.p0 = mask[(size_t)r0 * words + w], p.p1 = mask[(size_t)r1 * words + w];
+    p.n0 = far_count[r0], p.n1 = far_count[r1];
+    if (order) p.o0 = order[r0], p.o1 = order[r1];
+}
+
+constexpr int kWalkThreads = 512, kWorkers = kWalkThreads - 32, kLoadsInFlight = 2;
+/* Far-list items (row, slot) of one 64-box block per worker (at most). */
+constexpr int kFarItems = 64 * kFarSlots / kWorkers;
+static_assert(kFarItems * kWorkers == 64 * kFarSlots, "far items must tile the workers");
+static_assert(64 * kFewFarSlots % kWorkers == 0, "far items must tile the workers");
+
+/* What warp 0 holds for one block (load_panel), and what a worker holds of
+ * one block's far lists. Warp 0 reads the panel loaded a step earlier and
+ * loads the other: the loop runs two steps per turn with the panels' roles
+ * swapped, so no register is read while its load is in flight (one panel,
+ * carried through a register move at the end of each step, waited a memory
+ * latency per step). A worker's far items are consumed at the top of a step
+ * and reloaded into the same registers at its end: one set is enough. */
+struct far_regs {
+    u64 bits[kFarItems];
+    int word[kFarItems];
+    unsigned live; /* bit u: item u holds an entry */
+};
+
+/* Block-step walk (blockwalk). Step j: warp 0 resolves block j from its
+ * removed word, the previous block's contribution (carry, from the prefetched
+ * column-(j+1) panel) and the block's diagonal in column form, touching no
+ * global memory on that path (keeps are written through order, prefetched
+ * with the panel); meanwhile warps 1.. OR block j-1's kept rows into words
+ * >= j+1.
+ *
+ * Those rows' far words come from the far lists (far.count must not be NULL)
+ * when they fit: every worker holds kFarItems (row, slot) entries of block j-1,
+ * loaded during step j-1 before the block's keeps were known (their counts a
+ * step earlier still), so the step only ORs registers into shared memory:
+ * no memory latency on the path. Rows whose list overflowed are read
+ * densely (rare: <2% of rows at 100000 boxes): kLoadsInFlight independent loads per
+ * thread per round (one dependent load per row would cost a memory latency
+ * per kept box).
+ *
+ * The resolve is resolve_block; the carry a warp_or. One barrier per step;
+ * 100000 boxes: 1563 steps. 512 threads: at 1024 the 64-register cap spilled
+ * the far items and panels. */
+template <int kSlots>
+__global__ void __launch_bounds__(kWalkThreads)
+    walk_blocks_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words,
+                       int cap, const int *order, int *keep, int *count) {
+    extern __shared__ u64 removed[];
+    __shared__ unsigned char dense_rows[2][64];
+    __shared__ int dense_count[2];
+    __shared__ u64 kept_bits[2];
+    int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    for (int w = t; w < words; w += kWalkThreads) removed[w] = 0;
+    if (t == 0) dense_count[0] = dense_count[1] = 0;
+    u64 carry = 0;
+    int nk = 0;
+    unsigned *removed32 = (unsigned *)removed; /* 32-bit ORs: native shared atomics */
+    /* Worker w's far items: item w + kWorkers u of a block = (row, slot). */
+    constexpr int kItems = 64 * kSlots / kWorkers;
+    auto item_row = [&](int u) { return (t - 32 + kWorkers * u) / kSlots; };
+    auto item_slot = [&](int u) { return (t - 32 + kWorkers * u) % kSlots; };
+    int fcount[kItems]; /* counts of the rows of the block whose items load next */
+    walk_panel pa, pb;
+    far_regs f;
+    f.live = 0;
+#pragma unroll
+    for (int u = 0; u < kItems; u++)
+        f.bits[u] = 0, f.word[u] = 0, /* warp 0 has no items: its item_row can be < 0 */
+            fcount[u] = warp ? far.count[min(item_row(u), n - 1)] : 0;
+    pb = walk_panel{};
+    if (warp == 0) load_panel(mask, diag_col, far.count, order, n, words, 0, lane, pa);
+    __syncthreads();
+    /* Step j: cur holds block j's panel, prev block j-1's far items; loads
+     * block j+1's panel into next and block j's far items into now. */
+    auto step = [&](int j, const walk_panel &cur, walk_panel &next, far_regs &prev, far_regs &now) {
+        int done = 0;
+        if (warp == 0) {
+            load_panel(mask, diag_col, far.count, order, n, words, j + 1, lane, next);
+            int valid = min(64, n - 64 * j);
+            u64 decided = removed[j] | carry | (valid < 64 ? ~0ull << valid : 0ull);
+            u64 kb = first_bits(resolve_block(decided, cur.c0, cur.c1, lane), cap - nk);
+            int take = __popcll(kb);
+            /* Kept rows whose list overflowed are read densely. */
+            u64 dense = kb & (__ballot_sync(kFull, cur.n0 > kSlots) |
+                              (u64)__ballot_sync(kFull, cur.n1 > kSlots) << 32);
+            for (int b = lane; b < 64; b += 32) {
+                int at = order ? (b < 32 ? cur.o0 : cur.o1) : 64 * j + b;
+                if ((kb >> b) & 1) keep[nk + __popcll(kb & ((1ull << b) - 1))] = at;
+                if ((dense >> b) & 1)
+                    dense_rows[j & 1][__popcll(dense & ((1ull << b) - 1))] = (unsigned char)b;
+            }
+            nk += take;
+            carry = warp_or((((kb >> lane) & 1) ? cur.p0 : 0) |
+                            (((kb >> (lane + 32)) & 1) ? cur.p1 : 0));
+            if (lane == 0) dense_count[j & 1] = __popcll(dense), kept_bits[j & 1] = kb;
+            done = nk >= cap;
+        } else {
+            if (j > 0) {
+                /* Block j-1's kept rows, far lists: from registers. */
+                u64 kb = kept_bits[(j - 1) & 1];
+#pragma unroll
+                for (int u = 0; u < kItems; u++)
+                    if (((prev.live >> u) & 1) && ((kb >> item_row(u)) & 1)) {
+                        unsigned lo = (unsigned)prev.bits[u], hi = (unsigned)(prev.bits[u] >> 32);
+                        if (lo) atomicOr(&removed32[2 * prev.word[u]], lo);
+                        if (hi) atomicOr(&removed32[2 * prev.word[u] + 1], hi);
+                    }
+                /* Dense rows: items (k, col) = dense row k at word j + 1 + col;
+                 * worker w starts at item w and strides by kWorkers items. */
+                const unsigned char *rows = dense_rows[(j - 1) & 1];
+                int span = words - j - 1, kept = dense_count[(j - 1) & 1];
+                if (span > 0 && kept > 0) {
+                    const u64 *base = mask + (size_t)64 * (j - 1) * words + j + 1;
+                    int w = t - 32, k = w / span, col = w - k * span;
+                    int dk = kWorkers / span, dc = kWorkers - dk * span;
+                    while (k < kept) {
+                        u64 v[kLoadsInFlight];
+                        int at[kLoadsInFlight];
+#pragma unroll
+                        for (int u = 0; u < kLoadsInFlight; u++) {
+                            at[u] = col;
+                            v[u] = k < kept ? base[(size_t)rows[k] * words + col] : 0;
+                            col += dc, k += dk;
+                            if (col >= span) col -= span, k++;
+                        }
+#pragma unroll
+                        for (int u = 0; u < kLoadsInFlight; u++) {
+                            unsigned lo = (unsigned)v[u], hi = (unsigned)(v[u] >> 32);
+                            if (lo) atomicOr(&removed32[2 * (j + 1 + at[u])], lo);
+                            if (hi) atomicOr(&removed32[2 * (j + 1 + at[u]) + 1], hi);
+                        }
+                    }
+                }
+            }
+            /* Block j's far items now (read next step), block j+1's counts:
+             * loads at clamped indices (see load_panel), the validity kept
+             * apart in live. */
+            now.live = 0;
+#pragma unroll
+            for (int u = 0; u < kItems; u++) {
+                int r = 64 * j + item_row(u), rc = min(r, n - 1);
+                size_t at = (size_t)rc * kSlots + item_slot(u);
+                bool live = r < n && item_slot(u) < fcount[u] && fcount[u] <= kSlots;
+                now.live |= (unsigned)live << u;
+                /* Only live slots are loaded (~6 of a row's 30 at 25200 boxes): a
+                 * predicated load into the item's own registers, never a select
+                 * on its result, so nothing waits on it before the next step. */
+                if (live) now.bits[u] = far.bits[at], now.word[u] = far.word[at];
+                fcount[u] = far.count[min(r + 64, n - 1)];
+            }
+        }
+        return __syncthreads_or(done);
+    };
+    for (int j = 0; j < words; j += 2) {
+        if (step(j, pa, pb, f, f) || j + 1 >= words) break;
+        if (step(j + 1, pb, pa, f, f)) break;
+    }
+    if (t == 0) *count = nk;
+}
+
+/* Small-n walk (blockwalk up to kSmallWalkWords column blocks, 1024 boxes):
+ * the block copies the mask words the walk reads (w > r / 64), the diagonal
+ * column words and the ranking into shared memory, then warp 0 walks alone,
+ * with no barrier and no global load on the way. Lane l owns column word
+ * l % 16 for the rows of half l / 16 of every block: after block j resolves,
+ * each lane ORs the word of its half's kept rows into a register (32
+ * predicated shared loads at addresses known from the kept bits, none
+ * waiting on another), and block j + 1's removed word is the OR of the two
+ * lanes that own it. Rejected forms (docs/perf-nms.md, "Tried and rejected:
+ * small walk ..."): pushing each kept
+ * row into shared words, a dependent load per kept row, took 4.7 us a step
+ * at 1000 @0.5; pulling from a list of the kept rows, two dependent loads a
+ * round and rounds growing with the keeps, 1.8 us. */
+constexpr int kSmallWalkWords = 16, kSmallWalkThreads = 1024;
+
+size_t small_walk_smem(int n) {
+    return (size_t)n * (words_of(n) + 1) * sizeof(u64) + (size_t)n * sizeof(int);
+}
+
+__global__ void __launch_bounds__(kSmallWalkThreads)
+    walk_small_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
+                      const int *order, int *keep, int *count) {
+    extern __shared__ u64 sm[];
+    u64 *rows = sm, *diag = sm + (size_t)n * words;
+    int *rank_to_input = (int *)(diag + n);
+    int t = threadIdx.x, lane = t & 31;
+    /* 64 rows a pass, a thread per (row, word): only the words the walk reads. */
+#pragma unroll 4
+    for (int r = t / kSmallWalkWords; r < n; r += kSmallWalkThreads / kSmallWalkWords) {
+        int w = t % kSmallWalkWords;
+        if (w < words && w > r / 64) rows[r * words + w] = mask[(size_t)r * words + w];
+    }
+    for (int r = t; r < n; r += kSmallWalkThreads) {
+        diag[r] = diag_col[r];
+        rank_to_input[r] = order ? order[r] : r;
+    }
+    __syncthreads();
+    if (t >= 32) return;
+    static_assert(kSmallWalkWords == 16, "two lanes own each word");
+    int word = lane & 15, half = lane >> 4;
+    u64 removed = 0; /* word `word` of the kept rows of `half` so far */
+    int nk = 0;
+    for (int j = 0; j < words && nk < cap; j++) {
+        int valid = min(64, n - 64 * j);
+        u64 c0 = diag[min(64 * j + lane, n - 1)], c1 = diag[min(64 * j + lane + 32, n - 1)];
+        u64 decided = __shfl_sync(kFull, removed, j) | __shfl_sync(kFull, removed, j + 16) |
+                      (valid < 64 ? ~0ull << valid : 0ull);
+        u64 kb = first_bits(resolve_block(decided, c0, c1, lane), cap - nk);
+        for (int b = lane; b < 64; b += 32)
+            if ((kb >> b) & 1)
+                keep[nk + __popcll(kb & ((1ull << b) - 1))] = rank_to_input[64 * j + b];
+        nk += __popcll(kb);
+        if (word > j && word < words) {
+            unsigned mine = (unsigned)(kb >> (32 * half));
+            const u64 *row = rows + (size_t)(64 * j + 32 * half) * words + word;
+#pragma unroll
+            for (int b = 0; b < 32; b++)
+                if ((mine >> b) & 1) removed |= row[b * words];
+        }
+    }
+    if (lane == 0) *count = nk;
+}
+
+cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int cap,
+                              const int *order, int *keep, int *count, cudaStream_t s) {
+    size_t smem = small_walk_smem(n);
+    if (smem > 48 * 1024) {
+        cudaError_t rc = cudaFuncSetAttribute(
+            walk_small_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (rc != cudaSuccess) return rc;
+    }
+    walk_small_kernel<<<1, kSmallWalkThreads, smem, s>>>(mask, diag_col, n, words_of(n), cap, order,
+                                                         keep, count);
+    return cudaGetLastError();
+}
+
+/* Sorted boxes -> x-pruned masks with far lists -> the block-step walk, or
+ * below kSmallWalkWords column blocks the small walk; n = 0 writes count 0.
+ * Each walk's kernel is chosen here and only here (carve sizes the lists). */
+cudaError_t nms_sorted_blocks(const float4 *boxes, const int *classes, int n, float iou,
+                              int max_out, const int *order, int *keep, int *count, void *ws,
+                              cudaStream_t s) {
+    if (n <= 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
+    ws_layout l = carve(ws, n, nullptr);
+    /* Pruning pays for its xsort launch only beyond ~64 column blocks. */
+    if (words_of(n) < 64) l.xs = xsorted{};
+    const kb_gpu *g = kb_gpu_current(); /* the small walk's rows fill 99 KB-class GPUs */
+    bool small = words_of(n) <= kSmallWalkWords && (!g || small_walk_smem(n) <= g->smem_optin);
+    if (small) l.far = far_lists{}; /* the small walk reads rows whole */
+    kb_nvtx_push("mask");
+    cudaError_t rc = build_masks(boxes, classes, n, iou, l.mask, l.diag_col, l.xs, l.far, s);
+    kb_nvtx_pop();
+    if (rc != cudaSuccess) return rc;
+    kb_nvtx_push("walk");
+    int cap = cap_of(n, max_out);
+    if (small)
+        rc = launch_small_walk(l.mask, l.diag_col, n, cap, order, keep, count, s);
+    else
+        rc = launch_walk(l.far.slots == kFewFarSlots ? walk_blocks_kernel<kFewFarSlots>
+                                                     : walk_blocks_kernel<kFarSlots>,
+                         kWalkThreads, l.mask, l.diag_col, l.far, n, cap, order, keep, count, s);
+    kb_nvtx_pop();
+    return rc;
+}
+
+} // namespace
+
+cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *classes_sorted, int n,
+                                    float iou, int max_out, const int *order, int *keep_out,
+                                    int *count_out, void *workspace, size_t ws_bytes,
+                                    cudaStream_t stream) {
+    if (ws_bytes < kb_nms_sorted_workspace(n)) return cudaErrorInvalidValue;
+    return nms_sorted_blocks(boxes_sorted, classes_sorted, n, iou, max_out, order, keep_out,
+                             count_out, workspace, stream);
+}
+
+extern "C" const kb_variant_impl kb_nms_blockwalk = {
+    masks_supports, device_walk_bytes, kb_nms_sorted_new, device_walk_run<nms_sorted_blocks>,
+    kb_nms_sorted_delete};
