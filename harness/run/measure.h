@@ -40,13 +40,6 @@ int kb_measure_graph(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, 
 /* A KB_HOST variant: wall clock, fn called with a NULL stream; m->mode cold
  * or hot (measure_host.c). */
 int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e);
-/* Whether kb_measure_host pins the OpenMP threads one per CPU: yes unless
- * OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set (then the OpenMP
- * runtime places them as asked). */
-int kb_host_pinned(void);
-/* Pins them (once per process; later calls return the first answer): the
- * number of threads pinned, 0 when the user's placement rules. */
-int kb_host_pin_threads(void);
 /* Warm-up shared by the modes: at least 2 launches and ~warmup_s seconds.
  * Returns the time of one launch (seconds), for batch sizing. */
 int kb_warmup(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, double *per_launch_s,

@@ -5,42 +5,7 @@
  * is flushed in either: CPU caches hold whatever the previous run left, so a
  * host row's cold is the GPU's hot as far as caches go (README "Timing"). No
  * graph mode: there is nothing to capture. */
-#define _GNU_SOURCE /* sched_setaffinity, cpu_set_t */
 #include "measure.h"
-
-#include <omp.h>
-#include <sched.h>
-#include <stdlib.h>
-
-int kb_host_pinned(void) {
-    return !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES") && !getenv("GOMP_CPU_AFFINITY");
-}
-
-/* Unpinned, the OpenMP threads of a host variant wander between CPUs, and
- * two runs of the same code differ by up to 20% with either run's own spread
- * under 5%. Each thread is pinned once per process to one CPU of the
- * process's affinity mask, in order; an OMP_PROC_BIND, OMP_PLACES or
- * GOMP_CPU_AFFINITY of the user's is left to the OpenMP runtime instead. */
-int kb_host_pin_threads(void) {
-    static int pinned = -1;
-    if (pinned >= 0) return pinned;
-    pinned = 0;
-    cpu_set_t allowed;
-    if (!kb_host_pinned() || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 0;
-    int cpus[CPU_SETSIZE], n = 0;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &allowed)) cpus[n++] = c;
-    if (n == 0) return 0;
-    int ok = 0;
-#pragma omp parallel reduction(+ : ok)
-    {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[omp_get_thread_num() % n], &one);
-        ok += sched_setaffinity(0, sizeof one, &one) == 0; /* best effort: unpinned still runs */
-    }
-    return pinned = ok;
-}
 
 /* One sample: `batch` runs between two clock reads, seconds per run. */
 static int host_sample(kb_launch_fn fn, void *ctx, int batch, double *per_run_s, kb_error *e) {
@@ -53,7 +18,6 @@ static int host_sample(kb_launch_fn fn, void *ctx, int batch, double *per_run_s,
 
 int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e) {
     int rc = KB_OK, launches = 0;
-    kb_host_pin_threads();
     double t0 = kb_now_s(), one = 0;
     kb_nvtx_push("warm-up");
     while (rc == KB_OK && (launches < 2 || kb_now_s() - t0 < m->warmup_s) && launches < 1000) {

@@ -2,7 +2,6 @@
  * records (kb_meta), as the '#' lines the printers open with. */
 #define _POSIX_C_SOURCE 200809L
 #include "row.h"
-#include "measure.h"
 
 #include <omp.h>
 #include <string.h>
@@ -64,9 +63,8 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
     fprintf(f, "%scommand: %s\n", prefix, m->command);
     if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
-    fprintf(f, "%shost cpu: %s%s%d OpenMP threads, %s\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
-            m->omp_threads,
-            kb_host_pinned() ? "pinned one per CPU" : "placed by OMP_PROC_BIND/OMP_PLACES");
+    fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
+            m->omp_threads);
     for (int i = 0; m->dev && i < m->ndev; i++) {
         const kb_device *d = &m->dev[i];
         fprintf(f,
