@@ -8,6 +8,13 @@
  *                   mask[n, og(ci), k, p] * bilinear(in[n, ci], y(k, p), x(k, p))
  *   y = ho*stride_h - pad_h + i*dil_h + offset[n, og*2*K + 2k,     p]   (k = i*kw + j)
  *   x = wo*stride_w - pad_w + j*dil_w + offset[n, og*2*K + 2k + 1, p]
+ *
+ * Output size, torchvision's (ops/deform_conv2d.cpp), in C integer division
+ * (truncation toward zero):
+ *   ho = (h + 2*pad_h - (dil_h*(kh - 1) + 1)) / stride_h + 1   (wo likewise)
+ * A kernel wider than the padded input still gives one row where the span is
+ * above -stride: h=2, kh=3, pad 0, stride 2 -> (-1)/2 + 1 = 1, its taps past
+ * the input sampling zeros. A case is valid when ho >= 1 and wo >= 1.
  */
 #ifndef KB_DEFORM_CONV2D_H
 #define KB_DEFORM_CONV2D_H
@@ -38,7 +45,7 @@ typedef struct kb_dcn_params {
     int64_t n, c_in, c_out, h, w, kh, kw;
     int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int64_t groups, offset_groups; /* weight groups; offset (and mask) groups */
-    int64_t ho, wo;                /* output size, derived */
+    int64_t ho, wo;                /* output size, derived (the rule above) */
     int mask, bias;                /* DCNv2 mask present; bias present */
     kb_dtype dtype;                /* of every tensor: input, offset, mask, weight, bias, output */
     kb_dcn_im2col im2col;

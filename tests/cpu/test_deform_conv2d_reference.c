@@ -14,9 +14,9 @@ typedef struct {
     kb_tensors in, out;
 } dcn_run;
 
-/* "axis=value ..." over the defaults (a bad setting fails the test); inputs
- * from seed 1, the reference run. */
-static void dcn_make(dcn_run *r, const char *spec) {
+/* "axis=value ..." over the defaults (a bad setting fails the test): the
+ * case's tensors, allocated and zero. */
+static void dcn_blank(dcn_run *r, const char *spec) {
     kb_error e;
     kbt_case_from(&r->c, &kb_op_deform_conv2d, spec);
     memset(&r->in, 0, sizeof r->in);
@@ -25,6 +25,12 @@ static void dcn_make(dcn_run *r, const char *spec) {
     KB_EXPECT(kb_op_deform_conv2d.describe(&r->c, &r->in, &r->out, &e) == KB_OK);
     KB_EXPECT(kb_tensors_alloc_host(&r->in, &e) == KB_OK);
     KB_EXPECT(kb_tensors_alloc_host(&r->out, &e) == KB_OK);
+}
+
+/* The case's inputs from seed 1, the reference run. */
+static void dcn_make(dcn_run *r, const char *spec) {
+    kb_error e;
+    dcn_blank(r, spec);
     KB_EXPECT(kb_op_deform_conv2d.make_inputs(&r->c, 1, &r->in, &e) == KB_OK);
     KB_EXPECT(kb_deform_conv2d_reference(&r->c, &r->in, &r->out, &e) == KB_OK);
 }
@@ -192,4 +198,57 @@ KB_TEST(edge_offsets_put_samples_exactly_on_the_boundaries) {
     }
     KB_EXPECT(hits > 0);
     dcn_free(&r);
+}
+
+/* ---- inputs written by hand ---- */
+
+static void put(dcn_run *r, const char *name, int64_t i, double v) {
+    kb_tensor *t = kb_tensors_find(&r->in, name);
+    if (t->dtype == KB_F16)
+        ((uint16_t *)t->data)[i] = kb_f32_to_f16((float)v);
+    else
+        ((float *)t->data)[i] = (float)v;
+}
+
+/* A 3x3 kernel, stride 2, no padding, on a 2x2 input: torchvision's output
+ * size (2 - 3)/2 + 1 = 1 in C division, one pixel whose taps of row 2 and
+ * column 2 lie past the input. input [[1, 2], [3, 4]], weight 1..9 row-major,
+ * bias 0.5, mask 1, every tap's offset (dy, dx):
+ *   (0, 0):   taps (0,0) (0,1) (1,0) (1,1) read 1 2 3 4, the rest 0 (outside):
+ *             1*1 + 2*2 + 4*3 + 5*4 + 0.5 = 37.5
+ *   (0.5, 0): row 0 taps sample y = 0.5: (1+3)/2 = 2 and (2+4)/2 = 3; row 1
+ *             taps y = 1.5: only row 1 is inside, 0.5*3 = 1.5 and 0.5*4 = 2;
+ *             row 2 taps y = 2.5 >= h: 0. 1*2 + 2*3 + 4*1.5 + 5*2 + 0.5 = 24.5 */
+static double kernel_past_the_input(const char *dtype, double dy) {
+    char spec[256];
+    snprintf(spec, sizeof spec,
+             "n=1 c_in=1 c_out=1 h=2 w=2 kh=3 kw=3 stride_h=2 stride_w=2 pad_h=0 pad_w=0 "
+             "dtype=%s",
+             dtype);
+    dcn_run r;
+    kb_error e;
+    dcn_blank(&r, spec);
+    KB_EXPECT(r.p.ho == 1 && r.p.wo == 1);
+    if (r.p.ho != 1 || r.p.wo != 1) {
+        dcn_free(&r);
+        return NAN;
+    }
+    for (int i = 0; i < 4; i++) put(&r, "input", i, i + 1);
+    for (int k = 0; k < 9; k++) {
+        put(&r, "weight", k, k + 1);
+        put(&r, "mask", k, 1);
+        put(&r, "offset", 2 * k, dy);
+        put(&r, "offset", 2 * k + 1, 0);
+    }
+    put(&r, "bias", 0, 0.5);
+    KB_EXPECT(kb_deform_conv2d_reference(&r.c, &r.in, &r.out, &e) == KB_OK);
+    double v = at(&r.out, "output", 0);
+    dcn_free(&r);
+    return v;
+}
+
+KB_TEST(kernel_past_the_padded_input_samples_zeros_beyond_it) {
+    KB_EXPECT_NEAR(kernel_past_the_input("f32", 0), 37.5, 0);
+    KB_EXPECT_NEAR(kernel_past_the_input("f32", 0.5), 24.5, 0);
+    KB_EXPECT_NEAR(kernel_past_the_input("f16", 0.5), 24.5, 0);
 }

@@ -177,6 +177,25 @@ KB_TEST(depthwise_and_asymmetric_geometry_match_the_reference) {
                ALL_F32);
 }
 
+/* A kernel past the padded input: torchvision's output size in C division,
+ * (2 - 3)/2 + 1 = 1 row along h, (3 - 5)/3 + 1 = 1 column along w with
+ * dilation 2; the taps past the input sample zeros. */
+KB_TEST(kernel_past_the_padded_input_matches_the_reference) {
+    KB_REQUIRE_DEVICE();
+    const char *geometry[] = {
+        "h=2 w=9 kh=3 kw=3 stride_h=2 stride_w=2 pad_h=0 pad_w=1",
+        "h=5 w=3 kh=3 kw=3 pad_h=1 pad_w=0 dil_w=2 stride_w=3 offsets=edges",
+    };
+    const char *dtypes[][2] = {{"f32", ALL_F32}, {"f16", ALL_F16}, {"bf16", ALL_BF16}};
+    for (int g = 0; g < 2; g++)
+        for (int t = 0; t < 3; t++) {
+            char spec[256];
+            snprintf(spec, sizeof spec, "n=2 c_in=16 c_out=8 %s dtype=%s", geometry[g],
+                     dtypes[t][0]);
+            check_case(spec, dtypes[t][1]);
+        }
+}
+
 KB_TEST(offset_distributions_and_masks_match_the_reference) {
     KB_REQUIRE_DEVICE();
     const char *cases[] = {
