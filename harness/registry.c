@@ -54,6 +54,7 @@ extern const kb_variant_impl kb_preprocess_nearest_seed;
 extern const kb_variant_impl kb_preprocess_cpu_bilinear;
 /* deform_conv2d */
 extern const kb_variant_impl kb_deform_conv2d_explicit_torchvision;
+extern const kb_variant_impl kb_deform_conv2d_explicit_torchvision_half;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32;
 extern const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32;
@@ -122,6 +123,10 @@ const kb_variant kb_variants[] = {
     KB_VARIANT(deform_conv2d, explicit_torchvision, "explicit_torchvision.cu", KB_INDEX64,
                "torchvision's: im2col of <= 32 images, cublasSgemm per group, transpose, + bias; "
                "int64"),
+    KB_VARIANT(deform_conv2d, explicit_torchvision_half, "explicit_torchvision.cu",
+               KB_INDEX64 | KB_INEXACT,
+               "torchvision's f16 path: half-precision coordinates and blend, cuBLAS f16 GEMM; "
+               "other semantics"),
     KB_VARIANT(deform_conv2d, explicit_gemm_i64, "explicit.cu", KB_INDEX64,
                "per-image columns in blocks, one batched cuBLAS GEMM per group onto the bias, "
                "int64"),

@@ -10,6 +10,10 @@
  *    random output points computed exactly; every other element is NaN, which
  *    kb_compare_dense reads as "not computed". Each output is independent, so a
  *    sampled point is as exact as a full one.
+ * The same paths give the reference of torchvision's f16 rule
+ * (kb_deform_conv2d_reference_tv_f16, explicit_torchvision_half's semantics):
+ * its samples by deform_conv2d.h's at::Half arithmetic, f16 roundings of the
+ * sum and of the bias add.
  */
 #include "deform_conv2d.h"
 
@@ -24,6 +28,7 @@ static const double KB_DCN_FULL_COLUMN_BYTES = 1e9; /* one image's columns in do
 typedef struct {
     kb_dcn_params p;
     const kb_tensor *in, *off, *mask, *w, *b;
+    int tv_f16; /* torchvision's f16 rule (deform_conv2d.h) instead of the exact one */
 } dcn_ref;
 
 static double ld(const kb_tensor *t, int64_t i) {
@@ -44,6 +49,35 @@ static void st(kb_tensor *t, int64_t i, double v) {
     }
 }
 
+/* The exact rule: the coordinate is a float sum, as in torchvision's f32
+ * kernel and every variant (at x ~ 1e4 its ulp, 2^-10, moves the sample by up
+ * to 5e-4 px); weights and blend in double. */
+static double sample_exact(const kb_tensor *in, int64_t plane, int64_t H, int64_t W, int64_t y0,
+                           int64_t x0, double dy, double dx, double m) {
+    double y = (float)y0 + (float)dy, x = (float)x0 + (float)dx;
+    int64_t base;
+    double wt[4];
+    if (!kb_dcn_corners_f64(y, x, H, W, &base, wt)) return 0;
+    const int64_t corner[4] = {0, 1, W, W + 1};
+    double v = 0;
+    for (int c = 0; c < 4; c++)
+        if (wt[c] != 0) v += wt[c] * ld(in, plane + base + corner[c]);
+    return v * m;
+}
+
+/* torchvision's f16 rule: every operation rounded to f16 (deform_conv2d.h). */
+static double sample_tv_f16(const kb_tensor *in, int64_t plane, int64_t H, int64_t W, int64_t y0,
+                            int64_t x0, double dy, double dx, double m) {
+    float y = kb_dcn_coord_f16(y0, (float)dy), x = kb_dcn_coord_f16(x0, (float)dx);
+    int64_t base;
+    float wt[4], v[4] = {0, 0, 0, 0};
+    kb_dcn_corners_f16(y, x, H, W, &base, wt);
+    const int64_t corner[4] = {0, 1, W, W + 1};
+    for (int c = 0; c < 4; c++)
+        if (wt[c] != 0) v[c] = (float)ld(in, plane + base + corner[c]);
+    return kb_dcn_blend_f16(wt, v, (float)m);
+}
+
 /* mask * bilinear sample of channel ci of image n at tap k of output pixel pix. */
 static double column(const dcn_ref *r, int64_t n, int64_t ci, int64_t k, int64_t pix) {
     const kb_dcn_params *p = &r->p;
@@ -51,25 +85,21 @@ static double column(const dcn_ref *r, int64_t n, int64_t ci, int64_t k, int64_t
     int64_t og = ci / (p->c_in / G);
     int64_t oy = pix / p->wo, ox = pix % p->wo, i = k / p->kw, j = k % p->kw;
     int64_t o = ((n * G + og) * 2 * K + 2 * k) * P + pix;
-    /* The coordinate is a float sum, as in torchvision's f32 kernel and every
-     * variant: at x ~ 1e4 its ulp (2^-10) moves the sample by up to 5e-4 px. */
-    float yf = (float)(oy * p->stride_h - p->pad_h + i * p->dil_h) + (float)ld(r->off, o);
-    float xf = (float)(ox * p->stride_w - p->pad_w + j * p->dil_w) + (float)ld(r->off, o + P);
-    double y = yf, x = xf;
-    int64_t base;
-    double wt[4];
-    if (!kb_dcn_corners_f64(y, x, p->h, p->w, &base, wt)) return 0;
-    int64_t plane = (n * p->c_in + ci) * p->h * p->w + base;
-    const int64_t corner[4] = {0, 1, p->w, p->w + 1};
-    double v = 0;
-    for (int c = 0; c < 4; c++)
-        if (wt[c] != 0) v += wt[c] * ld(r->in, plane + corner[c]);
-    if (p->mask) v *= ld(r->mask, ((n * G + og) * K + k) * P + pix);
-    return v;
+    int64_t y0 = oy * p->stride_h - p->pad_h + i * p->dil_h;
+    int64_t x0 = ox * p->stride_w - p->pad_w + j * p->dil_w;
+    double m = p->mask ? ld(r->mask, ((n * G + og) * K + k) * P + pix) : 1;
+    int64_t plane = (n * p->c_in + ci) * p->h * p->w;
+    return (r->tv_f16 ? sample_tv_f16 : sample_exact)(r->in, plane, p->h, p->w, y0, x0,
+                                                      ld(r->off, o), ld(r->off, o + P), m);
 }
 
-static double bias_of(const dcn_ref *r, int64_t co) {
-    return r->p.bias ? ld(r->b, co) : 0;
+/* One output from its weighted sum: + bias; the f16 rule rounds the sum to
+ * f16 first (cuBLAS writes the f16 out_buf) and the bias sum again (PyTorch's
+ * add, in float). torchvision adds a zero bias when there is none. */
+static double output_of(const dcn_ref *r, double acc, int64_t co) {
+    double bias = r->p.bias ? ld(r->b, co) : 0;
+    if (!r->tv_f16) return acc + bias;
+    return kb_dcn_round_f16(kb_dcn_round_f16((float)acc) + (float)bias);
 }
 
 static void reference_full(const dcn_ref *r, kb_tensor *out) {
@@ -97,7 +127,7 @@ static void reference_full(const dcn_ref *r, kb_tensor *out) {
                     for (int64_t pix = 0; pix < P; pix++) acc[pix] += wv * c[pix];
                 }
                 for (int64_t pix = 0; pix < P; pix++)
-                    st(out, (n * p->c_out + co) * P + pix, acc[pix] + bias_of(r, co));
+                    st(out, (n * p->c_out + co) * P + pix, output_of(r, acc[pix], co));
             }
             free(acc);
         }
@@ -121,40 +151,60 @@ static void reference_points(const dcn_ref *r, kb_tensor *out, int64_t points, u
         for (int64_t cl = 0; cl < cin_g; cl++)
             for (int64_t k = 0; k < K; k++)
                 acc += ld(r->w, (co * cin_g + cl) * K + k) * column(r, n, ci0 + cl, k, pix);
-        st(out, at[s], acc + bias_of(r, co));
+        st(out, at[s], output_of(r, acc, co));
     }
     free(at);
 }
 
-static int bind(const kb_case *c, const kb_tensors *in, dcn_ref *r, kb_error *e) {
+static int bind(const kb_case *c, const kb_tensors *in, int tv_f16, dcn_ref *r, kb_error *e) {
     if (kb_dcn_params_from_case(c, &r->p, e) != KB_OK) return KB_ERR;
     r->in = kb_tensors_get(in, "input");
     r->off = kb_tensors_get(in, "offset");
     r->mask = kb_tensors_get(in, "mask");
     r->w = kb_tensors_get(in, "weight");
     r->b = kb_tensors_get(in, "bias");
+    r->tv_f16 = tv_f16;
     if (!r->in || !r->off || !r->mask || !r->w || !r->b)
         return kb_fail(e, "deform_conv2d reference: an input tensor is missing");
+    if (tv_f16 && r->p.dtype != KB_F16)
+        return kb_fail(e, "dtype=%s: torchvision's f16 rule is a reference of f16 cases only",
+                       kb_dtype_name(r->p.dtype));
+    return KB_OK;
+}
+
+static void run_points(const dcn_ref *r, kb_tensors *out, int64_t points) {
+    kb_tensor *o = kb_tensors_find(out, "output");
+    if (kb_numel(o) > 0) reference_points(r, o, points, 0x5EEDull + (uint64_t)kb_numel(o));
+}
+
+/* Full, or sampled where the work or one image's columns are too large. */
+static int run_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, int tv_f16,
+                         kb_error *e) {
+    dcn_ref r;
+    if (bind(c, in, tv_f16, &r, e) != KB_OK) return KB_ERR;
+    kb_dcn_sizes s = kb_dcn_sizes_of(&r.p);
+    double macs = (double)s.pixels * (double)r.p.c_out * (double)s.weight / (double)r.p.c_out;
+    if (macs > KB_DCN_FULL_MACS || (double)s.columns_img * 8 > KB_DCN_FULL_COLUMN_BYTES)
+        run_points(&r, out, KB_DCN_SAMPLE_POINTS);
+    else if (s.pixels > 0)
+        reference_full(&r, kb_tensors_find(out, "output"));
     return KB_OK;
 }
 
 int kb_deform_conv2d_reference_points(const kb_case *c, const kb_tensors *in, kb_tensors *out,
                                       int64_t points, kb_error *e) {
     dcn_ref r;
-    kb_tensor *o = kb_tensors_find(out, "output");
-    if (bind(c, in, &r, e) != KB_OK) return KB_ERR;
-    if (kb_numel(o) > 0) reference_points(&r, o, points, 0x5EEDull + (uint64_t)kb_numel(o));
+    if (bind(c, in, 0, &r, e) != KB_OK) return KB_ERR;
+    run_points(&r, out, points);
     return KB_OK;
 }
 
 int kb_deform_conv2d_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out,
                                kb_error *e) {
-    dcn_ref r;
-    if (bind(c, in, &r, e) != KB_OK) return KB_ERR;
-    kb_dcn_sizes s = kb_dcn_sizes_of(&r.p);
-    double macs = (double)s.pixels * (double)r.p.c_out * (double)s.weight / (double)r.p.c_out;
-    if (macs > KB_DCN_FULL_MACS || (double)s.columns_img * 8 > KB_DCN_FULL_COLUMN_BYTES)
-        return kb_deform_conv2d_reference_points(c, in, out, KB_DCN_SAMPLE_POINTS, e);
-    if (s.pixels > 0) reference_full(&r, kb_tensors_find(out, "output"));
-    return KB_OK;
+    return run_reference(c, in, out, 0, e);
+}
+
+int kb_deform_conv2d_reference_tv_f16(const kb_case *c, const kb_tensors *in, kb_tensors *out,
+                                      kb_error *e) {
+    return run_reference(c, in, out, 1, e);
 }

@@ -48,6 +48,61 @@ KB_TEST(output_size_must_be_positive) {
     KB_EXPECT_STR_CONTAINS(e.msg, "dil_w=2");
 }
 
+/* torchvision's ho = (h + 2*pad_h - (dil_h*(kh-1) + 1)) / stride_h + 1 in C
+ * division, which truncates toward zero: a kernel past the padded input by
+ * less than the stride still gives one row (floor division would give none). */
+KB_TEST(output_size_follows_torchvision_integer_division) {
+    static const struct {
+        const char *spec;
+        int64_t ho;
+    } cases[] = {
+        {"h=2 kh=3 stride_h=2 pad_h=0", 1},         /* (2 - 3)/2 + 1 = 0 + 1 */
+        {"h=3 kh=3 dil_h=2 stride_h=3 pad_h=0", 1}, /* (3 - 5)/3 + 1 */
+        {"h=1 kh=7 stride_h=5 pad_h=1", 1},         /* (1 + 2 - 7)/5 + 1 = -4/5 + 1 */
+        {"h=1 kh=1 stride_h=64 pad_h=0", 1},        /* 0/64 + 1 */
+        {"h=10 kh=3 stride_h=2 pad_h=0", 4},        /* 7/2 + 1 */
+        {"h=9 kh=3 stride_h=2 pad_h=1", 5},         /* 8/2 + 1 */
+        {"h=5 kh=7 dil_h=2 stride_h=4 pad_h=3", 1}, /* (5 + 6 - 13)/4 + 1 = -2/4 + 1 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kb_case c;
+        kb_dcn_params p;
+        kb_error e = {""};
+        if (kbt_case_from(&c, &kb_op_deform_conv2d, cases[i].spec) != KB_OK) return;
+        int rc = kb_dcn_params_from_case(&c, &p, &e);
+        if (rc != KB_OK || p.ho != cases[i].ho)
+            fprintf(stderr, "  %s: ho=%lld, want %lld (%s)\n", cases[i].spec, (long long)p.ho,
+                    (long long)cases[i].ho, e.msg);
+        KB_EXPECT(rc == KB_OK);
+        KB_EXPECT(p.ho == cases[i].ho);
+        KB_EXPECT(p.wo == 32); /* the defaults: w=32, kw=3, pad 1, stride 1 */
+    }
+    /* the same rule along w */
+    kb_case c;
+    kb_dcn_params p;
+    kb_error e;
+    if (kbt_case_from(&c, &kb_op_deform_conv2d, "h=4 w=2 kh=1 kw=3 stride_w=2 pad_h=0 pad_w=0") !=
+        KB_OK)
+        return;
+    KB_EXPECT(kb_dcn_params_from_case(&c, &p, &e) == KB_OK);
+    KB_EXPECT(p.ho == 4 && p.wo == 1);
+}
+
+/* Where the span is -stride or less the output is empty: refused, naming
+ * every parameter of the rule. */
+KB_TEST(output_size_below_one_names_the_parameters) {
+    kb_error e;
+    /* (2 - 3)/1 + 1 = 0 */
+    KB_EXPECT(check("h=2 kh=3 stride_h=1 pad_h=0", &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "output size 0x32");
+    KB_EXPECT_STR_CONTAINS(e.msg, "h=2 pad_h=0 dil_h=1 kh=3 stride_h=1");
+    KB_EXPECT_STR_CONTAINS(e.msg, "integer division");
+    /* (1 + 2 - 7)/4 + 1 = 0 along h; w: (2 - 5)/3 + 1 = 0 */
+    KB_EXPECT(check("h=1 kh=7 stride_h=4 pad_h=1 w=2 kw=5 stride_w=3 pad_w=0", &e) == KB_ERR);
+    KB_EXPECT_STR_CONTAINS(e.msg, "output size 0x0");
+    KB_EXPECT_STR_CONTAINS(e.msg, "w=2 pad_w=0 dil_w=1 kw=5 stride_w=3");
+}
+
 KB_TEST(mask_values_need_a_mask) {
     kb_error e;
     KB_EXPECT(check("mask=0 mask_values=zeros", &e) == KB_ERR);

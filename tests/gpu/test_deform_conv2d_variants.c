@@ -1,6 +1,8 @@
 /* test_deform_conv2d_variants.c — every deform_conv2d variant, called directly
  * (supports/setup/run/teardown), against the CPU reference on the correctness
- * matrix; outputs poisoned first; a second run must be bit-identical. Each
+ * matrix (by the op's compare: a KB_INEXACT variant, explicit_torchvision_half,
+ * against the reference of its own rule); outputs poisoned first; a second run
+ * must be bit-identical. Each
  * case names the variants that must run it (their supports() accept it): a
  * refusal by one of them fails; the others may refuse, and run when they
  * accept.
@@ -16,14 +18,16 @@
 /* Who must run a case, from the variants' supports(): a dtype picks the
  * variants of its data (explicit_gemm_i32/_i64 and implicit_gemm take every
  * dtype; *_tf32, nhwc_gemm and explicit_torchvision f32 only; *_f16 / *_bf16
- * their own), and the NHWC variants need c_in/groups and c_in/offset_groups
- * to be multiples of a 16-byte vector (4 f32 or 8 16-bit channels). The wgmma variants need a 9.0
- * device and an sm_90a build: must_run() drops them elsewhere. */
+ * and explicit_torchvision_half their own), and the NHWC variants need c_in/groups and
+ * c_in/offset_groups to be multiples of a 16-byte vector (4 f32 or 8 16-bit channels). The wgmma
+ * variants need a 9.0 device and an sm_90a build: must_run() drops them elsewhere. */
 #define NCHW_F32                                                                                   \
     "explicit_torchvision explicit_gemm_i64 explicit_gemm_i32 explicit_gemm_tf32 implicit_gemm "   \
     "implicit_gemm_tf32 "
-#define NHWC_F32  "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 "
-#define NCHW_F16  "explicit_gemm_i64 explicit_gemm_i32 implicit_gemm implicit_gemm_f16 "
+#define NHWC_F32 "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 "
+#define NCHW_F16                                                                                   \
+    "explicit_torchvision_half explicit_gemm_i64 explicit_gemm_i32 implicit_gemm "                 \
+    "implicit_gemm_f16 "
 #define NHWC_F16  "explicit_nhwc nhwc_fused_f16 nhwc_wgmma_f16 "
 #define NCHW_BF16 "explicit_gemm_i64 explicit_gemm_i32 implicit_gemm implicit_gemm_bf16 "
 #define NHWC_BF16 "explicit_nhwc nhwc_fused_bf16 nhwc_wgmma_bf16 "
@@ -128,10 +132,10 @@ static void check_case(const char *spec, const char *must) {
             continue;
         }
         kb_accuracy acc;
-        memset(&acc, 0, sizeof acc);
-        acc.pass = 1;
+        kb_accuracy_init(&acc);
+        const kb_check_ctx chk = {precision_of(v, &p), v->flags};
         KB_EXPECT(run_variant(v, &c, &in, &dev_in, &dev_out, &got) == KB_OK);
-        kb_compare_dense(&ref.t[0], &got.t[0], precision_of(v, &p), &acc);
+        KB_EXPECT(kb_op_deform_conv2d.compare(&c, &chk, &in, &ref, &got, &acc) == KB_OK);
         if (!acc.pass) fprintf(stderr, "  %s on %s: %s\n", v->name, spec, acc.note);
         KB_EXPECT(acc.pass);
         KB_EXPECT(run_variant(v, &c, &in, &dev_in, &dev_out, &again) == KB_OK);
@@ -175,6 +179,25 @@ KB_TEST(depthwise_and_asymmetric_geometry_match_the_reference) {
                ALL_F16);
     check_case("n=3 c_in=40 c_out=36 h=12 w=10 kh=1 kw=1 stride_h=2 stride_w=2 pad_h=0 pad_w=0",
                ALL_F32);
+}
+
+/* A kernel past the padded input: torchvision's output size in C division,
+ * (2 - 3)/2 + 1 = 1 row along h, (3 - 5)/3 + 1 = 1 column along w with
+ * dilation 2; the taps past the input sample zeros. */
+KB_TEST(kernel_past_the_padded_input_matches_the_reference) {
+    KB_REQUIRE_DEVICE();
+    const char *geometry[] = {
+        "h=2 w=9 kh=3 kw=3 stride_h=2 stride_w=2 pad_h=0 pad_w=1",
+        "h=5 w=3 kh=3 kw=3 pad_h=1 pad_w=0 dil_w=2 stride_w=3 offsets=edges",
+    };
+    const char *dtypes[][2] = {{"f32", ALL_F32}, {"f16", ALL_F16}, {"bf16", ALL_BF16}};
+    for (int g = 0; g < 2; g++)
+        for (int t = 0; t < 3; t++) {
+            char spec[256];
+            snprintf(spec, sizeof spec, "n=2 c_in=16 c_out=8 %s dtype=%s", geometry[g],
+                     dtypes[t][0]);
+            check_case(spec, dtypes[t][1]);
+        }
 }
 
 KB_TEST(offset_distributions_and_masks_match_the_reference) {

@@ -1,7 +1,8 @@
 /* dcn_torchvision.cuh — torchvision's CUDA deform_conv2d forward, structure for
  * structure (torchvision/csrc/ops/cuda/deform_conv2d_kernel.cu), so that the
- * table holds the design users run today; a variant picks the sampling rule
- * (Rule: float math for f32, torchvision_half.cu's half math for f16).
+ * table holds the design users run today; a variant picks the data type, the
+ * sampling rule and the GEMM (explicit_torchvision.cu: float math and
+ * cublasSgemm for f32, at::Half math and cublasGemmEx for f16).
  *
  *   n_parallel_imgs = the largest divisor of n that is <= 32
  *                     (get_greatest_divisor_below_bound(n, kMaxParallelImgs))
@@ -59,12 +60,12 @@ static inline size_t tv_workspace(const kb_dcn_params *p) {
 static inline int tv_supports(const kb_case *c, kb_dtype dtype, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (p.dtype != dtype) {
         kb_fail(why, "dtype=%s: this variant is torchvision's %s path", kb_dtype_name(p.dtype),
                 kb_dtype_name(dtype));
         return KB_NOT_APPLICABLE;
     }
-    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     tv_sizes s = tv_sizes_of(&p);
     dcn_count gemm[] = {{"GEMM m = n_parallel_imgs*ho*wo", s.np * p.ho * p.wo},
                         {"GEMM k = c_in/groups*kh*kw", kb_dcn_sizes_of(&p).weight / p.c_out}};
