@@ -32,6 +32,7 @@ int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     kb_measure *m = &r->measure;
     m->mode = opts->mode;
     m->rule = opts->rule;
+    m->flush = opts->flush;
     m->warmup_s = 0.02;
     m->throttle_frac = 0.75;
     m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
@@ -102,8 +103,12 @@ int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
     kb_measure *m = &r->measure;
     r->dev = dev;
     m->dev = dev;
-    /* Twice L2 so that nothing of the inputs survives the flush. */
-    m->l2_flush_bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
+    /* Twice L2 so that nothing of the inputs survives the flush; whole lines. */
+    size_t bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
+    m->l2_flush_bytes = (bytes + KB_FLUSH_ALIGN - 1) / KB_FLUSH_ALIGN * KB_FLUSH_ALIGN;
+    kb_error why;
+    if (r->opts.timing && m->mode == KB_MODE_COLD && kb_flush_supported(m->flush, &why) != KB_OK)
+        return kb_fail(e, "--flush %s: %s", kb_flush_name(m->flush), why.msg);
     KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
     KB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), e);
     return KB_OK;
