@@ -26,7 +26,10 @@ static void run_help(const char *cmd) {
     else
         puts("Check every selected variant against the CPU reference, then time it on the GPU\n"
              "with CUDA events until the noise is under --max-noise (with at least\n"
-             "--min-samples samples) or --max-time passes. One row per (case, variant).\n");
+             "--min-samples samples) or --max-time passes. Every sample starts from poisoned\n"
+             "outputs, and the last timed launch must write what the checked run wrote (the\n"
+             "op's check, for a nondeterministic variant): work skipped or cached on repeated\n"
+             "calls FAILs the row. One row per (case, variant).\n");
     puts("cases:\n"
          "  -a AXIS=VALUES      sweep an axis (repeatable); VALUES is v, [a,b,c], [start:end]\n"
          "                      or [start:end:step] (inclusive); AXIS[pow2]=[0:5] is 1..32\n"
