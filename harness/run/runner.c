@@ -521,7 +521,8 @@ static int check_timed(kb_runner *r, case_data *cd, launch_ctx *lc, const kb_ten
                      ? "the last timed launch's outputs do not match the reference (a variant "
                        "that caches its result or skips work on repeated calls)"
                      : "the last timed launch wrote different outputs than the checked run (a "
-                       "variant that caches its result or skips work on repeated calls)");
+                       "variant that caches its result or skips work on repeated calls, or "
+                       "whose runs differ)");
     }
     kb_tensors_free_host(&timed);
     return KB_OK;
