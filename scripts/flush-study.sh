@@ -27,7 +27,7 @@
 # which kbench's events include and ncu's kernel durations do not: compare the
 # kinds within a case, not the cases with each other.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 dry=0
 cases=()
