@@ -200,7 +200,7 @@ static void add_device(kb_result_file *f, const char *gpu) {
 /* One '#' line of kb_meta_print_lines: "kbench COMMIT | TIME | host HOST",
  * "command: ...", "gpu: ... | peaks: copy N GB/s, sgemm N GFLOP/s", or other.
  * The same lines prefixed "resumed: " say who appended the rows after them
- * (--resume): kept in other, and their device and commit listed. */
+ * (--resume): kept in other, and their device, commit and L2 flush listed. */
 static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
     char buf[2048];
     copy_text(buf, sizeof buf, line, len);
@@ -218,6 +218,8 @@ static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
     if (strncmp(body, "gpu: ", 5) == 0) add_device(f, body + 5);
     if (strncmp(body, "kbench ", 7) == 0 && strstr(body, " | "))
         add_distinct(f->commits, sizeof f->commits, body + 7, strcspn(body + 7, "|"));
+    if (strncmp(body, "l2 flush: ", 10) == 0)
+        add_distinct(f->l2_flushes, sizeof f->l2_flushes, body + 10, strcspn(body + 10, "\n"));
     if (resumed) {
         append_line(f->other, sizeof f->other, s, strlen(s));
     } else if (strncmp(s, "command: ", 9) == 0) {

@@ -50,6 +50,9 @@ typedef struct kb_result_file {
      * name, each once, newline-separated: a file joined from several runs or
      * continued by --resume on another GPU or build holds more than one. */
     char devices[2048], commits[512];
+    /* Every L2 flush kind ("l2 flush: KIND" lines: cold-mode runs) the file
+     * names, each once, newline-separated; "" in a file from before the line. */
+    char l2_flushes[128];
     unsigned long long has_columns; /* bit i: every header of the file has known column i */
 } kb_result_file;
 

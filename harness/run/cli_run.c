@@ -26,7 +26,10 @@ static void run_help(const char *cmd) {
     else
         puts("Check every selected variant against the CPU reference, then time it on the GPU\n"
              "with CUDA events until the noise is under --max-noise (with at least\n"
-             "--min-samples samples) or --max-time passes. One row per (case, variant).\n");
+             "--min-samples samples) or --max-time passes. Every sample starts from poisoned\n"
+             "outputs, and the last timed launch must write what the checked run wrote (the\n"
+             "op's check, for a nondeterministic variant): work skipped or cached on repeated\n"
+             "calls FAILs the row. One row per (case, variant).\n");
     puts("cases:\n"
          "  -a AXIS=VALUES      sweep an axis (repeatable); VALUES is v, [a,b,c], [start:end]\n"
          "                      or [start:end:step] (inclusive); AXIS[pow2]=[0:5] is 1..32\n"
@@ -69,13 +72,21 @@ static void run_help(const char *cmd) {
                "                      holds at most %d cases, sweeps included)\n",
                KB_MAX_CASES);
     else
-        puts("timing:\n"
-             "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
-             "                      back launches), graph (CUDA graph replay)\n"
-             "  --max-noise PCT     stop when the relative std-dev is under PCT % (default 1)\n"
-             "  --min-samples N     ... with at least N samples (default 20)\n"
-             "  --max-time S        or after S seconds of sampling per row (default 2)\n"
-             "  --no-check          time only: rows say UNCHECKED");
+        printf("timing:\n"
+               "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
+               "                      back launches), graph (CUDA graph replay)\n"
+               "  --flush KIND        how cold mode empties L2 (a buffer of twice its size):\n"
+               "                      write (a memset: leaves dirty lines), read (a kernel reads\n"
+               "                      it: clean lines), write-read (both), discard (the memset,\n"
+               "                      then discard.global.L2: lines dropped unwritten; cc 8.0),\n"
+               "                      reset (cudaCtxResetPersistingL2Cache, then the read; cc\n"
+               "                      8.0). Default: %s. The files' headers record it; --resume\n"
+               "                      of a file whose cold rows used another is refused\n"
+               "  --max-noise PCT     stop when the relative std-dev is under PCT %% (default 1)\n"
+               "  --min-samples N     ... with at least N samples (default 20)\n"
+               "  --max-time S        or after S seconds of sampling per row (default 2)\n"
+               "  --no-check          time only: rows say UNCHECKED\n",
+               kb_flush_name(KB_FLUSH_DEFAULT));
     puts("reliability:\n"
          "  --isolate           (default) run the pairs in worker processes; this process\n"
          "                      holds no CUDA context. A sticky CUDA error (illegal address,\n"
@@ -189,6 +200,10 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "--mode") == 0 && a->opts.timing) {
             if (!v || kb_mode_parse(v, &a->opts.mode) != KB_OK)
                 return kb_usage_error(cmd, "--mode %s: expected cold, hot or graph",
+                                      v ? v : "(missing)");
+        } else if (strcmp(o, "--flush") == 0 && a->opts.timing) {
+            if (!v || kb_flush_parse(v, &a->opts.flush) != KB_OK)
+                return kb_usage_error(cmd, "--flush %s: expected " KB_FLUSH_KINDS,
                                       v ? v : "(missing)");
         } else if (strcmp(o, "--max-noise") == 0 && a->opts.timing) {
             if (kb_opt_double(cmd, o, v, 0, 100, &x) != KB_OK) return KB_EXIT_USAGE;
@@ -392,11 +407,40 @@ static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mo
     return 0;
 }
 
-/* The --resume file: validated as a kbench CSV before anything is written,
- * then copied (less what holds no result) to the temporary that new rows
- * are appended to; done gets the rows it keeps. A file that does not exist
- * yet (or is empty) starts with a header, like -o. */
-static int open_resume(const char *cmd, const char *path, kb_results *done, kb_out_file *o) {
+/* The L2 flush kind the cold rows of f were timed with, other than want
+ * (into other): its "l2 flush" lines, or, in a file from before them that
+ * holds timed cold rows of the device, "write" (kbench flushed by a memset
+ * then). 0 when every one is want's. */
+static int other_flush(const kb_results *f, const char *want, char *other, size_t n) {
+    const char *list = f->files[0].l2_flushes;
+    if (!list[0]) {
+        for (int i = 0; i < f->count; i++)
+            if (strcmp(f->rows[i].mode, "cold") == 0 && strcmp(f->rows[i].where, "host") != 0 &&
+                f->rows[i].median_us > 0) {
+                list = "write";
+                break;
+            }
+    }
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len != strlen(want) || strncmp(p, want, len) != 0) {
+            snprintf(other, n, "%.*s", (int)len, p);
+            return 1;
+        }
+        p += len;
+        if (*p) p++;
+    }
+    return 0;
+}
+
+/* The --resume file: validated as a kbench CSV before anything is written
+ * (and, where this run flushes L2 (flush: its kind, else NULL), timed with
+ * the same flush: one file is one measurement), then copied (less what holds
+ * no result) to the temporary that new rows are appended to; done gets the
+ * rows it keeps. A file that does not exist yet (or is empty) starts with a
+ * header, like -o. */
+static int open_resume(const char *cmd, const char *path, const char *flush, kb_results *done,
+                       kb_out_file *o) {
     kb_format fmt;
     if (kb_format_from_path(path, &fmt) != KB_OK || fmt != KB_FMT_CSV)
         return kb_usage_error(cmd, "--resume %s: only a .csv file can be resumed", path);
@@ -406,8 +450,16 @@ static int open_resume(const char *cmd, const char *path, kb_results *done, kb_o
     if (exists) {
         kb_results check = {0};
         int rc = kb_results_read(&check, path, NULL, &e);
+        char other[64] = "";
+        int differs = rc == KB_OK && flush && other_flush(&check, flush, other, sizeof other);
         kb_results_free(&check);
         if (rc != KB_OK) return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+        if (differs)
+            return kb_usage_error(cmd,
+                                  "--resume %s: its cold rows were timed with --flush %s, this "
+                                  "run would flush with %s (the rows of one file are one "
+                                  "measurement: add --flush %s, or write another file)",
+                                  path, other, flush, other);
     }
     if (kb_out_file_open(o, path, KB_FMT_CSV, &e) != KB_OK)
         return kb_usage_error(cmd, "--resume %s", e.msg);
@@ -524,6 +576,9 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
     kb_meta_init(&bc->meta, ndevs ? bc->dev : NULL, bc->argc, bc->argv); /* none: host variants */
     bc->meta.ndev = ndevs;
     snprintf(bc->meta.shard, sizeof bc->meta.shard, "%s", bc->shard);
+    const kb_run_opts *o = &bc->r->opts;
+    if (ndevs && o->timing && o->mode == KB_MODE_COLD)
+        snprintf(bc->meta.l2_flush, sizeof bc->meta.l2_flush, "%s", kb_flush_name(o->flush));
     bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
     for (int i = 0; i < bc->r->nprinters; i++)
         bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);
@@ -654,7 +709,12 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     kb_out_file files[KB_MAX_OUTPUTS + 1];
     int nfiles = 0;
     if (a.resume) {
-        rc = open_resume(a.cmd, a.resume, dp, &files[nfiles]);
+        /* GPU variants timed in cold mode: this run flushes L2 */
+        int gpu = 0;
+        for (int i = 0; i < nvar; i++) gpu |= !(variants[i]->flags & KB_HOST);
+        const char *flush =
+            gpu && timing && a.opts.mode == KB_MODE_COLD ? kb_flush_name(a.opts.flush) : NULL;
+        rc = open_resume(a.cmd, a.resume, flush, dp, &files[nfiles]);
         if (rc != KB_OK) return rc;
         nfiles++;
     }
@@ -704,11 +764,11 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         rc = dev ? kb_device_open(a.devices.ordinals[0], &bc.dev[0], &e) : KB_OK;
         if (rc == KB_OK && dev && timing && kb_device_peaks(&bc.dev[0], 0, &e) != KB_OK)
             fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
-        if (rc == KB_OK) {
+        /* attached first: a device that cannot take the run begins no file */
+        if (rc == KB_OK && dev) rc = kb_runner_attach(rp, &bc.dev[0], &e);
+        if (rc == KB_OK)
             begin_printers(&bc, dev ? bc.dev : NULL, dev ? 1 : 0,
                            dev ? kb_device_sm_clock_now(&bc.dev[0]) : -1, &e);
-            if (dev) rc = kb_runner_attach(rp, &bc.dev[0], &e);
-        }
         if (rc == KB_OK) kb_runner_run(rp);
     }
     if (rc == KB_REFUSED) {
@@ -756,6 +816,7 @@ int kb_cmd_run(int argc, char **argv) {
     int timing = strcmp(a.cmd, "run") == 0;
     a.opts = (kb_run_opts){
         .mode = KB_MODE_COLD,
+        .flush = KB_FLUSH_DEFAULT,
         .rule = {.max_noise = 0.01, .min_samples = 20, .max_time_s = 2.0, .max_samples = 20000},
         .seed = 1,
         .check = 1,

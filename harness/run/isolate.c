@@ -136,8 +136,11 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
     if (dm.opened && r->opts.timing && kb_device_peaks(&dm.dev, 0, &e) != KB_OK && first)
         fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
     dm.sm_clock_now_mhz = dm.opened ? kb_device_sm_clock_now(&dm.dev) : -1;
-    send_msg(fd, MSG_DEVICE, -1, 0, &dm, sizeof dm, NULL, 0);
+    /* Attached before the device is reported: a device that cannot take the
+     * run (no room for the L2 flush buffer, a --flush kind it lacks) fails
+     * the start, before any output file is begun. */
     if (dm.opened && kb_runner_attach(r, &dm.dev, &e) != KB_OK) fail(fd, KB_ERR, &e);
+    send_msg(fd, MSG_DEVICE, -1, 0, &dm, sizeof dm, NULL, 0);
     worker_out out = {.fd = fd, .r = r};
     out.p.begin = pipe_begin;
     out.p.row = pipe_row;

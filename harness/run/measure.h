@@ -10,6 +10,7 @@
 #define KB_MEASURE_H
 
 #include "kbench.h"
+#include "l2_flush.h"
 #include "stats.h"
 
 typedef enum kb_mode { KB_MODE_COLD, KB_MODE_HOT, KB_MODE_GRAPH } kb_mode;
@@ -22,8 +23,16 @@ typedef int (*kb_launch_fn)(void *ctx, cudaStream_t s, kb_error *e);
 typedef struct kb_measure {
     kb_mode mode;
     kb_stop_rule rule;
+    kb_flush flush; /* how cold mode empties L2 */
     void *l2_flush; /* device buffer, cold mode */
     size_t l2_flush_bytes;
+    /* Called before every sample, outside the timed region (in cold mode
+     * before the flush, which then evicts what it wrote): the runner poisons
+     * the outputs there, so that each sample's first launch must write them
+     * all and the outputs after the last sample are a timed launch's. NULL:
+     * nothing. The host modes call it with a NULL stream. */
+    int (*before_sample)(void *ctx, cudaStream_t s, kb_error *e);
+    void *before_sample_ctx;
     double *samples; /* seconds per launch; rule.max_samples long */
     int nsamples;
     double warmup_s;

@@ -1,7 +1,8 @@
-/* measure_cold.c — cold mode (the default): before each sample, write a
- * buffer larger than L2 so no input is served from cache; one launch per
- * sample between two events. This is the time a kernel takes inside a
- * network, where the previous layer has pushed its inputs out of L2. */
+/* measure_cold.c — cold mode (the default): before each sample, empty L2 by
+ * going through a buffer twice its size (--flush: which way, l2_flush.h) so
+ * that no input is served from cache; one launch per sample between two
+ * events. This is the time a kernel takes inside a network, where the
+ * previous layer has pushed its inputs out of L2. */
 #include "measure.h"
 
 typedef struct cold_ctx {
@@ -12,8 +13,7 @@ typedef struct cold_ctx {
 
 static int flush_l2(void *p, cudaStream_t s, kb_error *e) {
     kb_measure *m = ((cold_ctx *)p)->m;
-    return kb_cuda_check(cudaMemsetAsync(m->l2_flush, m->nsamples & 0xFF, m->l2_flush_bytes, s),
-                         "L2 flush (cudaMemsetAsync)", e);
+    return kb_l2_flush(m->flush, m->l2_flush, m->l2_flush_bytes, m->nsamples, s, e);
 }
 
 static int one_launch(void *p, cudaStream_t s, kb_error *e) {

@@ -87,7 +87,8 @@ int kb_sample_loop(kb_measure *m, const kb_sampler *sp, cudaStream_t s, kb_error
     m->throttled = 0;
     kb_nvtx_push("samples");
     while (rc == KB_OK && !done) {
-        if (sp->before) rc = sp->before(sp->ctx, s, e);
+        if (m->before_sample) rc = m->before_sample(m->before_sample_ctx, s, e);
+        if (rc == KB_OK && sp->before) rc = sp->before(sp->ctx, s, e);
         if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.start, s), "cudaEventRecord", e);
         if (rc == KB_OK) rc = sp->body(sp->ctx, s, e);
         if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.stop, s), "cudaEventRecord", e);

@@ -32,7 +32,8 @@ int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e) {
     t0 = kb_now_s();
     kb_nvtx_push("samples");
     for (int done = 0; rc == KB_OK && !done;) {
-        rc = host_sample(fn, ctx, batch, &m->samples[m->nsamples], e);
+        if (m->before_sample) rc = m->before_sample(m->before_sample_ctx, NULL, e);
+        if (rc == KB_OK) rc = host_sample(fn, ctx, batch, &m->samples[m->nsamples], e);
         if (rc != KB_OK) break;
         m->nsamples++;
         done = kb_should_stop(&m->rule, m->samples, m->nsamples, kb_now_s() - t0);

@@ -31,6 +31,10 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
         kb_json_put_str(f, m->shard);
     }
     fprintf(f, ",\"omp_threads\":%d", m->omp_threads);
+    if (m->l2_flush[0]) {
+        fputs(",\"l2_flush\":", f);
+        kb_json_put_str(f, m->l2_flush);
+    }
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);

@@ -65,6 +65,7 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
     fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
             m->omp_threads);
+    if (m->l2_flush[0]) fprintf(f, "%sl2 flush: %s\n", prefix, m->l2_flush);
     for (int i = 0; m->dev && i < m->ndev; i++) {
         const kb_device *d = &m->dev[i];
         fprintf(f,

@@ -60,6 +60,9 @@ typedef struct kb_meta {
      * use) and the CPU's model name ("" where unknown). */
     int omp_threads;
     char cpu[128];
+    /* How cold mode emptied L2 before each sample (kb_flush_name): set by a
+     * `run` in cold mode on a device; "" where nothing was flushed. */
+    char l2_flush[16];
 } kb_meta;
 
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);

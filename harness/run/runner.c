@@ -4,7 +4,9 @@
  * device-memory check -> host inputs (made from the seed, or read from
  * --inputs) -> CPU reference -> device inputs. Per variant: supports ->
  * device-memory check -> setup -> [check: poison, run, compare; poison, run,
- * compare bitwise] -> [timing] -> teardown -> row, flushed to every printer.
+ * compare bitwise] -> [timing, the outputs poisoned before every sample] ->
+ * [the last timed launch's outputs against the checked ones] -> teardown ->
+ * row, flushed to every printer.
  * A failure in one variant becomes that row's status; the sweep goes on. A
  * sticky CUDA error makes a CRASH row; in a worker process (isolate.c) the
  * worker then stops, and the next one continues with the next pair.
@@ -32,6 +34,7 @@ int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     kb_measure *m = &r->measure;
     m->mode = opts->mode;
     m->rule = opts->rule;
+    m->flush = opts->flush;
     m->warmup_s = 0.02;
     m->throttle_frac = 0.75;
     m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
@@ -102,8 +105,12 @@ int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
     kb_measure *m = &r->measure;
     r->dev = dev;
     m->dev = dev;
-    /* Twice L2 so that nothing of the inputs survives the flush. */
-    m->l2_flush_bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
+    /* Twice L2 so that nothing of the inputs survives the flush; whole lines. */
+    size_t bytes = 2 * (dev->l2_bytes ? dev->l2_bytes : ((size_t)64 << 20));
+    m->l2_flush_bytes = (bytes + KB_FLUSH_ALIGN - 1) / KB_FLUSH_ALIGN * KB_FLUSH_ALIGN;
+    kb_error why;
+    if (r->opts.timing && m->mode == KB_MODE_COLD && kb_flush_supported(m->flush, &why) != KB_OK)
+        return kb_fail(e, "--flush %s: %s", kb_flush_name(m->flush), why.msg);
     KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
     KB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), e);
     return KB_OK;
@@ -309,6 +316,19 @@ static int run_once(launch_ctx *lc, cudaStream_t s, kb_error *e) {
     return KB_OK;
 }
 
+/* The outputs poisoned (poison() on host memory for a KB_HOST variant). */
+static int poison_outputs(launch_ctx *lc, cudaStream_t s, kb_error *e) {
+    if (!(lc->v->flags & KB_HOST)) return poison(lc->dev_out, s, e);
+    for (int i = 0; i < lc->dev_out->count; i++)
+        memset(lc->dev_out->t[i].data, 0xFF, kb_nbytes(&lc->dev_out->t[i]));
+    return KB_OK;
+}
+
+/* kb_measure.before_sample: every sample starts from poisoned outputs. */
+static int poison_before_sample(void *p, cudaStream_t s, kb_error *e) {
+    return poison_outputs(p, s, e);
+}
+
 /* A KB_HOST variant's run into host outputs: poisoned, guarded, run, copied
  * into dst, guards checked (the device path's steps, on host memory). */
 static int host_checked_run(launch_ctx *lc, kb_tensors *dst, int *which, size_t *changed,
@@ -316,11 +336,9 @@ static int host_checked_run(launch_ctx *lc, kb_tensors *dst, int *which, size_t 
     kb_tensors *out = lc->dev_out;
     unsigned char pattern[KB_GUARD_BYTES];
     kb_guard_fill(pattern, sizeof pattern);
-    for (int i = 0; i < out->count; i++) {
-        size_t n = kb_nbytes(&out->t[i]);
-        memset(out->t[i].data, 0xFF, n);
-        memcpy((char *)out->t[i].data + n, pattern, sizeof pattern);
-    }
+    poison_outputs(lc, NULL, e);
+    for (int i = 0; i < out->count; i++)
+        memcpy((char *)out->t[i].data + kb_nbytes(&out->t[i]), pattern, sizeof pattern);
     if (launch(lc, NULL, e) != KB_OK) return KB_ERR;
     for (int i = 0; i < out->count; i++) {
         size_t n = kb_nbytes(&out->t[i]);
@@ -361,8 +379,10 @@ void kb_runner_emit(kb_runner *r, const kb_row *row) {
     for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
 }
 
-/* Fills row from the check; the status stays PASS only if everything holds. */
-static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row, kb_error *e) {
+/* Fills row from the check; the status stays PASS only if everything holds.
+ * On KB_OK, *checked gets the outputs of the checked run (host memory). */
+static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row,
+                         kb_tensors *checked, kb_error *e) {
     kb_tensors got = cd->out_desc, again = cd->out_desc;
     int rc = KB_ERR, overrun = -1;
     size_t overrun_bytes = 0;
@@ -416,8 +436,9 @@ ran:
                  lc->dev_out->t[overrun].name, overrun_bytes, KB_GUARD_BYTES);
     }
     rc = KB_OK;
+    *checked = got;
 out:
-    kb_tensors_free_host(&got);
+    if (rc != KB_OK) kb_tensors_free_host(&got);
     kb_tensors_free_host(&again);
     return rc;
 }
@@ -425,6 +446,8 @@ out:
 static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) {
     kb_measure *m = &r->measure;
     int rc;
+    m->before_sample = poison_before_sample;
+    m->before_sample_ctx = lc;
     if (lc->v->flags & KB_HOST) { /* cold or hot: run_host_variant refuses graph mode */
         rc = kb_measure_host(m, launch, lc, e);
         goto measured;
@@ -441,6 +464,8 @@ static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) 
         break;
     }
 measured:
+    m->before_sample = NULL;
+    m->before_sample_ctx = NULL;
     if (rc != KB_OK) return KB_ERR;
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->throttled = m->throttled;
@@ -456,6 +481,64 @@ measured:
             row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
     }
     return KB_OK;
+}
+
+/* The outputs of the last timed launch (every sample began from poisoned
+ * outputs) against those of the checked run: bitwise for a deterministic
+ * variant, by the op's check against the reference for one flagged
+ * nondeterministic. What timing measured is then work whose result was
+ * checked: a variant that caches its result, or skips work on repeated
+ * calls, leaves the poison (or stale outputs) behind. In hot and graph mode
+ * a sample is a batch: the outputs are those of its last launch, which every
+ * launch of the batch wrote over (the check holds each run to writing every
+ * element), so the batch's last launch is the one judged. */
+static int check_timed(kb_runner *r, case_data *cd, launch_ctx *lc, const kb_tensors *checked,
+                       kb_row *row, kb_error *e) {
+    kb_tensors timed = cd->out_desc;
+    const kb_tensors *got = lc->dev_out; /* a KB_HOST variant's outputs are host memory */
+    if (!(lc->v->flags & KB_HOST)) {
+        if (kb_tensors_alloc_host(&timed, e) != KB_OK) return KB_ERR;
+        if (copy_tensors(&timed, lc->dev_out, cudaMemcpyDeviceToHost, r->stream, e) != KB_OK) {
+            kb_tensors_free_host(&timed);
+            return KB_ERR;
+        }
+        got = &timed;
+    }
+    int same;
+    if (lc->v->flags & KB_NONDETERMINISTIC) {
+        kb_accuracy acc;
+        kb_accuracy_init(&acc);
+        const kb_check_ctx chk = {kb_case_precision(cd->c, lc->v->flags), lc->v->flags};
+        cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, got, &acc);
+        same = acc.pass;
+    } else {
+        same = tensors_equal(checked, got);
+    }
+    if (!same) {
+        row->status = KB_ROW_FAIL;
+        snprintf(row->reason, sizeof row->reason, "%s",
+                 lc->v->flags & KB_NONDETERMINISTIC
+                     ? "the last timed launch's outputs do not match the reference (a variant "
+                       "that caches its result or skips work on repeated calls)"
+                     : "the last timed launch wrote different outputs than the checked run (a "
+                       "variant that caches its result or skips work on repeated calls, or "
+                       "whose runs differ)");
+    }
+    kb_tensors_free_host(&timed);
+    return KB_OK;
+}
+
+/* The check, the timing, then the timed outputs against the checked ones
+ * (only for a row that passed its check: a FAIL keeps its first reason). */
+static int check_and_time(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row, kb_error *e) {
+    kb_tensors checked = cd->out_desc; /* descriptions: no data until the check */
+    int rc = KB_OK;
+    if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, lc, row, &checked, e);
+    if (rc == KB_OK && r->opts.timing) rc = time_variant(r, lc, row, e);
+    if (rc == KB_OK && r->opts.timing && row->checked && row->status == KB_ROW_PASS)
+        rc = check_timed(r, cd, lc, &checked, row, e);
+    kb_tensors_free_host(&checked);
+    return rc;
 }
 
 static void set_status(kb_row *row, kb_status st, const char *why) {
@@ -558,8 +641,7 @@ static void run_host_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->in, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->in, &out};
-        if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, &lc, row, &e);
-        if (rc == KB_OK && r->opts.timing) rc = time_variant(r, &lc, row, &e);
+        rc = check_and_time(r, cd, &lc, row, &e);
     }
     if (rc == KB_OUT_OF_MEMORY) {
         char why[1100];
@@ -647,8 +729,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
-        if (r->opts.check || r->opts.dump_dir) rc = check_variant(r, cd, &lc, &row, &e);
-        if (rc == KB_OK && r->opts.timing) rc = time_variant(r, &lc, &row, &e);
+        rc = check_and_time(r, cd, &lc, &row, &e);
     }
     if (rc == KB_OUT_OF_MEMORY) {
         char why[1100];

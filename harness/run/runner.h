@@ -16,6 +16,7 @@
 
 typedef struct kb_run_opts {
     kb_mode mode;
+    kb_flush flush; /* how cold mode empties L2 (l2_flush.h) */
     kb_stop_rule rule;
     uint64_t seed;
     int check;  /* compare with the reference */
@@ -93,7 +94,8 @@ int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *co
  * (parents too) and writable. KB_ERR naming the option, the path and what is
  * wrong. */
 int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e);
-/* The device side: L2 flush buffer and stream (creates the CUDA context). */
+/* The device side: L2 flush buffer and stream (creates the CUDA context).
+ * KB_ERR when the device lacks what opts.flush needs (timing, cold mode). */
 int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e);
 void kb_runner_free(kb_runner *r);
 /* Run pair p in this process, its row to the printers. The case stays

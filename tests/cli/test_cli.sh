@@ -42,6 +42,10 @@ expect 2 "never reaches its end" -- run preprocess -a n=[8:1]
 expect 2 "has no variant 'fast'" -- run preprocess -v fast
 expect 2 "neither a sweep of preprocess" -- run preprocess --sweep nosuch
 expect 2 "--mode warm: expected cold, hot or graph" -- run preprocess --mode warm
+expect 2 "--flush wipe: expected write, read, write-read, discard or reset" -- \
+    run preprocess --flush wipe
+expect 2 "unknown option '--flush'" -- check preprocess --flush read # check times nothing
+expect 0 "--flush KIND .*Default: write" -- run --help
 expect 2 "--max-noise abc" -- run preprocess --max-noise abc
 expect 2 "unknown option '--bogus'" -- run preprocess --bogus
 expect 2 "image=/no/such.jpg: cannot open" -- run preprocess -a image=/no/such.jpg
@@ -138,6 +142,23 @@ if ! nvidia-smi >/dev/null 2>&1; then
     cp "$out/notrun.csv" "$out/notrun.orig"
     expect 3 "2 'not run' row\(s\) run again" -- run preprocess --resume "$out/notrun.csv"
     same "$out/notrun.csv" "$out/notrun.orig"
+    # --resume: cold rows of one file share one L2 flush kind; a file from before the
+    # '# l2 flush' line was flushed by a memset (write); host rows flush nothing
+    printf '%s\n' '# kbench x' '# l2 flush: read' 'op,variant,params,mode,status,median_us' \
+        'preprocess,nearest_naive,n=1,cold,PASS,12.5' >"$out/read.csv"
+    cp "$out/read.csv" "$out/read.orig"
+    expect 2 "--resume $out/read.csv: its cold rows were timed with --flush read, this run would flush with write .*add --flush read" -- \
+        run preprocess --resume "$out/read.csv"
+    same "$out/read.csv" "$out/read.orig"
+    expect 3 "no CUDA device" -- run preprocess --resume "$out/read.csv" --flush read
+    expect 3 "no CUDA device" -- run preprocess --resume "$out/read.csv" --mode hot
+    printf '%s\n' '# kbench x' 'op,variant,params,mode,status,median_us,where' \
+        'preprocess,nearest_naive,n=1,cold,PASS,12.5,device' >"$out/old.csv"
+    expect 2 "--resume $out/old.csv: its cold rows were timed with --flush write, this run would flush with discard" -- \
+        run preprocess --resume "$out/old.csv" --flush discard
+    expect 3 "no CUDA device" -- run preprocess --resume "$out/old.csv"
+    sed 's/,device$/,host/' "$out/old.csv" >"$out/host.csv"
+    expect 3 "no CUDA device" -- run preprocess --resume "$out/host.csv" --flush discard
     no_strays
     rm -rf "$out"
 fi

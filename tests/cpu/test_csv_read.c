@@ -446,3 +446,25 @@ KB_TEST(every_device_and_commit_of_joined_and_resumed_runs_is_listed) {
     KB_EXPECT(strcmp(commits, "aaa1111; bbb2222") == 0);
     kb_results_free(&res);
 }
+
+KB_TEST(l2_flush_kinds_of_a_file_and_its_resumed_runs_are_listed) {
+    char *argv[] = {"kbench", "run", "nms"};
+    kb_meta m;
+    kb_meta_init(&m, NULL, 3, argv);
+    snprintf(m.l2_flush, sizeof m.l2_flush, "read");
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/kb_test_csv_XXXXXX");
+    FILE *f = fdopen(mkstemp(path), "w");
+    kb_meta_print_lines(f, &m, "# ");
+    fputs("op,variant,params,status\nnms,a,n=1,PASS\n", f);
+    snprintf(m.l2_flush, sizeof m.l2_flush, "discard");
+    kb_meta_print_lines(f, &m, "# resumed: ");
+    kb_meta_print_lines(f, &m, "# resumed: ");
+    fclose(f);
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
+    remove(path);
+    KB_EXPECT(strcmp(res.files[0].l2_flushes, "read\ndiscard") == 0);
+    kb_results_free(&res);
+}

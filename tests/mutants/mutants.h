@@ -2,7 +2,9 @@
  * only (tests/cli/test_mutants.sh): each models one bug that real kernels
  * have (a border off by one, the wrong tie order, an element lost or
  * repeated, a rounding or parameter slip, a racy counter, a store past the
- * end), and `kbench check OP --sweep smoke` must FAIL or CRASH every one.
+ * end), and `kbench check OP --sweep smoke` must FAIL or CRASH every one; a
+ * mut_timed_* mutant goes wrong only after the check's calls (a result
+ * cache), and `kbench run` (check, then timing) must FAIL it.
  * They exist in the kbench_mutants test binary, never in a user's kbench:
  * harness/registry.c adds KB_MUTANT_VARIANTS to its table only when built
  * with KB_WITH_MUTANTS. How they are made: mutants_common.cuh.
@@ -30,6 +32,7 @@ extern "C" {
     X(preprocess, pp, mean_bgr, "mean/std indexed by the BGR input channel")                       \
     X(preprocess, pp, vec_tail, "vec: the last out_w % 4 pixels of each row never written")        \
     X(preprocess, pp, overrun, "vec: the last 4-pixel store runs 3 elements past the output")      \
+    X(preprocess, pp, timed_cache, "vec, computing for its first 2 calls only: a result cache")    \
     X(deform_conv2d, dcn, offset_xy, "offsets read as (dx, dy), not (dy, dx)")                     \
     X(deform_conv2d, dcn, mask_unused, "the DCNv2 mask never applied")                             \
     X(deform_conv2d, dcn, tail_tile, "the last partial 64-pixel tile of each plane not computed")  \

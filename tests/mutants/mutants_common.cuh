@@ -8,7 +8,9 @@
  *                variant reads instead (ties by higher index = the real variant
  *                on the reversed input, indices mapped back);
  *   perturb      the bug is what it does to the outputs (the last keep lost,
- *                the last partial tile never written, a store past the end).
+ *                the last partial tile never written, a store past the end);
+ *   cache_after  the bug is a result cache: after that many calls, a call
+ *                returns without launching (the outputs keep what is there).
  * A mutant is a mut_spec and one line: KB_MUTANT(nms_last_lost, spec).
  * The rest are small self-contained kernels in their op's file.
  */
@@ -35,6 +37,7 @@ struct mut_spec {
     unsigned edited_inputs;         /* bit i: input i is a copy that edit_inputs fills */
     mut_edit_inputs_fn edit_inputs; /* or NULL */
     mut_perturb_fn perturb;         /* or NULL */
+    int cache_after;                /* 0, or the calls that compute before the cache */
 };
 
 /* ---- small helpers (mutants_common.cu) ---- */
@@ -76,6 +79,7 @@ struct mut_state {
     kb_case c; /* the case the real variant sees (edited) */
     kb_case real;
     kb_tensors tin; /* the inputs it reads */
+    int calls;      /* run() calls so far (cache_after) */
 };
 
 void mut_state_free(mut_state *m); /* the copies and m; not the real variant's state */
@@ -118,6 +122,7 @@ template <const mut_spec &S>
 static int mut_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
                    kb_error *e) {
     mut_state *m = (mut_state *)state;
+    if (S.cache_after && m->calls++ >= S.cache_after) return KB_OK;
     if (S.edit_inputs &&
         kb_cuda_check(S.edit_inputs(&m->real, in, &m->tin, s), "mutant: edit inputs", e) != KB_OK)
         return KB_ERR;

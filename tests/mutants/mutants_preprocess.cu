@@ -1,6 +1,8 @@
 /* mutants_preprocess.cu — wrong preprocessing. Four are a one-thread-per-
  * pixel kernel (as the naive variants) with one bug in its sampling rule or
- * its parameters; two are the real vec variants with a bug at the row tail.
+ * its parameters; two are the real vec variants with a bug at the row tail,
+ * one the real vec variant behind a result cache (mut_timed_cache: `kbench_mutants
+ * run preprocess -v mut_timed_cache --sweep smoke` must FAIL).
  * `kbench_mutants check preprocess -v mut_clamp_w2 --sweep smoke` must FAIL.
  *
  * Left out: (v/255 - mean)/std contracted into an fma. It moves an output by
@@ -148,3 +150,12 @@ static cudaError_t overrun(const kb_case *c, const kb_tensors *in, kb_tensors *o
 }
 static const mut_spec overrun_spec = {vec_for, NULL, 0, NULL, overrun};
 KB_MUTANT(pp_overrun, overrun_spec)
+
+/* ---- a result cache: the real vec variant, then nothing ---- */
+
+/* Computes for its first two calls, the check's run and its bitwise re-run
+ * (a cache after one call fails that re-run), then returns without
+ * launching: only the timed launch's outputs, compared with the checked
+ * ones, show that timing measured no work. */
+static const mut_spec timed_cache_spec = {vec_for, NULL, 0, NULL, NULL, 2};
+KB_MUTANT(pp_timed_cache, timed_cache_spec)
