@@ -1,6 +1,11 @@
 # Writes kb_version.c with the source tree's git commit; rewrites it only when it changed.
-execute_process(COMMAND git -C ${SRC} describe --always --dirty --abbrev=12
-                OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+# KB_GIT_COMMIT in the environment names it for a tree whose .git is not its own
+# (an exported or copied tree).
+set(commit "$ENV{KB_GIT_COMMIT}")
+if(NOT commit)
+  execute_process(COMMAND git -C ${SRC} describe --always --dirty --abbrev=12
+                  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
 if(NOT commit)
   set(commit "unknown")
 endif()

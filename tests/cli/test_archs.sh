@@ -55,5 +55,13 @@ got=$(CUDAARCHS=86 "$cmake_bin" -DSRC="$src" -P "$src/tests/cmake/choose_archs.c
     sed -n 's/^archs=//p')
 expect "CUDAARCHS" "$got" ""
 
+# The commit a build records (harness/version.cmake): KB_GIT_COMMIT names it
+# for a copied tree; without it, git's own.
+ver=$(mktemp)
+KB_GIT_COMMIT=0123abcd "$cmake_bin" -DSRC="$src" -DOUT="$ver" -P "$src/harness/version.cmake"
+expect "KB_GIT_COMMIT" "$(cat "$ver")" 'const char *const kb_git_commit = "0123abcd";'
+env -u KB_GIT_COMMIT "$cmake_bin" -DSRC="$src" -DOUT="$ver" -P "$src/harness/version.cmake"
+grep -q 'kb_git_commit = "0123abcd"' "$ver" && expect "git's commit" "0123abcd kept" "rewritten"
+rm -f "$ver"
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all architecture choices as expected"
