@@ -8,8 +8,8 @@ statistics on a machine without them.
 
 The rules mirror harness/: stats.c (type-7 percentiles, noise = relative
 standard deviation), kb_should_stop (min samples, max noise, max time, 4x the
-time for fewer than min samples), measure_cold.c (a memset of twice the L2
-before each sample, between the event pair's outside), out_csv.c (columns,
+time for fewer than min samples), measure_cold.c and l2_flush.h (the default
+flush, write-read, of twice the L2 before each sample, outside the event pair), out_csv.c (columns,
 number formats, RFC 4180 quoting) and row.c (the '#' metadata lines).
 """
 import csv
@@ -207,8 +207,10 @@ def verify(kbench, op, case_dir, name, precision=None):
 
 class ColdTimer:
     """kbench's cold mode for a callable that enqueues GPU work on the current
-    stream: before each sample a memset of twice the L2 (so inputs are not
-    timed from cache), then an event pair around one call."""
+    stream: before each sample kbench's default flush, `write-read` (a memset
+    of twice the L2, then a reduction that reads it back, so inputs are not
+    timed from cache and no dirty line is left to write back inside the timed
+    region), then an event pair around one call."""
 
     def __init__(self, rule, warmup_s=0.05):
         import torch
@@ -221,6 +223,7 @@ class ColdTimer:
 
     def one(self, fn, n):
         self.flush.fill_(n & 0xFF)
+        self.flush.view(self.torch.int32).sum()
         self.start.record()
         fn()
         self.stop.record()

@@ -147,7 +147,7 @@ if ! nvidia-smi >/dev/null 2>&1; then
     printf '%s\n' '# kbench x' '# l2 flush: read' 'op,variant,params,mode,status,median_us' \
         'preprocess,nearest_naive,n=1,cold,PASS,12.5' >"$out/read.csv"
     cp "$out/read.csv" "$out/read.orig"
-    expect 2 "--resume $out/read.csv: its cold rows were timed with --flush read, this run would flush with write .*add --flush read" -- \
+    expect 2 "--resume $out/read.csv: its cold rows were timed with --flush read, this run would flush with write-read .*add --flush read" -- \
         run preprocess --resume "$out/read.csv"
     same "$out/read.csv" "$out/read.orig"
     expect 3 "no CUDA device" -- run preprocess --resume "$out/read.csv" --flush read
@@ -156,7 +156,9 @@ if ! nvidia-smi >/dev/null 2>&1; then
         'preprocess,nearest_naive,n=1,cold,PASS,12.5,device' >"$out/old.csv"
     expect 2 "--resume $out/old.csv: its cold rows were timed with --flush write, this run would flush with discard" -- \
         run preprocess --resume "$out/old.csv" --flush discard
-    expect 3 "no CUDA device" -- run preprocess --resume "$out/old.csv"
+    expect 2 "timed with --flush write, this run would flush with write-read .*add --flush write" -- \
+        run preprocess --resume "$out/old.csv"
+    expect 3 "no CUDA device" -- run preprocess --resume "$out/old.csv" --flush write
     sed 's/,device$/,host/' "$out/old.csv" >"$out/host.csv"
     expect 3 "no CUDA device" -- run preprocess --resume "$out/host.csv" --flush discard
     no_strays
