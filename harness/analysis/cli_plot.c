@@ -11,6 +11,8 @@
  *   index_cost  extra time of *_i64 over its *_i32 twin (when the op has both)
  *   V_vs_exact  a variant of other semantics (fast NMS) against the fastest
  *               exact one: time saved, and boxes lost (parsed from its note)
+ *   cpu_vs_gpu  the fastest host (CPU) variant against the fastest device
+ *               one per case, along an axis (where host rows ran)
  * Each plot is DIR/<csvstem>.<op>.<kind>.{gp,dat,png,svg} (`gnuplot X.gp` in
  * DIR renders it again). Colours and styles: above their code. `kbench
  * report` embeds the same plots.
@@ -18,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "compare_runs.h"
+#include "host_device.h"
 #include "plot.h"
 
 #include "run/out_file.h" /* kb_make_dirs */
@@ -54,6 +57,10 @@ static void plot_help(void) {
          "  <stem>.<op>.index_cost  extra time of each *_i64 variant over its *_i32 twin\n"
          "  <stem>.<op>.V_vs_exact  a variant of other semantics (nms pairwise_fast)\n"
          "                          against the fastest exact one: time saved, boxes lost\n"
+         "  <stem>.<op>.cpu_vs_gpu  where host rows (KB_HOST variants) ran: the fastest\n"
+         "                          CPU variant against the fastest GPU variant per case,\n"
+         "                          along --along AXIS or the axis that joins the most\n"
+         "                          cases (log scale)\n"
          "<stem> is the name of the first FILE holding the op, without .csv; an op timed\n"
          "in several modes gets .<mode> after its name. Only PASS and UNCHECKED rows are\n"
          "drawn. Each variant has one colour in every plot; peers (peer:*) are dashed\n"
@@ -486,6 +493,7 @@ typedef struct along_spec {
     along_value_fn value;
     int with_baseline;         /* speedups: per case baseline, a dashed line at 1 */
     int error_bars;            /* lo..hi drawn (p10-p90) */
+    int log_y;                 /* log y whatever the range (else only above 30x) */
     double ceiling;            /* a dashed line at this y, 0 for none */
     const char *ceiling_title; /* its key entry */
 } along_spec;
@@ -614,7 +622,7 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
                  "The baseline differs between cases (the first of the op's baseline list "
                  "that ran). ");
     /* One y range for every panel, so that panels compare by eye. */
-    if (yhi > 0 && yhi / ylo > 30)
+    if (yhi > 0 && (s->log_y || yhi / ylo > 30))
         fprintf(pf.gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ylo / 1.5, yhi * 1.5);
     else if (yhi > 0)
         fprintf(pf.gp, "set yrange [0:%.6g]\n", yhi * 1.1);
@@ -948,6 +956,55 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
     return plot_close(pc, &pf, e);
 }
 
+/* "against c_in (with c_out, h, w), a panel per combination of the other
+ * axes that vary": what a plot along a is drawn against. */
+static void along_caption(const kb_along *a, char *buf, size_t n) {
+    snprintf(buf, n, "against %s%s%s%s%s", a->axis, a->with[0] ? " (with " : "", a->with,
+             a->with[0] ? ")" : "",
+             a->npanels > 1 ? ", a panel per combination of the other axes that vary" : "");
+}
+
+/* Median time per launch along the axis, p10-p90 as error bars. */
+static along_spec along_time_spec(const char *kind, const char *caption, const char *what) {
+    along_spec s = {
+        .kind = kind,
+        .caption = caption,
+        .what = what,
+        .ylabel = "median time per launch (µs)",
+        .value = along_time,
+        .error_bars = 1,
+    };
+    return s;
+}
+
+/* ---- CPU or GPU ---- */
+
+/* The fastest host variant against the fastest device variant per case,
+ * along the axis the report reads the crossover on (host_device.h): the
+ * two-variant view of the cases where both PASSed, drawn as any view is. */
+static int plot_cpu_gpu(const plot_ctx *pc, kb_error *e) {
+    kb_host_device hd;
+    if (kb_host_device_build(pc->v, pc->o->along, &hd, e) != KB_OK) return KB_ERR;
+    int rc = KB_OK;
+    if (hd.has_along) {
+        plot_ctx both = *pc;
+        both.v = &hd.both;
+        both.along = hd.along;
+        both.has_along = 1;
+        char against[700], caption[1000];
+        along_caption(&hd.along, against, sizeof against);
+        snprintf(caption, sizeof caption,
+                 "CPU or GPU: per case the fastest host (CPU) variant and the fastest device "
+                 "(GPU) variant that PASSed, %s (log scale; error bars p10-p90)",
+                 against);
+        along_spec spec = along_time_spec("cpu_vs_gpu", caption, "CPU or GPU");
+        spec.log_y = 1;
+        rc = plot_along(&both, &spec, e);
+    }
+    kb_host_device_free(&hd);
+    return rc;
+}
+
 /* ---- all plots of a view ---- */
 
 static void csv_stem(const char *path, char *buf, size_t n) {
@@ -993,11 +1050,7 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         pc.has_along = kb_along_pick(v, &pc.along);
     }
     char axis_caption[700] = "";
-    if (pc.has_along)
-        snprintf(axis_caption, sizeof axis_caption, "against %s%s%s%s%s", pc.along.axis,
-                 pc.along.with[0] ? " (with " : "", pc.along.with, pc.along.with[0] ? ")" : "",
-                 pc.along.npanels > 1 ? ", a panel per combination of the other axes that vary"
-                                      : "");
+    if (pc.has_along) along_caption(&pc.along, axis_caption, sizeof axis_caption);
     char time_caption[1000], speedup_caption[1000], gbps_caption[1000];
     snprintf(time_caption, sizeof time_caption,
              "median time per launch %s, one line per variant (error bars p10-p90; dashed: "
@@ -1013,14 +1066,7 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
              axis_caption);
     double peak_bw, peak_flops;
     view_peaks(&pc, &peak_bw, &peak_flops);
-    const along_spec time_along = {
-        .kind = "time",
-        .caption = time_caption,
-        .what = "median time",
-        .ylabel = "median time per launch (µs)",
-        .value = along_time,
-        .error_bars = 1,
-    };
+    const along_spec time_along = along_time_spec("time", time_caption, "median time");
     const along_spec speedup_along = {
         .kind = "speedup",
         .caption = speedup_caption,
@@ -1105,7 +1151,7 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
         if (var && (var->flags & KB_INEXACT) && plot_vs_exact(&pc, k, e) != KB_OK) return KB_ERR;
     }
-    return KB_OK;
+    return plot_cpu_gpu(&pc, e);
 }
 
 /* ---- gnuplot ---- */

@@ -13,6 +13,7 @@
  */
 #include "cli.h"
 #include "compare_runs.h"
+#include "host_device.h"
 #include "plot.h"
 
 #include "core/format.h"
@@ -207,20 +208,13 @@ static void write_runs(doc *d, const kb_results *res) {
 
 /* ---- which variant to ship ---- */
 
-/* A variant the table may recommend: ours (not a peer), the op's own
- * semantics (not KB_INEXACT), not a test-only fault. */
-static int candidate(const kb_op_view *v, int k) {
-    if (kb_result_is_peer(v->variants[k])) return 0;
-    const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
-    return !var || !(var->flags & (KB_INEXACT | KB_TEST_ONLY));
-}
-
 /* The fastest and second fastest candidates that PASSed on case c. */
 static void rank_case(const kb_op_view *v, int c, int *best, int *second) {
     *best = *second = -1;
     for (int k = 0; k < v->nvariants; k++) {
         const kb_result *r = kb_view_cell(v, c, k);
-        if (!candidate(v, k) || !r || r->status != KB_ROW_PASS || !(r->median_us > 0)) continue;
+        if (!kb_view_ranked(v, k) || !r || r->status != KB_ROW_PASS || !(r->median_us > 0))
+            continue;
         double t = r->median_us;
         if (*best < 0 || t < kb_view_cell(v, c, *best)->median_us) {
             *second = *best;
@@ -431,6 +425,63 @@ static void write_inexact_table(doc *d, const kb_op_view *v) {
     }
 }
 
+/* ---- CPU or GPU ---- */
+
+/* "cpu_greedy 12.50 us", or why there is no time. */
+static void fmt_side(const kb_op_view *v, int c, int k, char *buf, size_t n) {
+    char t[32];
+    if (k < 0) {
+        snprintf(buf, n, "(none PASSed)");
+        return;
+    }
+    kb_format_us(kb_view_cell(v, c, k)->median_us, t, sizeof t);
+    snprintf(buf, n, "%s %s", v->variants[k], t);
+}
+
+/* "along n", "along n at iou=0.7": where a crossover statement is read. */
+static void fmt_along(const kb_along *a, int p, const char *word, char *buf, size_t n) {
+    snprintf(buf, n, "%s %s%s%s%s%s%s", word, a->axis, a->with[0] ? " (with " : "", a->with,
+             a->with[0] ? ")" : "", a->panel[p][0] ? " at " : "", a->panel[p]);
+}
+
+static void write_cpu_gpu(doc *d, const kb_plot_opts *o, const kb_op_view *v,
+                          const kb_host_device *hd, const kb_plot *plot) {
+    static const char *const head[] = {"case", "fastest on the CPU (host)",
+                                       "fastest on the GPU (device)", "faster"};
+    doc_heading(d, 3, "CPU or GPU");
+    doc_para(d, "Per case where a variant ran on the CPU (a host row): the fastest host variant "
+                "that PASSed against the fastest device variant that PASSed (ours, of the op's "
+                "semantics), and by how much the faster wins (the slower median over the "
+                "faster).");
+    doc_table_begin(d, 4, head);
+    int both = 0;
+    for (int c = 0; c < v->ncases; c++) {
+        if (!hd->has_host[c]) continue;
+        char cells[4][CELL];
+        kb_params_short(v->def, v->cases[c], cells[0], CELL);
+        fmt_side(v, c, hd->host[c], cells[1], CELL);
+        fmt_side(v, c, hd->device[c], cells[2], CELL);
+        if (hd->host[c] >= 0 && hd->device[c] >= 0)
+            kb_host_device_verdict(kb_host_device_ratio(hd, both++), cells[3], CELL);
+        else
+            snprintf(cells[3], CELL, "-");
+        doc_row(d, 4, cells, 0);
+    }
+    doc_table_end(d);
+    if (!hd->has_along) {
+        doc_para(d, "No axis varies among the cases measured on both with two of them in one "
+                    "sweep: no crossover to read.");
+        return;
+    }
+    for (int p = 0; p < hd->along.npanels; p++) {
+        char where[KB_ALONG_LABEL + 700], text[2048];
+        if (kb_host_device_along(hd, p, text, sizeof text) < 0) continue;
+        fmt_along(&hd->along, p, "Along", where, sizeof where);
+        doc_para(d, "%s: %s.", where, text);
+    }
+    if (plot) doc_plot(d, o, plot);
+}
+
 static void write_not_passed(doc *d, const kb_op_view *v) {
     static const char *const head[] = {"variant", "case", "status", "median", "reason", "note"};
     int n = 0;
@@ -462,8 +513,13 @@ static void write_not_passed(doc *d, const kb_op_view *v) {
         doc_para(d, "Every row PASSed.");
 }
 
-static void write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
-                       int nplots) {
+static int write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
+                      int nplots, kb_error *e) {
+    kb_host_device hd;
+    if (kb_host_device_build(v, o->along, &hd, e) != KB_OK) return KB_ERR;
+    const kb_plot *cpu_gpu = NULL;
+    for (int i = 0; i < nplots; i++)
+        if (strcmp(plots[i].kind, "cpu_vs_gpu") == 0) cpu_gpu = &plots[i];
     char title[400];
     snprintf(title, sizeof title, "%s (%s mode)%s%s", v->op, v->mode, v->def ? ": " : "",
              v->def ? v->def->summary : "");
@@ -471,9 +527,13 @@ static void write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const
     write_ship_table(d, v);
     write_index_table(d, v);
     write_inexact_table(d, v);
+    if (hd.any) write_cpu_gpu(d, o, v, &hd, cpu_gpu);
     doc_heading(d, 3, "Plots");
-    for (int i = 0; i < nplots; i++) doc_plot(d, o, &plots[i]);
+    for (int i = 0; i < nplots; i++)
+        if (&plots[i] != cpu_gpu) doc_plot(d, o, &plots[i]);
     write_not_passed(d, v);
+    kb_host_device_free(&hd);
+    return KB_OK;
 }
 
 /* ---- the README's excerpt ---- */
@@ -502,8 +562,55 @@ static const kb_plot *find_plot(const kb_plot *plots, int n, const char *kind) {
     return NULL;
 }
 
-static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
-                         int nplots) {
+/* "1.36-6.41×", "212×": how much faster, over the cases of one winner. */
+static void fmt_factors(double lo, double hi, char *buf, size_t n) {
+    char a[32], b[32];
+    snprintf(a, sizeof a, lo < 10 ? "%.2f" : "%.0f", lo);
+    snprintf(b, sizeof b, hi < 10 ? "%.2f" : "%.0f", hi);
+    if (strcmp(a, b) == 0)
+        snprintf(buf, n, "%s×", a);
+    else
+        snprintf(buf, n, "%s-%s×", a, b);
+}
+
+/* One line: who wins on the cases both ran, by how much, and where the
+ * winner changes along the axis. */
+static void summary_cpu_gpu(FILE *f, const kb_host_device *hd) {
+    const kb_op_view *b = &hd->both;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0}; /* [0] CPU wins, [1] GPU wins */
+    int wins[2] = {0, 0};
+    for (int c = 0; c < b->ncases; c++) {
+        double r = kb_host_device_ratio(hd, c), x = r < 1 ? 1 / r : r;
+        int g = r >= 1;
+        wins[g]++;
+        lo[g] = fmin(lo[g], x);
+        hi[g] = fmax(hi[g], x);
+    }
+    char text[4096], range[2][80];
+    for (int g = 0; g < 2; g++) fmt_factors(lo[g], hi[g], range[g], sizeof range[g]);
+    if (!b->ncases)
+        snprintf(text, sizeof text, "no case has both a host and a device variant that PASSed");
+    else if (!wins[0] || !wins[1])
+        snprintf(text, sizeof text, "%s faster on every case measured on both (%d), %s",
+                 wins[0] ? "CPU" : "GPU", b->ncases, range[wins[0] ? 0 : 1]);
+    else
+        snprintf(text, sizeof text,
+                 "CPU faster on %d of %d cases measured on both (%s), GPU on %d (%s)", wins[0],
+                 b->ncases, range[0], wins[1], range[1]);
+    for (int p = 0; hd->has_along && p < hd->along.npanels; p++) {
+        char where[KB_ALONG_LABEL + 700], along[2048];
+        if (kb_host_device_along(hd, p, along, sizeof along) <= 0) continue;
+        fmt_along(&hd->along, p, "along", where, sizeof where);
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "; %s: %s", where, along);
+    }
+    fputs("\nCPU or GPU: ", f);
+    md_escape(f, text, 0);
+    fputs(".\n", f);
+}
+
+static int summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
+                        int nplots, kb_error *e) {
     fprintf(f, "\n**%s** (%s mode)\n\n", v->op, v->mode);
     static const char *const kinds[] = {"time", "speedup"};
     for (int i = 0; i < 2; i++) {
@@ -546,6 +653,11 @@ static void summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, co
         kb_format_bytes(w->workspace_bytes, 0, ws, sizeof ws);
         fprintf(f, " | %s | %s | %s | %s | %s |\n", v->variants[best], t, base_txt, peer_txt, ws);
     }
+    kb_host_device hd;
+    if (kb_host_device_build(v, o->along, &hd, e) != KB_OK) return KB_ERR;
+    if (hd.any) summary_cpu_gpu(f, &hd);
+    kb_host_device_free(&hd);
+    return KB_OK;
 }
 
 static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
@@ -565,11 +677,13 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
             "one ran).\n",
             res->nfiles, devices[0] ? devices : "(not recorded)",
             commits[0] ? commits : "(not recorded)");
-    for (int i = 0; i < nviews; i++)
-        summary_view(f, o, &views[i], plots->items + first_plot[i],
-                     first_plot[i + 1] - first_plot[i]);
+    int failed = 0;
+    for (int i = 0; i < nviews && !failed; i++)
+        failed = summary_view(f, o, &views[i], plots->items + first_plot[i],
+                              first_plot[i + 1] - first_plot[i], e) != KB_OK;
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return kb_fail(e, "%s: write error", path);
+    if (fclose(f) != 0 || bad) return failed ? KB_ERR : kb_fail(e, "%s: write error", path);
+    if (failed) return KB_ERR;
     printf("%s\n", path);
     return KB_OK;
 }
@@ -610,13 +724,15 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
                      "set them side by side: a case's rows may not be from the same run."
                    : "");
     write_runs(&d, res);
-    for (int i = 0; i < nviews; i++)
-        write_view(&d, o, &views[i], plots->items + first_plot[i],
-                   first_plot[i + 1] - first_plot[i]);
+    int failed = 0;
+    for (int i = 0; i < nviews && !failed; i++)
+        failed = write_view(&d, o, &views[i], plots->items + first_plot[i],
+                            first_plot[i + 1] - first_plot[i], e) != KB_OK;
     fputs("</body></html>\n", d.html);
     int bad = ferror(d.md) || ferror(d.html);
     bad |= fclose(d.md) != 0;
     bad |= fclose(d.html) != 0;
+    if (failed) return KB_ERR;
     if (bad) return kb_fail(e, "%s or %s: write error", md_path, html_path);
     printf("%s\n%s\n", md_path, html_path);
     return KB_OK;

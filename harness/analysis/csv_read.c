@@ -1201,19 +1201,35 @@ int kb_along_build(const kb_op_view *v, const char *axis, kb_along *a, kb_error 
     return rc;
 }
 
-int kb_along_pick(const kb_op_view *v, kb_along *a) {
+/* How many of n cases a line joins: those in a panel of two positions or more. */
+static int joined_cases(const kb_along *t, int n) {
+    int joined = 0;
+    for (int p = 0; p < t->npanels; p++) {
+        int count = 0;
+        for (int c = 0; c < n; c++) count += t->case_panel[c] == p;
+        joined += count >= 2 ? count : 0;
+    }
+    return joined;
+}
+
+/* The best axis by score (0: not a candidate), then the fewest panels, then
+ * the most positions, then the op's axis order. */
+static int along_pick(const kb_op_view *v, kb_along *a, int joined) {
     memset(a, 0, sizeof *a);
     along_grid g;
     if (grid_build(v, &g, NULL) != KB_OK) return 0;
     int *first = calloc((size_t)g.ncases + 1, sizeof *first);
-    int best = -1, best_panels = 0, best_nx = 0;
+    int best = -1, best_score = 0, best_panels = 0, best_nx = 0;
     for (int b = 0; first && b < g.naxes; b++) {
         kb_along t;
         if (grid_distinct(&g, b, first) < 2 || along_layout(v, &g, b, &t, NULL) != KB_OK) continue;
-        int fits = t.npanels <= 4 && t.min_points >= 2;
-        if (fits &&
-            (best < 0 || t.npanels < best_panels || (t.npanels == best_panels && t.nx > best_nx))) {
+        int score = joined ? joined_cases(&t, g.ncases) : t.npanels <= 4 && t.min_points >= 2;
+        if (score > 0 &&
+            (best < 0 || score > best_score ||
+             (score == best_score &&
+              (t.npanels < best_panels || (t.npanels == best_panels && t.nx > best_nx))))) {
             best = b;
+            best_score = score;
             best_panels = t.npanels;
             best_nx = t.nx;
         }
@@ -1223,4 +1239,12 @@ int kb_along_pick(const kb_op_view *v, kb_along *a) {
     free(first);
     grid_free(&g);
     return found;
+}
+
+int kb_along_pick(const kb_op_view *v, kb_along *a) {
+    return along_pick(v, a, 0);
+}
+
+int kb_along_pick_joined(const kb_op_view *v, kb_along *a) {
+    return along_pick(v, a, 1);
 }

@@ -158,6 +158,12 @@ int kb_view_has_axis(const kb_op_view *v, const char *axis);
  * fewest panels, then the most positions, then the op's axis order); 0 when
  * none qualifies (a set of scenarios, not a sweep), 1 and *a built. */
 int kb_along_pick(const kb_op_view *v, kb_along *a);
+/* The varying axis along which the most cases share a panel with another
+ * position (a line joins them; up to KB_ALONG_MAX_PANELS panels, some of one
+ * case), then the fewest panels, the most positions, the op's axis order: for
+ * reading a trend off cases that are not one sweep. 0 when no axis joins two
+ * cases. */
+int kb_along_pick_joined(const kb_op_view *v, kb_along *a);
 void kb_along_free(kb_along *a);
 
 #endif
