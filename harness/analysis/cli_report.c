@@ -4,8 +4,9 @@
  * variant per case with its noise, its speedup over the op's baseline and
  * over each peer, the runner-up and the workspace it costs; the plots of
  * `kbench plot`; int64-vs-int32 and other-semantics (fast NMS) tables where
- * the op has such variants; the runs the rows came from; and every row that
- * did not pass, with its reason.
+ * the op has such variants; where host rows ran, CPU or GPU per case and
+ * the size where the winner changes (host_device.h); the runs the rows came
+ * from; and every row that did not pass, with its reason.
  *
  * Both pages are written by one set of doc_* calls, so they say the same.
  * DIR/summary.md is the excerpt a README shows (scripts/make-report.sh puts
@@ -34,13 +35,17 @@ static void report_help(void) {
          "    peer on the same case, its workspace, and the runner-up;\n"
          "  - int64 against int32 indexing (*_i64 vs *_i32 twins) and variants of other\n"
          "    semantics (nms pairwise_fast: time saved, boxes lost) where the op has them;\n"
+         "  - CPU or GPU, where host rows ran (KB_HOST variants, `where` host): per case\n"
+         "    the fastest host and the fastest device variant that PASSed and which wins\n"
+         "    by how much; along the axis that joins the most cases, the size where the\n"
+         "    winner changes (or that one wins at every size); the cpu_vs_gpu plot;\n"
          "  - the plots of `kbench plot` (time, speedup, roofline, workspace, ...);\n"
          "  - every row that did not PASS, with its status and reason.\n"
          "And the runs: device, driver, clocks, peaks, commit, command and time of each file.\n"
          "DIR/summary.md is the short form for a README: per op its time and speedup plots\n"
          "and one line per case (the variant to ship, its time, its speedup over the\n"
          "baseline and over the fastest peer that ran (one that FAILed its check named\n"
-         "with why), its workspace).\n\n"
+         "with why), its workspace), and for ops with host rows one CPU-or-GPU line.\n\n"
          "  -o, --output DIR   where the pages and plots go (default report/; created)\n"
          "  -h, --help\n"
          "exit codes: 0 written; 2 bad usage or an unreadable CSV; 4 a file could not be\n"

@@ -342,6 +342,31 @@ expect_file "$tmp/report/report.md" "^\| n=16 \| bilinear_vec \| 72.40 us ± 0.3
 # summary.md: the README's excerpt (scripts/make-report.sh splices it in)
 expect_file "$tmp/report/summary.md" "^\| n=16 \| bilinear_vec \| 72.40 us \| 2.37× bilinear_naive \| 6.49× peer:opencv_cuda \| 0 B \|"
 expect_file "$tmp/report/summary.md" "^\| n=100000 \| blockwalk \| 2.890 ms \| - \| 7.44× peer:torchvision"
+# CPU or GPU: host rows (where=host) against device rows, per case and along n.
+# nms_host.csv: cpu_greedy wins at n=1000, blockwalk from n=4000 on; a lone iou=0.7 case.
+prefix=(env PATH=/nonexistent)
+expect 4 "summary.md" -- report $d/nms_host.csv -o "$tmp/report-host"
+sed '/^nms,cpu_greedy,n=1000 /s/,12.5000,/,31.0000,/' $d/nms_host.csv >"$tmp/nms_gpu_wins.csv"
+expect 4 "summary.md" -- report "$tmp/nms_gpu_wins.csv" -o "$tmp/report-gpu"
+prefix=()
+h=$tmp/report-host
+expect_file "$h/report.md" "^### CPU or GPU$"
+expect_file "$h/report.md" "^\| \(defaults\) \| cpu_greedy 12.50 us \| blockwalk 18.90 us \| CPU 1.51× faster \|$"
+expect_file "$h/report.md" "^\| n=100000 \| cpu_greedy 6.800 ms \| blockwalk 2.890 ms \| GPU 2.35× faster \|$"
+expect_file "$h/report.md" \
+    "^Along n at iou=0.5: CPU faster at n=1000; GPU faster from n=4000 to n=100000 \(the winner changes between n=1000 and n=4000\)\.$"
+expect_file "$h/report.html" "<h3>CPU or GPU</h3>"
+expect_file "$h/summary.md" \
+    "^CPU or GPU: CPU faster on 1 of 5 cases measured on both \(1.51×\), GPU on 4 \(1.36-6.44×\); along n at iou=0.5: CPU faster at n=1000; GPU faster from n=4000 to n=100000"
+expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "^set logscale y$"
+expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "title \"CPU: fastest host variant\""
+expect_file "$tmp/report-gpu/report.md" \
+    "^Along n at iou=0.5: GPU faster at every n measured \(from n=1000 to n=100000\)\.$"
+expect_file "$tmp/report-gpu/summary.md" \
+    "^CPU or GPU: GPU faster on every case measured on both \(5\), 1.36-6.44×\.$"
+# no host rows (nms.csv is of the schema before `where`: every row ran on the device)
+check "no host rows: no CPU or GPU section" bash -c '! grep -q "CPU or GPU" "$1"/report.md "$1"/summary.md' _ "$tmp/report"
+check "no host rows: no cpu_vs_gpu plot" bash -c '! ls "$1" | grep -q cpu_vs_gpu' _ "$tmp/report"
 # files from two GPUs and two commits: the report names every one of them
 sed -e 's/GPU-6f1c2a9e-4b7d/GPU-0a0a0a0a-1111/' -e 's/^# kbench 3623961 /# kbench 7e57c0d /' \
     $d/nms.csv >"$tmp/nms-other-gpu.csv"

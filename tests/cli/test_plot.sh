@@ -68,6 +68,10 @@ expect 0 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nm
 expect_file "$tmp/report/report.html" "src=\"data:image/svg\+xml;base64,"
 expect_file "$tmp/report/summary.md" "!\[nms speedup\]\(nms.nms.speedup.svg\)"
 expect_file "$tmp/report/nms.nms.speedup.svg" "<svg"
+# host rows: the CPU against the GPU along n, drawn and embedded
+expect 0 "report.html" -- report $d/nms_host.csv -o "$tmp/report-host"
+expect_file "$tmp/report-host/nms_host.nms.cpu_vs_gpu.svg" "<svg"
+expect_file "$tmp/report-host/report.md" "^!\[cpu_vs_gpu\]\(nms_host.nms.cpu_vs_gpu.png\)$"
 
 # ---- scripts/make-report.sh: report of a baseline folder + the README's section ----
 mkdir -p "$tmp/base"
