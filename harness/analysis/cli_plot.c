@@ -899,7 +899,7 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
     if (plot_open(pc, kind, caption, what, &pf, e) != KB_OK) return KB_ERR;
     fputs("# case exact_us inexact_us saved_us dropped\n", pf.dat);
     fputs("set xtics (", pf.gp);
-    int lines = 1, rows = 0;
+    int lines = 1, rows = 0, counted = 0;
     for (int c = 0; c < v->ncases; c++) {
         double fast = timed_us(v, c, k), best = NAN;
         int bx = -1;
@@ -921,9 +921,10 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
         fprintf(pf.gp, " %d", rows);
         double dropped = kb_view_cell(v, c, k)->dropped;
         fprintf(pf.dat, "%d %.6g %.6g %.6g ", rows, best, fast, best - fast);
-        if (dropped >= 0)
+        if (dropped >= 0) {
             fprintf(pf.dat, "%.0f", dropped);
-        else
+            counted++;
+        } else
             fputc('?', pf.dat);
         fprintf(pf.dat, "  # %s\n", v->cases[c]);
         rows++;
@@ -936,23 +937,32 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
             "set lmargin at screen 0.09\nset rmargin at screen 0.74\n",
             lines + 1);
     plot_loop(pc, &pf, rows * 150 + 420 < 1000 ? 1000 : rows * 150 + 420, 700 + 30 * lines);
+    /* A variant whose other semantics are numbers, not dropped results
+     * (deform's half-precision path: its error is in the row's note), gets
+     * the time panel alone. */
     fprintf(pf.gp,
-            "    set multiplot layout 2,1\n"
+            "    set multiplot layout %d,1\n"
             "    set ylabel \"median time (µs)\"\n"
             "    plot \"%s.dat\" using 2 lc rgb \"#8c8c8c\" fs solid 0.9 title \"fastest exact "
             "variant\", \\\n"
             "        \"\" using 3 lc rgb \"%s\" fs solid 0.9 title \"%s\", \\\n"
             "        \"\" using 0:($2 > $3 ? $2 : $3):(sprintf(\"saved %%.0f µs (%%.0f%%%%)\", "
             "$4, 100 * $4 / $2)) with labels offset 0,0.8 font \",9\" notitle\n"
+            "    if (%d) {\n"
             "    unset title\n"
             "    set ylabel \"kept by the exact op,\\ndropped by %s\"\n"
             "    plot \"%s.dat\" using 5 lc rgb \"%s\" fs pattern 2 border lc rgb \"%s\" "
             "title \"dropped (from the row's note)\", \\\n"
             "        \"\" using 0:5:5 with labels offset 0,0.8 font \",9\" notitle\n"
+            "    }\n"
             "    unset multiplot\n",
-            pf.p->base, colour_of(v, k), v->variants[k], v->variants[k], pf.p->base,
-            colour_of(v, k), colour_of(v, k));
+            counted ? 2 : 1, pf.p->base, colour_of(v, k), v->variants[k], counted > 0,
+            v->variants[k], pf.p->base, colour_of(v, k), colour_of(v, k));
     if (!rows) note_add(pf.p, "%s", "No case has both this variant and an exact one timed. ");
+    else if (!counted)
+        note_add(pf.p, "%s",
+                 "Its rows count no dropped results (its notes give how far its numbers are "
+                 "from the exact op's): time alone. ");
     return plot_close(pc, &pf, e);
 }
 

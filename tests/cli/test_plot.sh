@@ -15,6 +15,13 @@ for f in nms.nms.time.png nms.nms.time.svg nms.nms.pairwise_fast_vs_exact.png; d
     expect_file "$tmp/plots/$f" "."
 done
 
+# A variant of other semantics whose rows count no dropped results (deform's
+# half-precision path): its vs_exact plot is the time panel alone, and draws.
+sed 's/,nhwc_wgmma_f16,/,explicit_torchvision_half,/' $d/deform_conv2d_dtypes.csv >"$tmp/half.csv"
+expect 0 "half.deform_conv2d.explicit_torchvision_half_vs_exact.png" -- plot "$tmp/half.csv" -o "$tmp/half"
+expect_file "$tmp/half/half.deform_conv2d.explicit_torchvision_half_vs_exact.png" "."
+expect_file "$tmp/half/half.deform_conv2d.explicit_torchvision_half_vs_exact.gp" "multiplot layout 1,1"
+
 # ---- along an axis: one line per variant, x in the axis's order, a panel per dtype ----
 # The fixture: 3 layers (c_in with c_out, h, w) x f32/f16; torchvision FAILs f16.
 expect 0 "deform_conv2d_dtypes.deform_conv2d.time.png .svg" -- \

@@ -21,6 +21,6 @@ do for [fmt in "png svg"] {
     }
     set output "deform_conv2d.deform_conv2d.index_cost.".fmt
     plot \
-        "deform_conv2d.deform_conv2d.index_cost.dat" index 0 using 1:2 with linespoints lc rgb "#f28e2b" lw 2 pt 5 title "explicit_gemm_i64 vs explicit_gemm_i32"
+        "deform_conv2d.deform_conv2d.index_cost.dat" index 0 using 1:2 with linespoints lc rgb "#e15759" lw 2 pt 9 title "explicit_gemm_i64 vs explicit_gemm_i32"
     unset output
 }

@@ -19,21 +19,23 @@ set xtics ("c_in=256\nc_out=256 h=50\nw=84 dtype=f16" 0, "c_in=512\nc_out=512 h=
 set bmargin 7
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 3060,580 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 3588,580 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 3060,580 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 3588,580 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "deform_conv2d.deform_conv2d.workspace.".fmt
     plot \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 2 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_i64", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 3 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_i32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 4 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_tf32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 5 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "explicit_nhwc", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 6 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "explicit_nhwc_tf32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 7 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 8 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_tf32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 9 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_f16", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 10 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_tf32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 11 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_f16"
+        "deform_conv2d.deform_conv2d.workspace.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "explicit_torchvision", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "explicit_torchvision_half", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_i64", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_i32", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "explicit_gemm_tf32", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 7 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "explicit_nhwc", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 8 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "explicit_nhwc_tf32", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 9 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_gemm", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 10 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_tf32", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 11 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_f16", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 12 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_tf32", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 13 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_f16"
     unset output
 }

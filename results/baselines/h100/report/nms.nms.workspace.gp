@@ -14,7 +14,7 @@ set ylabel "workspace (MiB)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.266479:2537.01]
+set yrange [0.0195541:2537.01]
 set xtics ("(defaults)" 0, "n=25200" 1, "n=25200\niou=0.7" 2, "n=25200\ndist=clustered" 3, "n=25200\nclasses=80\ndist=clustered" 4, "n=100000" 5)
 set bmargin 6
 do for [fmt in "png svg"] {
@@ -28,6 +28,7 @@ do for [fmt in "png svg"] {
         "nms.nms.workspace.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "bitmask_host", \
         "nms.nms.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "bitmask_gpu", \
         "nms.nms.workspace.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "blockwalk", \
-        "nms.nms.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "pairwise_fast"
+        "nms.nms.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "pairwise_fast", \
+        "nms.nms.workspace.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cpu_greedy"
     unset output
 }

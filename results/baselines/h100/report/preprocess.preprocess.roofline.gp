@@ -10,10 +10,10 @@ set title "preprocess: roofline (cold mode) — NVIDIA H100 80GB HBM3"
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [0.0735632:51.6064]
-set yrange [0.0655:103144]
-peak_bw = 2998
-peak_flops = 51572
+set xrange [0.0735632:51.622]
+set yrange [0.07:103072]
+peak_bw = 2995
+peak_flops = 51536
 roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops
 set samples 400
 do for [fmt in "png svg"] {
@@ -23,14 +23,16 @@ do for [fmt in "png svg"] {
         set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "preprocess.preprocess.roofline.".fmt
-    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2998 GB/s\nSGEMM 51572 GFLOP/s", \
+    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2995 GB/s\nSGEMM 51536 GFLOP/s", \
         "preprocess.preprocess.roofline.dat" index 0 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "nearest_naive", \
         "preprocess.preprocess.roofline.dat" index 1 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "bilinear_naive", \
         "preprocess.preprocess.roofline.dat" index 2 using 1:2 with points lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "nearest_vec", \
         "preprocess.preprocess.roofline.dat" index 3 using 1:2 with points lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "bilinear_vec", \
         "preprocess.preprocess.roofline.dat" index 4 using 1:2 with points lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "letterbox_warpaffine", \
         "preprocess.preprocess.roofline.dat" index 5 using 1:2 with points lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "letterbox_vec", \
-        "preprocess.preprocess.roofline.dat" index 6 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:opencv_cpu", \
-        "preprocess.preprocess.roofline.dat" index 7 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch"
+        "preprocess.preprocess.roofline.dat" index 6 using 1:2 with points lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "nearest_seed", \
+        "preprocess.preprocess.roofline.dat" index 7 using 1:2 with points lc rgb "#ff9da7" lw 2 pt 6 ps 1.1 dt 1 title "cpu_bilinear", \
+        "preprocess.preprocess.roofline.dat" index 8 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:opencv_cpu", \
+        "preprocess.preprocess.roofline.dat" index 9 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch"
     unset output
 }

@@ -14,21 +14,23 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.0947147:15.627]
+set yrange [0.0235875:15.7238]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("img_h=512\nimg_w=512\nvs sort_bitmask" 0, "img_h=512\nimg_w=1024\nvs sort_bitmask" 1, "img_h=1024\nimg_w=512\nvs sort_bitmask" 2, "img_h=1024\nimg_w=1024\nvs sort_bitmask" 3, "(defaults)\nvs sort_bitmask" 4, "objects=0\nvs sort_bitmask" 5, "objects=100\nvs sort_bitmask" 6)
 set bmargin 6
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1452,565 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1572,565 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1452,565 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1572,565 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "rpn_proposals.rpn_proposals.speedup.".fmt
     plot \
         "rpn_proposals.rpn_proposals.speedup.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "sort_bitmask", \
         "rpn_proposals.rpn_proposals.speedup.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "select_bitmask_gpu", \
         "rpn_proposals.rpn_proposals.speedup.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "fused", \
-        "rpn_proposals.rpn_proposals.speedup.dat" using 5 lc rgb "#1b7837" fs pattern 4 border lc rgb "#1b7837" title "peer:torch_mmdet"
+        "rpn_proposals.rpn_proposals.speedup.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "cpu_port", \
+        "rpn_proposals.rpn_proposals.speedup.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cuda_port", \
+        "rpn_proposals.rpn_proposals.speedup.dat" using 7 lc rgb "#1b7837" fs pattern 4 border lc rgb "#1b7837" title "peer:torch_mmdet"
     unset output
 }

@@ -14,20 +14,22 @@ set ylabel "median time per launch (µs)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [52.72:8665.86]
+set yrange [52.424:36152.7]
 set xtics ("img_h=512\nimg_w=512" 0, "img_h=512\nimg_w=1024" 1, "img_h=1024\nimg_w=512" 2, "img_h=1024\nimg_w=1024" 3, "(defaults)" 4, "objects=0" 5, "objects=100" 6)
 set bmargin 5
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1228,550 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1572,550 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1228,550 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1572,550 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "rpn_proposals.rpn_proposals.time.".fmt
     plot \
         "rpn_proposals.rpn_proposals.time.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "sort_bitmask", \
         "rpn_proposals.rpn_proposals.time.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "select_bitmask_gpu", \
         "rpn_proposals.rpn_proposals.time.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "fused", \
-        "rpn_proposals.rpn_proposals.time.dat" using 5 lc rgb "#1b7837" fs pattern 4 border lc rgb "#1b7837" title "peer:torch_mmdet"
+        "rpn_proposals.rpn_proposals.time.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "cpu_port", \
+        "rpn_proposals.rpn_proposals.time.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cuda_port", \
+        "rpn_proposals.rpn_proposals.time.dat" using 7 lc rgb "#1b7837" fs pattern 4 border lc rgb "#1b7837" title "peer:torch_mmdet"
     unset output
 }

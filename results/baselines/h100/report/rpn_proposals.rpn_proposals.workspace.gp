@@ -19,14 +19,16 @@ set xtics ("img_h=512\nimg_w=512" 0, "img_h=512\nimg_w=1024" 1, "img_h=1024\nimg
 set bmargin 5
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1228,550 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1380,550 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1228,550 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1380,550 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "rpn_proposals.rpn_proposals.workspace.".fmt
     plot \
         "rpn_proposals.rpn_proposals.workspace.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "sort_bitmask", \
         "rpn_proposals.rpn_proposals.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "select_bitmask_gpu", \
-        "rpn_proposals.rpn_proposals.workspace.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "fused"
+        "rpn_proposals.rpn_proposals.workspace.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "fused", \
+        "rpn_proposals.rpn_proposals.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "cpu_port", \
+        "rpn_proposals.rpn_proposals.workspace.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cuda_port"
     unset output
 }

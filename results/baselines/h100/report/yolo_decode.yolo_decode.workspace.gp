@@ -28,6 +28,7 @@ do for [fmt in "png svg"] {
         "yolo_decode.yolo_decode.workspace.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "atomic_bitmask", \
         "yolo_decode.yolo_decode.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "atomic_fastnms", \
         "yolo_decode.yolo_decode.workspace.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "scan_greedy", \
-        "yolo_decode.yolo_decode.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "fused_batch"
+        "yolo_decode.yolo_decode.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "fused_batch", \
+        "yolo_decode.yolo_decode.workspace.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "seed_fastnms"
     unset output
 }
