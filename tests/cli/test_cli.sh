@@ -367,6 +367,12 @@ expect_file "$tmp/report-gpu/summary.md" \
 # no host rows (nms.csv is of the schema before `where`: every row ran on the device)
 check "no host rows: no CPU or GPU section" bash -c '! grep -q "CPU or GPU" "$1"/report.md "$1"/summary.md' _ "$tmp/report"
 check "no host rows: no cpu_vs_gpu plot" bash -c '! ls "$1" | grep -q cpu_vs_gpu' _ "$tmp/report"
+# host rows of a peer alone (OpenCV on the CPU) are not ours: no section either
+sed 's/^nms,cpu_greedy,/nms,peer:cpu_nms,/' $d/nms_host.csv >"$tmp/nms_peer_host.csv"
+prefix=(env PATH=/nonexistent)
+expect 4 "summary.md" -- report "$tmp/nms_peer_host.csv" -o "$tmp/report-peer-host"
+prefix=()
+check "a CPU peer alone: no CPU or GPU section" bash -c '! grep -q "CPU or GPU" "$1"/report.md' _ "$tmp/report-peer-host"
 # files from two GPUs and two commits: the report names every one of them
 sed -e 's/GPU-6f1c2a9e-4b7d/GPU-0a0a0a0a-1111/' -e 's/^# kbench 3623961 /# kbench 7e57c0d /' \
     $d/nms.csv >"$tmp/nms-other-gpu.csv"
