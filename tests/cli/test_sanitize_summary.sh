@@ -26,10 +26,11 @@ cat >"$tmp/build/kbench" <<'STUB'
 #!/usr/bin/env bash
 if [ "$1" = list ] && [ "${2:-}" = opa ]; then # opa has cases too large for racecheck
     printf '    sanitize_large   sanitize past what racecheck can do\n'
+    printf '    onhost                   CPU: a host variant [host]\n'
     exit 0
 fi
 if [ "$1" = list ]; then
-    printf '%s\n' opa opa/good opa/bad opa/slow opa/fails deform_conv2d \
+    printf '%s\n' opa opa/good opa/bad opa/slow opa/fails opa/onhost deform_conv2d \
         deform_conv2d/explicit_nhwc deform_conv2d/implicit_gemm
     exit 0
 fi
@@ -66,6 +67,7 @@ rc=$?
 sum="$tmp/out/summary.md"
 check "exit 1 when a run is not clean (got $rc)" [ $rc -eq 1 ]
 # 7 runs a tool; racecheck's each in a process per case (the stub's 2)
+check "a host variant is not run (no device code)" [ "$(grep -c onhost "$tmp/calls")" -eq 0 ]
 check "every check runs the sanitize sweep" \
     [ "$(grep -c -- '--sweep sanitize ' "$tmp/calls")" -eq 21 ]
 check "racecheck runs each case alone" \
