@@ -3,7 +3,9 @@
 # architectures it was built for?
 #   1. the fat build (KB_FAT_BUILD: sm_80..120) against this machine's own
 #      build: each op's default sweep timed with both, `kbench compare` of
-#      the two CSVs (the share of SAME rows is the verdict);
+#      the two CSVs (the share of SAME device rows is the verdict: host
+#      variants run the same CPU code in both builds, and their rows are
+#      counted apart, their spread being the CPU's);
 #   2. a build for compute_80 alone (PTX, compiled for this GPU at load): on
 #      a newer GPU the variants that need newer code (clusters, wgmma) are
 #      UNSUPPORTED rows naming the feature; no row is ERROR or CRASH;
@@ -13,7 +15,7 @@
 #   OUT=DIR scripts/gpu-archs.sh [OP...]       (default: every op)
 #   KB_STAGES="compare" KB_MAX_TIME=0.2 scripts/gpu-archs.sh nms
 # Writes $OUT/archs.md (the tables) and archs.tar.gz (CSVs, logs). Exit 1 when
-# a check fails: fewer than KB_MIN_SAME percent (default 95) SAME rows, or an
+# a check fails: fewer than KB_MIN_SAME percent (default 95) SAME device rows, or an
 # ERROR/CRASH row or a PASS row where none may run.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -85,11 +87,11 @@ if want compare; then
         htotal=$((htotal + hrows)) hsameall=$((hsameall + hsame))
         pack
     done
-    pct=$((total ? 100 * same / total : 0))
+    dtotal=$((total - htotal)) dsame=$((same - hsameall))
+    pct=$((dtotal ? 100 * dsame / dtotal : 0))
     say ""
-    say "SAME: $same of $total rows ($pct%; at least $MIN_SAME% wanted)"
-    say "device rows: $((same - hsameall)) of $((total - htotal)) SAME;" \
-        "host rows (CPU code, the same in both builds): $hsameall of $htotal"
+    say "SAME: $same of $total rows; device rows $dsame of $dtotal ($pct%; at least" \
+        "$MIN_SAME% wanted); host rows (CPU code, the same in both builds) $hsameall of $htotal"
     [ "$pct" -ge "$MIN_SAME" ] || status=1
 fi
 
