@@ -42,7 +42,9 @@ static void merge_help(void) {
          "  - parts measured on GPUs of different models, unless --mixed-devices\n"
          "  - one pair in two rows (named with both files), or one shard twice\n"
          "  - a shard missing, named I/N (a task that failed before its first row wrote\n"
-         "    no file: run that shard again)\n\n"
+         "    no file: run that shard again)\n"
+         "  - a part with fewer rows than its shard line says the shard writes (a run\n"
+         "    killed or cut short: --resume it)\n\n"
          "  -o FILE           the merged CSV (required)\n"
          "  --overwrite       replace FILE if it exists. The merge is written beside FILE\n"
          "                    and renamed onto it when complete: a refused or failed merge\n"
@@ -68,6 +70,7 @@ typedef struct part {
     int nlines;
     size_t header, header_len; /* the column header line */
     int has_shard, index, count, shard_pairs, sweep_pairs;
+    int rows; /* the rows the shard writes when complete; -1: not said */
     char op[64], hash[32];
 } part;
 
@@ -113,12 +116,16 @@ static int read_text(part *p, kb_error *e) {
     return KB_OK;
 }
 
-/* "I/N of OP: K of the sweep's P pairs, sweep HASH" (cli_run.c's shard_text). */
+/* "I/N of OP: K of the sweep's P pairs, sweep HASH, R rows" (cli_run.c's
+ * shard_text; parts written before the row count have none: rows = -1). */
 static int parse_shard(const char *s, part *p) {
-    int used = 0;
-    if (sscanf(s, "%d/%d of %63[^:]: %d of the sweep's %d pairs, sweep %31s%n", &p->index,
-               &p->count, p->op, &p->shard_pairs, &p->sweep_pairs, p->hash, &used) != 6 ||
-        s[used] != '\0')
+    int used = 0, more = 0;
+    p->rows = -1;
+    if (sscanf(s, "%d/%d of %63[^:]: %d of the sweep's %d pairs, sweep %31[0-9a-f]%n", &p->index,
+               &p->count, p->op, &p->shard_pairs, &p->sweep_pairs, p->hash, &used) != 6)
+        return 0;
+    if (s[used] != '\0' && (sscanf(s + used, ", %d rows%n", &p->rows, &more) != 1 ||
+                            s[used + more] != '\0' || p->rows < 0))
         return 0;
     return p->count >= 1 && p->count <= KB_MAX_SHARDS && p->index >= 0 && p->index < p->count;
 }
@@ -174,6 +181,7 @@ static int scan_part(part *p, kb_error *e) {
                 p->count = q.count;
                 p->shard_pairs = q.shard_pairs;
                 p->sweep_pairs = q.sweep_pairs;
+                p->rows = q.rows;
                 snprintf(p->op, sizeof p->op, "%s", q.op);
                 snprintf(p->hash, sizeof p->hash, "%s", q.hash);
             } else if (q.index != p->index || q.count != p->count || strcmp(q.op, p->op) != 0 ||
@@ -366,6 +374,22 @@ static void check_shards(const part *parts, int n) {
     free(seen);
 }
 
+/* A part with fewer rows than its shard writes: a run killed or cut short
+ * (its rows reach the file as they complete, so what it holds is good, but
+ * the merge would lack the rest without a word). */
+static void check_complete(const kb_results *res, const part *parts, int n) {
+    for (int i = 0; i < n; i++) {
+        const part *p = &parts[i];
+        if (p->rows < 0) continue;
+        int have = 0;
+        for (int r = 0; r < res->count; r++) have += res->rows[r].file == i;
+        if (have < p->rows)
+            problem("%s holds %d of the %d rows of shard %d/%d: its run was cut short (run it "
+                    "again with --resume %s, then merge)",
+                    p->path, have, p->rows, p->index, p->count, p->path);
+    }
+}
+
 /* ---- the merged file ---- */
 
 static void write_merged(FILE *f, const kb_results *res, const part *parts, int n,
@@ -448,6 +472,7 @@ static int merge(part *parts, int n, const char *out, int mixed, int argc, char 
     merged_row *rows = malloc((size_t)(res.count + 1) * sizeof *rows);
     if (!rows) problem("out of host memory for %d rows", res.count);
     if (sharded) check_shards(parts, n);
+    if (sharded) check_complete(&res, parts, n);
     if (sharded && rows) check_pairs(&res, parts, rows);
     if (problems) {
         fprintf(stderr, "kbench merge: nothing written (-o %s is as it was)\n", out);

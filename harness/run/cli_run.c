@@ -588,12 +588,23 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
 
 /* The '#' line that says which shard a file holds, and of which sweep: what
  * `kbench merge` checks the parts against each other by. */
-static void shard_text(const run_args *a, const kb_runner *r, char *buf, size_t n) {
+/* The shard line: which shard, its pairs of the sweep's, the sweep's hash,
+ * and the rows the shard writes when it completes (its pairs less those a
+ * variant declines as another function of the op, which write none; the
+ * rows a --resume found count): merge refuses a part with fewer, a run cut
+ * short. */
+static void shard_text(const run_args *a, const kb_runner *r, const kb_case_list *cases,
+                       const kb_variant **variants, char *buf, size_t n) {
     buf[0] = '\0';
-    if (a->opts.shard_count > 0)
-        snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx",
-                 a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
-                 r->sweep_pairs, (unsigned long long)r->sweep_hash);
+    if (a->opts.shard_count <= 0) return;
+    int rows = r->resumed;
+    kb_error e;
+    for (int p = 0; p < r->npairs; p++)
+        rows += variants[r->pairs[p].v]->impl->supports(&cases->cases[r->pairs[p].c], &e) !=
+                KB_NOT_APPLICABLE;
+    snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx, %d rows",
+             a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
+             r->sweep_pairs, (unsigned long long)r->sweep_hash, rows);
 }
 
 /* --dry-run: the pairs the plan holds, less those a variant declines as
@@ -617,7 +628,7 @@ static int dry_run(const run_args *a, const kb_case_list *cases, const kb_varian
         shown++;
     }
     char shard[256];
-    shard_text(a, r, shard, sizeof shard);
+    shard_text(a, r, cases, variants, shard, sizeof shard);
     fprintf(stderr, "%d pair(s) of %d case(s)%s%s; nothing was run\n", shown, cases->count,
             shard[0] ? ", shard " : "", shard);
     return KB_EXIT_OK;
@@ -756,7 +767,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     bc.argv = argv - 1;
     bc.r = rp;
     bc.mixed = a.mixed_devices;
-    shard_text(&a, rp, bc.shard, sizeof bc.shard);
+    shard_text(&a, rp, cp, variants, bc.shard, sizeof bc.shard);
     if (a.opts.isolate) {
         rc = kb_isolated_run(rp, &a.devices, begin_printers, &bc, &e);
     } else {

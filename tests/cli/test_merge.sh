@@ -24,7 +24,7 @@ uuid() { printf 'GPU-00000000-0000-0000-0000-%012d' "$1"; }
 part() {
     local f=$1 i=$2 n=$3 q
     shift 3
-    local shard="# shard: $i/$n of ${OP:-nms}: $# of the sweep's ${TOTAL:-12} pairs, sweep ${HASH:-$hash}"
+    local shard="# shard: $i/$n of ${OP:-nms}: $# of the sweep's ${TOTAL:-12} pairs, sweep ${HASH:-$hash}${ROWS:+, $ROWS rows}"
     {
         echo "# kbench ${COMMIT:-3623961} | 2025-05-12T09:14:03Z | host node$i"
         echo "# command: kbench run nms --shard $i/$n -o $f"
@@ -41,6 +41,18 @@ part "$p/p0.csv" 0 3 9 0 3 6
 part "$p/p1.csv" 1 3 1 4 7 10
 part "$p/p2.csv" 2 3 11 8 5 2
 all=$tmp/all.csv
+
+# ---- a part cut short: fewer rows than its shard line says it writes ----
+ROWS=4 part "$p/short1.csv" 1 3 1 4 7
+ROWS=4 part "$p/full0.csv" 0 3 9 0 3 6
+expect 2 "short1.csv holds 3 of the 4 rows of shard 1/3: its run was cut short .*--resume" -- \
+    merge "$p/full0.csv" "$p/short1.csv" "$p/p2.csv" -o "$tmp/short.csv"
+check "a refused merge writes nothing" test ! -e "$tmp/short.csv"
+ROWS=4 part "$p/full1.csv" 1 3 1 4 7 10
+expect 0 "12 rows of 3 shards" -- merge "$p/full0.csv" "$p/full1.csv" "$p/p2.csv" -o "$tmp/full.csv"
+printf '%s\n' "# shard: 2/3 of nms: 4 of the sweep's 12 pairs, sweep $hash, many rows" >"$tmp/badline"
+sed "s|^# shard: .*|$(cat "$tmp/badline")|" "$p/p2.csv" >"$p/bad2.csv"
+expect 2 "a shard line kbench did not write" -- merge "$p/full0.csv" "$p/full1.csv" "$p/bad2.csv" -o "$tmp/bad.csv"
 
 # ---- a good merge: rows in sweep order, every part's lines kept ----
 expect 0 "12 rows of 3 shards of nms" -- merge "$p/p2.csv" "$p/p0.csv" "$p/p1.csv" -o "$all"
