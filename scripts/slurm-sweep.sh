@@ -70,17 +70,22 @@ fi
 # shard.sbatch and merge.sbatch (the job scripts, so that one shard can be run
 # again: `sbatch --array=I --gres=gpu:1 PARTDIR/shard.sbatch`), merge.log,
 # OP.csv (every row, in sweep order) and report/. A task that fails before
-# its first row writes no part: merge then refuses, naming the missing shard
-# I/N in merge.log, and the merge job's exit code is 2 (`sacct -j ID`).
+# its first row writes no part, one killed later a part short of its rows:
+# merge then refuses, naming the shard in merge.log, and the merge job's exit
+# code is 2 (`sacct -j ID`); run the shard again and it resumes its part.
 # shard_script PARTS_Q: the array task's script, the folder as shell text
 shard_script() {
     echo "#!/usr/bin/env bash"
     echo "# kbench $op, shard \$SLURM_ARRAY_TASK_ID of $n (scripts/slurm-sweep.sh)"
     echo "parts=$1"
     echo 'mkdir -p "$parts" || exit 4'
+    # A part already there is a run cut short (a killed or requeued task): resume it.
+    echo 'part=$parts/part-$SLURM_ARRAY_TASK_ID.csv'
+    echo 'out=(-o "$part")'
+    echo '[ -s "$part" ] && out=(--resume "$part")'
     printf 'exec %q run %q' "$kbench" "$op"
     ((${#args[@]})) && printf ' %q' "${args[@]}"
-    printf ' --shard "$SLURM_ARRAY_TASK_ID/%d" -o "$parts/part-$SLURM_ARRAY_TASK_ID.csv"\n' "$n"
+    printf ' --shard "$SLURM_ARRAY_TASK_ID/%d" "${out[@]}"\n' "$n"
 }
 args=("$@")
 stage=$(mktemp -d) || exit 2

@@ -109,6 +109,11 @@ check "the merge job exits 0" logged "job 1001 exit 0"
 check "the merged file has the 4 rows" test "$(grep -c '^nms,v,' "$parts/nms.csv")" = 4
 check "the job scripts are kept" test -f "$parts/shard.sbatch" -a -f "$parts/merge.sbatch"
 expect_file "$parts/shard.sbatch" "^parts=$parts\$" # one shard run again writes here
+# one shard run again (a killed or requeued task): it resumes its part
+: >"$STUB_LOG"
+SLURM_ARRAY_TASK_ID=1 bash "$parts/shard.sbatch" >/dev/null 2>&1
+check "a shard run again resumes its part" \
+    logged "kbench run nms --sweep smoke -a dist=a\\ b --shard 1/4 --resume $parts/part-1.csv"
 expect_file "$tmp/out" "array job 1000 \(4 shards, one GPU each\), merge job 1001"
 
 # ---- KB_SHARDS, KB_PARTS, KB_SBATCH ----
