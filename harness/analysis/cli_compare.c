@@ -39,6 +39,9 @@ static void compare_help(void) {
          "  SAME     else |delta| <= threshold, or |delta| <= band (inside the noise)\n"
          "  FASTER   else delta < 0\n"
          "  SLOWER   else (delta > 0: beyond both the threshold and the noise)\n"
+         "Files whose cold rows were timed with different L2 flushes (--flush; a file\n"
+         "without the '# l2 flush:' line flushed by write) get a note above the verdicts:\n"
+         "their times differ by the flush as well.\n"
          "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
          "its status changed. Both files need a median_us column.\n\n"
          "  --threshold PCT   changes smaller than PCT % are SAME (default 5)\n"
@@ -180,15 +183,34 @@ static void print_alarms(FILE *f, int md, const int *counts) {
     if (any) fputc('\n', f);
 }
 
+/* The L2 flush kind(s) of a file's cold device rows: its "l2 flush:" lines,
+ * "write" for a file from before them; "" when it has no such rows. */
+static const char *flush_of(const kb_results *res, int file) {
+    int cold = 0;
+    for (int i = 0; i < res->count && !cold; i++) {
+        const kb_result *r = &res->rows[i];
+        cold = r->file == file && strcmp(r->mode, "cold") == 0 && strcmp(r->where, "host") != 0;
+    }
+    if (!cold) return "";
+    return res->files[file].l2_flushes[0] ? res->files[file].l2_flushes : "write";
+}
+
 static void print_report(FILE *f, int md, const pairing *ps, int n, const int *counts,
                          const char *old_path, const char *new_path, double threshold,
-                         double max_noise, int all) {
+                         double max_noise, int all, const char *flush_old, const char *flush_new) {
     if (md)
         fprintf(f, "### kbench compare\n\n`%s` → `%s` (threshold %.1f%%, max noise %.1f%%)\n\n",
                 old_path, new_path, threshold * 100, max_noise * 100);
     else
         fprintf(f, "kbench compare: %s -> %s (threshold %.1f%%, max noise %.1f%%)\n", old_path,
                 new_path, threshold * 100, max_noise * 100);
+    /* Cold times under two flush kinds differ by the flush (up to 14% on a
+     * bandwidth-bound kernel, README "Timing"), not by the code. */
+    if (flush_old[0] && flush_new[0] && strcmp(flush_old, flush_new) != 0)
+        fprintf(f,
+                "%sthe files' cold rows were timed with different L2 flushes (--flush %s, then "
+                "%s): a change of their times may be the flush's\n\n",
+                md ? "**Note:** " : "note: ", flush_old, flush_new);
     print_alarms(f, md, counts);
     for (int c = 0, first = 1; c < KB_NCHANGES; c++) {
         if (!counts[c]) continue;
@@ -290,7 +312,8 @@ int kb_cmd_compare(int argc, char **argv) {
         gates += kb_change_gates(p->change);
         n++;
     }
-    print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all);
+    print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all,
+                 flush_of(&res, 0), flush_of(&res, 1));
     free(ps);
     kb_results_free(&res);
     return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;

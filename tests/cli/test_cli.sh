@@ -254,6 +254,13 @@ rm -rf "$ht"
 # ---- results read back: plot, report, compare (fixtures in tests/data) ----
 expect 2 "needs two files" -- compare $d/nms.csv
 expect 2 "no_such.csv: cannot open" -- compare $d/nms.csv $d/no_such.csv
+# cold rows under two L2 flush kinds: said above the verdicts (a file without
+# the line was timed with write); one kind: nothing said (exit 5: the
+# fixture's FAIL row is STILL FAILING)
+sed '3a # l2 flush: write-read' $d/nms.csv >"$tmp/nms-wr.csv"
+expect 5 "note: the files' cold rows were timed with different L2 flushes \(--flush write, then write-read\)" -- \
+    compare $d/nms.csv "$tmp/nms-wr.csv"
+check "one flush kind: no note" bash -c '! "$0" compare "$1" "$1" | grep -q "L2 flushes"' "$k" "$tmp/nms-wr.csv"
 expect 2 "--format html: expected table or md" -- compare $d/nms.csv $d/nms.csv --format html
 expect 2 "--threshold abc" -- compare $d/nms.csv $d/nms.csv --threshold abc
 # nms.csv holds one FAIL row (blockwalk, n=25200 classes=80): FAIL in both files is
