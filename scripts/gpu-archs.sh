@@ -19,6 +19,7 @@
 # ERROR/CRASH row or a PASS row where none may run.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
+source scripts/compare-counts.sh
 # KB_STAGES picks among "compare old" (default both): compare is 1. above, old
 # 2. and 3. Build folders: build (this machine's GPU), build-fat, build-sm80,
 # build-sm80real; ones already built are reused.
@@ -68,20 +69,8 @@ if want compare; then
         done
         build-fat/kbench compare "$work/$op.build.csv" "$work/$op.build-fat.csv" --all \
             --format md >"$work/compare-$op.md" 2>&1
-        # Verdict lines start "| SAME |", "| UNSURE |"...; the header "| verdict |".
-        rows=$(grep -cE "^\| [A-Z]" "$work/compare-$op.md")
-        s=$(grep -cE "^\| SAME \|" "$work/compare-$op.md")
-        other=$(grep -E "^\| [A-Z]" "$work/compare-$op.md" | cut -d'|' -f2 |
-            grep -v SAME | sort | uniq -c | awk '{printf "%s%s %s", (n++ ? ", " : ""), $1, $2}')
-        # Host variants run the same host object code in both builds: their
-        # verdicts measure the CPU's run-to-run spread, counted apart.
-        hv=$(awk -F, '!/^#/ && $NF == "host" {print $2}' "$work/$op.build.csv" | sort -u |
-            paste -sd'|' -)
-        hrows=0 hsame=0
-        if [ -n "$hv" ]; then
-            hrows=$(grep -cE "^\| [A-Z][A-Z ]* \| $op \| ($hv) \|" "$work/compare-$op.md")
-            hsame=$(grep -cE "^\| SAME \| $op \| ($hv) \|" "$work/compare-$op.md")
-        fi
+        compare_counts "$op" "$work/compare-$op.md" "$work/$op.build.csv"
+        rows=$cc_rows s=$cc_same other=$cc_other hrows=$cc_host_rows hsame=$cc_host_same
         say "| $op | $rows | $s | ${other:--} | $hsame of $hrows |"
         total=$((total + rows)) same=$((same + s))
         htotal=$((htotal + hrows)) hsameall=$((hsameall + hsame))

@@ -1,0 +1,27 @@
+# compare-counts.sh — sourced by the GPU scripts that judge two runs of the
+# same sweep (gpu-archs.sh, gpu-multi.sh): what `kbench compare --all
+# --format md` said, counted.
+#
+#   source scripts/compare-counts.sh
+#   compare_counts OP COMPARE.md OLD.csv
+#   echo "$cc_rows $cc_same $cc_other $cc_host_rows $cc_host_same"
+#
+# cc_rows: verdict rows (lines "| SAME |", "| UNSURE |"...; the header line
+# "| verdict |" is not one); cc_same: the SAME ones; cc_other: the other
+# verdicts counted ("1 SLOWER, 2 UNSURE", or empty); cc_host_rows and
+# cc_host_same: the same for the rows of host variants (the OLD file's rows
+# whose last column, `where`, is host), whose spread is the CPU's.
+compare_counts() {
+    local op=$1 md=$2 old=$3 hv
+    cc_rows=$(grep -cE "^\| [A-Z]" "$md")
+    cc_same=$(grep -cE "^\| SAME \|" "$md")
+    cc_other=$(grep -E "^\| [A-Z]" "$md" | cut -d'|' -f2 | sed 's/^ *//; s/ *$//' |
+        grep -vx SAME | sort | uniq -c |
+        awk '{c = $1; sub(/^ *[0-9]+ /, ""); printf "%s%s %s", (n++ ? ", " : ""), c, $0}')
+    hv=$(awk -F, '!/^#/ && $NF == "host" {print $2}' "$old" | sort -u | paste -sd'|' -)
+    cc_host_rows=0 cc_host_same=0
+    if [ -n "$hv" ]; then
+        cc_host_rows=$(grep -cE "^\| [A-Z][A-Z ]* \| $op \| ($hv) \|" "$md")
+        cc_host_same=$(grep -cE "^\| SAME \| $op \| ($hv) \|" "$md")
+    fi
+}
