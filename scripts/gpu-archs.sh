@@ -19,7 +19,7 @@
 # ERROR/CRASH row or a PASS row where none may run.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
-source scripts/compare-counts.sh
+source scripts/gpu-lib.sh
 # KB_STAGES picks among "compare old" (default both): compare is 1. above, old
 # 2. and 3. Build folders: build (this machine's GPU), build-fat, build-sm80,
 # build-sm80real; ones already built are reused.
@@ -28,12 +28,7 @@ MAX_TIME=${KB_MAX_TIME:-0.3}
 MIN_SAME=${KB_MIN_SAME:-95}
 STAGES=" ${KB_STAGES:-compare old} "
 want() { [[ "$STAGES" == *" $1 "* ]]; }
-work=$(mktemp -d)
-mkdir -p "$OUT"
-summary="$OUT/archs.md"
-: >"$summary"
-say() { echo "$@" | tee -a "$summary"; }
-pack() { tar -czf "$OUT/archs.tar.gz" -C "$work" .; }
+outputs archs.md archs.tar.gz
 status=0
 
 build() { # build DIR [cmake args]: configure once, then build kbench

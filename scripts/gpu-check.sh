@@ -15,7 +15,8 @@
 # ctest.log, and gpu-check.tar.gz with every CSV, JSON-lines file and log.
 # The device tool brings back at most 8 files from $OUT: keep it that way.
 set -u -o pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
+source scripts/gpu-lib.sh
 OUT=${OUT:-results/gpu-check}
 SWEEP=${KB_SWEEP:-default}
 MAX_TIME=${KB_MAX_TIME:-1}
@@ -40,14 +41,8 @@ vsel=()
 tsel=()
 [ -n "${KB_CTEST:-}" ] && tsel=(-R "$KB_CTEST")
 want() { [[ "$STAGES" == *" $1 "* ]]; }
-work=$(mktemp -d)
-mkdir -p "$OUT"
-summary="$OUT/summary.md"
-: >"$summary"
-say() { echo "$@" | tee -a "$summary"; }
-# Every CSV and log goes into one tarball (the device tool brings back at most
-# 8 files), packed again after each op so a call cut off at its limit keeps them.
-pack() { tar -czf "$OUT/gpu-check.tar.gz" -C "$work" .; }
+# Every CSV and log goes into one tarball, packed again after each op.
+outputs summary.md gpu-check.tar.gz
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv >"$work/nvidia-smi.csv" 2>&1

@@ -16,7 +16,7 @@
 # there when missing).
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
-source scripts/compare-counts.sh
+source scripts/gpu-lib.sh
 OUT=${OUT:-results/gpu-multi}
 MAX_TIME=${KB_MAX_TIME:-0.3}
 MIN_SAME=${KB_MIN_SAME:-95}
@@ -31,12 +31,7 @@ if [ ! -x "$BUILD/kbench" ]; then
         >/dev/null || exit 2
 fi
 k=$BUILD/kbench
-work=$(mktemp -d)
-mkdir -p "$OUT"
-summary="$OUT/multi.md"
-: >"$summary"
-say() { echo "$@" | tee -a "$summary"; }
-pack() { tar -czf "$OUT/multi.tar.gz" -C "$work" .; }
+outputs multi.md multi.tar.gz
 ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$k" list --names | grep -v /)
 status=0

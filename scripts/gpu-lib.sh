@@ -1,8 +1,9 @@
-# compare-counts.sh — sourced by the GPU scripts that judge two runs of the
-# same sweep (gpu-archs.sh, gpu-multi.sh): what `kbench compare --all
+# gpu-lib.sh — sourced by the GPU scripts (gpu-check.sh, gpu-archs.sh,
+# gpu-multi.sh): where their files go, and what `kbench compare --all
 # --format md` said, counted.
 #
-#   source scripts/compare-counts.sh
+#   source scripts/gpu-lib.sh
+#   outputs summary.md gpu-check.tar.gz   # $work, $summary; say TEXT; pack
 #   compare_counts OP COMPARE.md OLD.csv
 #   echo "$cc_rows $cc_same $cc_other $cc_host_rows $cc_host_same"
 #
@@ -25,3 +26,18 @@ compare_counts() {
         cc_host_same=$(grep -cE "^\| SAME \| $op \| ($hv) \|" "$md")
     fi
 }
+
+# outputs SUMMARY TARBALL: a scratch folder $work for every CSV and log, and
+# $OUT/SUMMARY ($summary, emptied) for the tables; `say TEXT` prints a line
+# and appends it there, `pack` tars $work into $OUT/TARBALL (the device tool
+# brings back at most 8 files: pack after each op, so a call cut off at its
+# limit keeps what it did).
+outputs() {
+    work=$(mktemp -d)
+    mkdir -p "$OUT"
+    summary="$OUT/$1"
+    : >"$summary"
+    tarball="$OUT/$2"
+}
+say() { echo "$@" | tee -a "$summary"; }
+pack() { tar -czf "$tarball" -C "$work" .; }
