@@ -24,8 +24,7 @@ source scripts/gpu-lib.sh
 # 2. and 3. Build folders: build (this machine's GPU), build-fat, build-sm80,
 # build-sm80real; ones already built are reused.
 OUT=${OUT:-results/gpu-archs}
-MAX_TIME=${KB_MAX_TIME:-0.3}
-MIN_SAME=${KB_MIN_SAME:-95}
+compare_defaults
 STAGES=" ${KB_STAGES:-compare old} "
 want() { [[ "$STAGES" == *" $1 "* ]]; }
 outputs archs.md archs.tar.gz

@@ -12,6 +12,13 @@
 # verdicts counted ("1 SLOWER, 2 UNSURE", or empty); cc_host_rows and
 # cc_host_same: the same for the rows of host variants (the OLD file's rows
 # whose last column, `where`, is host), whose spread is the CPU's.
+# The two runs' --max-time (KB_MAX_TIME, default 0.3 s) and the share of
+# SAME device rows they must reach (KB_MIN_SAME, default 95 percent).
+compare_defaults() {
+    MAX_TIME=${KB_MAX_TIME:-0.3}
+    MIN_SAME=${KB_MIN_SAME:-95}
+}
+
 compare_counts() {
     local op=$1 md=$2 old=$3 hv
     cc_rows=$(grep -cE "^\| [A-Z]" "$md")

@@ -18,8 +18,7 @@ set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
 source scripts/gpu-lib.sh
 OUT=${OUT:-results/gpu-multi}
-MAX_TIME=${KB_MAX_TIME:-0.3}
-MIN_SAME=${KB_MIN_SAME:-95}
+compare_defaults
 BUILD=${KB_BUILD:-build}
 ngpu=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | grep -c GPU-)
 if [ "${ngpu:-0}" -lt 2 ]; then
