@@ -82,7 +82,7 @@ for op in "${ops[@]}"; do
             >"$work/check-$op.md" 2>&1 || status=1
         tail -2 "$work/check-$op.md" | tee -a "$summary"
         grep -E "\| (FAIL|ERROR|CRASH|TIMEOUT) \|" "$work/check-$op.md" | head -20 | tee -a "$summary"
-        if "$BUILD/kbench" list "$op" | grep -qE "^    index_limits "; then
+        if "$BUILD/kbench" list "$op" | grep -E "^    index_limits " >/dev/null; then
             "$BUILD/kbench" check "$op" "${vsel[@]}" --sweep index_limits --format md \
                 -o "$work/index_limits-$op.csv" >"$work/index_limits-$op.md" 2>&1 || status=1
             say "index_limits: $(tail -1 "$work/index_limits-$op.md")"

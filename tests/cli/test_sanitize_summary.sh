@@ -26,6 +26,7 @@ cat >"$tmp/build/kbench" <<'STUB'
 #!/usr/bin/env bash
 if [ "$1" = list ] && [ "${2:-}" = opa ]; then # opa has cases too large for racecheck
     printf '    sanitize_large   sanitize past what racecheck can do\n'
+    sleep 0.2 # more output after the line sanitize.sh looks for: it must read on
     printf '    onhost                   CPU: a host variant [host]\n'
     exit 0
 fi
