@@ -77,6 +77,7 @@ extern const kb_variant_impl kb_nms_bitmask_gpu;
 extern const kb_variant_impl kb_nms_blockwalk;
 extern const kb_variant_impl kb_nms_pairwise_fast;
 extern const kb_variant_impl kb_nms_cpu_greedy;
+extern const kb_variant_impl kb_nms_cpu_bitmask;
 /* topk */
 extern const kb_variant_impl kb_topk_radix_sort;
 extern const kb_variant_impl kb_topk_segmented_sort;
@@ -174,6 +175,8 @@ const kb_variant kb_variants[] = {
                "fast NMS: a thread per box vs every higher-ranked box of its class"),
     KB_VARIANT(nms, cpu_greedy, "cpu_greedy.c", KB_HOST,
                "CPU: sort, walk vs the class's keeps (onnxruntime), classes in parallel"),
+    KB_VARIANT(nms, cpu_bitmask, "cpu_bitmask.c", KB_HOST,
+               "CPU: sort, IoU bit mask rows in parallel (OpenMP), one serial walk; n <= 32768"),
     /* nms: rows here */
     KB_VARIANT(topk, radix_sort, "radix_sort.cu", 0,
                "a CUB radix sort per segment, then the first k (the RPN ports)"),

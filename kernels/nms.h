@@ -41,6 +41,21 @@ typedef struct kb_nms_params {
 } kb_nms_params;
 kb_nms_params kb_nms_params_of(const kb_case *c);
 
+/* The op's tensors by name, host or device pointers alike. */
+typedef struct kb_nms_data {
+    const float *boxes, *scores; /* [n, 4], [n] */
+    const int32_t *classes;      /* [n] */
+    int32_t *keep, *count;       /* [cap], [1] */
+} kb_nms_data;
+static inline kb_nms_data kb_nms_data_of(const kb_tensors *in, kb_tensors *out) {
+    kb_nms_data d = {(const float *)kb_tensors_get(in, "boxes")->data,
+                     (const float *)kb_tensors_get(in, "scores")->data,
+                     (const int32_t *)kb_tensors_get(in, "classes")->data,
+                     (int32_t *)kb_tensors_find(out, "keep")->data,
+                     (int32_t *)kb_tensors_find(out, "count")->data};
+    return d;
+}
+
 /* ---- CPU references (reference/nms.c), reusable by other ops' references ----
  * order: the n box indices by score descending, equal scores lower index
  * first (kb_nms_rank). classes may be NULL (class-agnostic). max_out <= 0:

@@ -125,11 +125,10 @@ static int greedy_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream
     (void)e;
     greedy_state *st = p;
     const int64_t n = st->n;
-    const float *boxes = kb_tensors_get(in, "boxes")->data;
-    const float *scores = kb_tensors_get(in, "scores")->data;
-    const int32_t *cls = kb_tensors_get(in, "classes")->data;
-    int32_t *keep = kb_tensors_find(out, "keep")->data;
-    int32_t *count = kb_tensors_find(out, "count")->data;
+    const kb_nms_data io = kb_nms_data_of(in, out);
+    const float *boxes = io.boxes, *scores = io.scores;
+    const int32_t *cls = io.classes;
+    int32_t *keep = io.keep, *count = io.count;
     const int64_t cap = st->cap;
     const float thr = st->thr;
 
