@@ -98,8 +98,8 @@ int kb_host_device_build(const kb_op_view *v, const char *along, kb_host_device 
     for (int c = 0; c < v->ncases; c++) {
         /* A peer on the CPU (OpenCV) is not one of ours: it makes no section. */
         for (int k = 0; k < v->nvariants; k++)
-            hd->has_host[c] |= strncmp(v->variants[k], "peer:", 5) != 0 &&
-                               kb_result_on_host(kb_view_cell(v, c, k));
+            hd->has_host[c] |=
+                !kb_result_is_peer(v->variants[k]) && kb_result_on_host(kb_view_cell(v, c, k));
         hd->any |= hd->has_host[c];
         hd->host[c] = fastest(v, c, 1);
         hd->device[c] = fastest(v, c, 0);
