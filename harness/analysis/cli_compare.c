@@ -183,18 +183,6 @@ static void print_alarms(FILE *f, int md, const int *counts) {
     if (any) fputc('\n', f);
 }
 
-/* The L2 flush kind(s) of a file's cold device rows: its "l2 flush:" lines,
- * "write" for a file from before them; "" when it has no such rows. */
-static const char *flush_of(const kb_results *res, int file) {
-    int cold = 0;
-    for (int i = 0; i < res->count && !cold; i++) {
-        const kb_result *r = &res->rows[i];
-        cold = r->file == file && strcmp(r->mode, "cold") == 0 && strcmp(r->where, "host") != 0;
-    }
-    if (!cold) return "";
-    return res->files[file].l2_flushes[0] ? res->files[file].l2_flushes : "write";
-}
-
 static void print_report(FILE *f, int md, const pairing *ps, int n, const int *counts,
                          const char *old_path, const char *new_path, double threshold,
                          double max_noise, int all, const char *flush_old, const char *flush_new) {
@@ -313,7 +301,7 @@ int kb_cmd_compare(int argc, char **argv) {
         n++;
     }
     print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all,
-                 flush_of(&res, 0), flush_of(&res, 1));
+                 kb_result_file_flushes(&res, 0), kb_result_file_flushes(&res, 1));
     free(ps);
     kb_results_free(&res);
     return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;

@@ -958,7 +958,8 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
             "    unset multiplot\n",
             counted ? 2 : 1, pf.p->base, colour_of(v, k), v->variants[k], counted > 0,
             v->variants[k], pf.p->base, colour_of(v, k), colour_of(v, k));
-    if (!rows) note_add(pf.p, "%s", "No case has both this variant and an exact one timed. ");
+    if (!rows)
+        note_add(pf.p, "%s", "No case has both this variant and an exact one timed. ");
     else if (!counted)
         note_add(pf.p, "%s",
                  "Its rows count no dropped results (its notes give how far its numbers are "

@@ -506,6 +506,17 @@ int kb_result_is_peer(const char *variant) {
     return strncmp(variant, "peer:", 5) == 0;
 }
 
+const char *kb_result_file_flushes(const kb_results *res, int file) {
+    if (res->files[file].l2_flushes[0]) return res->files[file].l2_flushes;
+    for (int i = 0; i < res->count; i++) {
+        const kb_result *r = &res->rows[i];
+        if (r->file == file && strcmp(r->mode, "cold") == 0 && strcmp(r->where, "host") != 0 &&
+            r->median_us > 0)
+            return "write";
+    }
+    return "";
+}
+
 int kb_result_timed(const kb_result *r) { /* a --force row is outside its variant's range */
     return kb_status_passing(r->status) && isfinite(r->median_us) && r->median_us > 0 &&
            strncmp(r->reason, KB_FORCED_PREFIX, strlen(KB_FORCED_PREFIX)) != 0;

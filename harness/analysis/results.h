@@ -87,6 +87,11 @@ int kb_result_file_has_column(const kb_result_file *f, const char *name);
  * the op does not have, and ops this build does not know stay as text. */
 void kb_params_key(const kb_op *op, const char *params, char *buf, size_t n);
 int kb_result_is_peer(const char *variant);
+/* The L2 flush kinds the cold device rows of file `file` were timed with,
+ * newline-separated: its "l2 flush:" lines, or "write" for a file from
+ * before them that holds timed cold device rows (kbench flushed by a memset
+ * then); "" when it has none. */
+const char *kb_result_file_flushes(const kb_results *res, int file);
 /* PASS or UNCHECKED with a median time, not --force'd: what plots and speedups use. */
 int kb_result_timed(const kb_result *r);
 /* The relative spread compare judges a row's median with (compare_runs.c). */

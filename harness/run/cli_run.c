@@ -408,19 +408,9 @@ static int resume_done(void *ctx, const kb_variant *v, const char *params, kb_mo
 }
 
 /* The L2 flush kind the cold rows of f were timed with, other than want
- * (into other): its "l2 flush" lines, or, in a file from before them that
- * holds timed cold rows of the device, "write" (kbench flushed by a memset
- * then). 0 when every one is want's. */
+ * (into other; kb_result_file_flushes). 0 when every one is want's. */
 static int other_flush(const kb_results *f, const char *want, char *other, size_t n) {
-    const char *list = f->files[0].l2_flushes;
-    if (!list[0]) {
-        for (int i = 0; i < f->count; i++)
-            if (strcmp(f->rows[i].mode, "cold") == 0 && strcmp(f->rows[i].where, "host") != 0 &&
-                f->rows[i].median_us > 0) {
-                list = "write";
-                break;
-            }
-    }
+    const char *list = kb_result_file_flushes(f, 0);
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, "\n");
         if (len != strlen(want) || strncmp(p, want, len) != 0) {
