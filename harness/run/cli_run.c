@@ -588,10 +588,8 @@ static void shard_text(const run_args *a, const kb_runner *r, const kb_case_list
     buf[0] = '\0';
     if (a->opts.shard_count <= 0) return;
     int rows = r->resumed;
-    kb_error e;
     for (int p = 0; p < r->npairs; p++)
-        rows += variants[r->pairs[p].v]->impl->supports(&cases->cases[r->pairs[p].c], &e) !=
-                KB_NOT_APPLICABLE;
+        rows += kb_pair_applicable(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
     snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx, %d rows",
              a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
              r->sweep_pairs, (unsigned long long)r->sweep_hash, rows);
@@ -611,7 +609,7 @@ static int dry_run(const run_args *a, const kb_case_list *cases, const kb_varian
     for (int p = 0; p < r->npairs; p++) {
         const kb_case *c = &cases->cases[r->pairs[p].c];
         const kb_variant *v = variants[r->pairs[p].v];
-        if (v->impl->supports(c, &e) == KB_NOT_APPLICABLE) continue;
+        if (!kb_pair_applicable(c, v)) continue;
         char params[1024];
         kb_case_format(c, params, sizeof params);
         printf("%s\t%s\t%s\n", v->op, v->name, params);

@@ -12,9 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-double kb_shard_estimate(const kb_case *c, const kb_variant *v) {
+int kb_pair_applicable(const kb_case *c, const kb_variant *v) {
     kb_error why;
-    if (v->impl->supports(c, &why) == KB_NOT_APPLICABLE) return 0;
+    return v->impl->supports(c, &why) != KB_NOT_APPLICABLE;
+}
+
+double kb_shard_estimate(const kb_case *c, const kb_variant *v) {
+    if (!kb_pair_applicable(c, v)) return 0;
     kb_cost cost = c->op->cost(c);
     double tf = cost.flops / KB_SHARD_PEAK_FLOPS, tb = cost.bytes / KB_SHARD_PEAK_BYTES;
     return (tf > tb ? tf : tb) + KB_SHARD_PAIR_S;

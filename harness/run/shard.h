@@ -16,6 +16,11 @@
 #define KB_SHARD_PAIR_S 1e-3
 #define KB_MAX_SHARDS   1024
 
+/* 1 unless variant v declines case c as another function of the op
+ * (supports() says KB_NOT_APPLICABLE, without a device alike): such a pair
+ * makes no row. */
+int kb_pair_applicable(const kb_case *c, const kb_variant *v);
+
 /* The estimated time of variant v on case c: max(flops / peak, bytes / peak
  * bandwidth) + KB_SHARD_PAIR_S; 0 for a pair the variant declines as
  * another function of the op (it makes no row). */
