@@ -100,13 +100,15 @@ for op in "${ops[@]}"; do
     # next write would die of SIGPIPE, which pipefail takes for a failure.
     "$BUILD/kbench" list "$op" 2>/dev/null | grep -E "^    sanitize_large " >/dev/null && large+=("$op")
 done
+# The variants with device code, op/variant: host variants (`kbench list
+# --names --host`) have none for the tools to watch; the ASan + UBSan CPU
+# suite (scripts/test-asan.sh) is theirs.
+mapfile -t device_variants < <("$BUILD/kbench" list --names | grep / |
+    grep -vxF -f <("$BUILD/kbench" list --names --host))
 start=$SECONDS
 for tool in $TOOLS; do
     for op in "${ops[@]}"; do
-        # Host variants ([host] in `kbench list`) have no device code for the
-        # tools to watch: the ASan + UBSan CPU suite (scripts/test-asan.sh) is theirs.
-        mapfile -t variants < <("$BUILD/kbench" list --names | grep "^$op/" | cut -d/ -f2 |
-            grep -vxF -f <("$BUILD/kbench" list "$op" | awk '/\[host\]/ {print $1}'))
+        mapfile -t variants < <(printf '%s\n' "${device_variants[@]}" | grep "^$op/" | cut -d/ -f2)
         for variant in "${variants[@]}"; do
             # explicit_nhwc* once more with im2col=window: only the sweep's largest
             # case picks the windowed im2col by itself.

@@ -30,6 +30,10 @@ if [ "$1" = list ] && [ "${2:-}" = opa ]; then # opa has cases too large for rac
     printf '    onhost                   CPU: a host variant [host]\n'
     exit 0
 fi
+if [ "$1" = list ] && [ "${3:-}" = --host ]; then
+    echo opa/onhost
+    exit 0
+fi
 if [ "$1" = list ]; then
     printf '%s\n' opa opa/good opa/bad opa/slow opa/fails opa/onhost deform_conv2d \
         deform_conv2d/explicit_nhwc deform_conv2d/implicit_gemm
