@@ -34,6 +34,16 @@ outputs multi.md multi.tar.gz
 ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$k" list --names | grep -v /)
 status=0
+# timed_run OP DEVICES: OP's default sweep on those GPUs; its wall time (ms) in $ms
+timed_run() {
+    local t0
+    t0=$(date +%s%3N)
+    "$k" run "$1" --sweep default --max-time "$MAX_TIME" --devices "$2" -q \
+        -o "$work/$1.$2.csv" >"$work/$1.$2.log" 2>&1 || status=1
+    ms=$(($(date +%s%3N) - t0))
+}
+secs() { awk -v a="$1" 'BEGIN {printf "%.1f", a / 1000}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 
 say "## --devices all ($ngpu GPUs) against --devices 0: default sweeps, --max-time $MAX_TIME"
 say ""
@@ -41,31 +51,25 @@ say "| op | rows | 1 GPU (s) | $ngpu GPUs (s) | speed-up | device rows SAME | ot
 say "|---|---:|---:|---:|---:|---:|---|---:|"
 total=0 same=0 htotal=0 hsame_all=0 wall1=0 walln=0
 for op in "${ops[@]}"; do
-    declare -A wall=()
-    for devs in 0 all; do
-        t0=$(date +%s.%N)
-        "$k" run "$op" --sweep default --max-time "$MAX_TIME" --devices "$devs" -q \
-            -o "$work/$op.$devs.csv" >"$work/$op.$devs.log" 2>&1 || status=1
-        wall[$devs]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
-    done
+    timed_run "$op" 0
+    one=$ms
+    timed_run "$op" all
+    many=$ms
     "$k" compare "$work/$op.0.csv" "$work/$op.all.csv" --all --format md \
         >"$work/compare-$op.md" 2>&1
     compare_counts "$op" "$work/compare-$op.md" "$work/$op.0.csv"
     dev_rows=$((cc_rows - cc_host_rows)) dev_same=$((cc_same - cc_host_same))
-    speedup=$(awk -v a="${wall[0]}" -v b="${wall[all]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
-    say "| $op | $cc_rows | $(printf %.1f "${wall[0]}") | $(printf %.1f "${wall[all]}") |" \
-        "${speedup}x | $dev_same of $dev_rows | ${cc_other:--} | $cc_host_same of $cc_host_rows |"
+    say "| $op | $cc_rows | $(secs "$one") | $(secs "$many") | $(ratio "$one" "$many")x |" \
+        "$dev_same of $dev_rows | ${cc_other:--} | $cc_host_same of $cc_host_rows |"
     total=$((total + dev_rows)) same=$((same + dev_same))
     htotal=$((htotal + cc_host_rows)) hsame_all=$((hsame_all + cc_host_same))
-    wall1=$(awk -v a="$wall1" -v b="${wall[0]}" 'BEGIN {print a + b}')
-    walln=$(awk -v a="$walln" -v b="${wall[all]}" 'BEGIN {print a + b}')
-    unset wall
+    wall1=$((wall1 + one)) walln=$((walln + many))
     pack
 done
 pct=$((total ? 100 * same / total : 0))
 say ""
-say "wall: $(printf %.0f "$wall1") s on GPU 0, $(printf %.0f "$walln") s on $ngpu GPUs" \
-    "($(awk -v a="$wall1" -v b="$walln" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')x); device rows SAME: $same of $total ($pct%;" \
+say "wall: $(secs "$wall1") s on GPU 0, $(secs "$walln") s on $ngpu GPUs" \
+    "($(ratio "$wall1" "$walln")x); device rows SAME: $same of $total ($pct%;" \
     "at least $MIN_SAME% wanted); host rows SAME: $hsame_all of $htotal"
 [ "$pct" -ge "$MIN_SAME" ] || status=1
 pack
