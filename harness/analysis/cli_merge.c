@@ -378,16 +378,20 @@ static void check_shards(const part *parts, int n) {
  * (its rows reach the file as they complete, so what it holds is good, but
  * the merge would lack the rest without a word). */
 static void check_complete(const kb_results *res, const part *parts, int n) {
+    int *have = calloc((size_t)n, sizeof *have);
+    if (!have) {
+        problem("out of host memory");
+        return;
+    }
+    for (int r = 0; r < res->count; r++) have[res->rows[r].file]++;
     for (int i = 0; i < n; i++) {
         const part *p = &parts[i];
-        if (p->rows < 0) continue;
-        int have = 0;
-        for (int r = 0; r < res->count; r++) have += res->rows[r].file == i;
-        if (have < p->rows)
+        if (p->rows >= 0 && have[i] < p->rows)
             problem("%s holds %d of the %d rows of shard %d/%d: its run was cut short (run it "
                     "again with --resume %s, then merge)",
-                    p->path, have, p->rows, p->index, p->count, p->path);
+                    p->path, have[i], p->rows, p->index, p->count, p->path);
     }
+    free(have);
 }
 
 /* ---- the merged file ---- */
