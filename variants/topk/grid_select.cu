@@ -54,29 +54,21 @@ struct Ctl {
     unsigned winners;                            /* composites written to the winner list */
 };
 
-/* Appends c to buf (capacity cap) for every lane where p holds: one global
- * atomic per warp. All 32 lanes must call it. */
-__device__ __forceinline__ void warp_append(bool p, u64 c, u64 *buf, unsigned *count,
-                                            unsigned cap) {
-    const unsigned lanes = __ballot_sync(~0u, p);
-    if (!lanes) return;
-    const unsigned lane = threadIdx.x & 31, leader = __ffs(lanes) - 1;
-    unsigned base = 0;
-    if (lane == leader) base = atomicAdd(count, (unsigned)__popc(lanes));
-    base = __shfl_sync(~0u, base, leader);
-    const unsigned slot = base + __popc(lanes & ((1u << lane) - 1));
-    if (p && slot < cap) buf[slot] = c; /* cap never binds; it bounds a broken count */
-}
+constexpr int kBatch = 4 * kUnroll; /* keys a thread holds per iteration of a streaming pass */
 
-/* Calls f(index, key, valid) for each of the n keys of seg, whole warps at
- * a time (valid false past the end). The 16-byte-aligned body is read as
- * float4 by the whole grid, kUnroll loads in flight per thread; the <= 3
- * keys before it and <= 3 after it by the first warp of block 0. */
-template <class F> __device__ __forceinline__ void for_each_key(const float *seg, int n, F f) {
+/* Calls f(key, idx, valid), three arrays of kBatch per thread, once per
+ * iteration, by every thread of the block at once (block-uniform: f may
+ * synchronise the block). The 16-byte-aligned body is read as float4 by the
+ * whole grid, kUnroll loads in flight per thread; the <= 3 keys before it
+ * and <= 3 after it in one extra call by block 0 (entry 0 of a thread). */
+template <class F> __device__ __forceinline__ void for_each_batch(const float *seg, int n, F f) {
     const int head = min(n, (int)(((16 - ((uintptr_t)seg & 15)) & 15) / 4));
     const int nv = (n - head) / 4, tail = head + 4 * nv;
     const float4 *v4 = (const float4 *)(seg + head);
     const int tid = threadIdx.x;
+    uint32_t key[kBatch];
+    int idx[kBatch];
+    bool valid[kBatch];
     for (int base = blockIdx.x * kThreads * kUnroll; base < nv;
          base += gridDim.x * kThreads * kUnroll) {
         float4 v[kUnroll];
@@ -88,18 +80,24 @@ template <class F> __device__ __forceinline__ void for_each_key(const float *seg
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) {
             const int i = base + u * kThreads + tid;
-            const bool valid = i < nv;
-            const int idx = head + 4 * i;
-            f(idx, kb_topk_key(v[u].x), valid);
-            f(idx + 1, kb_topk_key(v[u].y), valid);
-            f(idx + 2, kb_topk_key(v[u].z), valid);
-            f(idx + 3, kb_topk_key(v[u].w), valid);
+            const float x[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                key[4 * u + j] = kb_topk_key(x[j]);
+                idx[4 * u + j] = head + 4 * i + j;
+                valid[4 * u + j] = i < nv;
+            }
         }
+        f(key, idx, valid);
     }
-    if (blockIdx.x == 0 && tid < 32) {
-        const bool valid = tid < head + (n - tail);
-        const int idx = tid < head ? tid : tail + (tid - head);
-        f(idx, valid ? kb_topk_key(__ldg(seg + idx)) : 0u, valid);
+    if (blockIdx.x == 0) {
+#pragma unroll
+        for (int e = 0; e < kBatch; e++) {
+            valid[e] = e == 0 && tid < head + (n - tail);
+            idx[e] = tid < head ? tid : tail + (tid - head);
+            key[e] = valid[e] ? kb_topk_key(__ldg(seg + idx[e])) : 0u;
+        }
+        f(key, idx, valid);
     }
 }
 
@@ -121,8 +119,10 @@ __device__ __forceinline__ void zero_hist(unsigned *sh) {
 __global__ void __launch_bounds__(kThreads) histogram_keys(const float *seg, int n, Ctl *ctl) {
     __shared__ unsigned sh[KB_GRID_BINS];
     zero_hist(sh);
-    for_each_key(seg, n, [&](int, uint32_t key, bool valid) {
-        if (valid) atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key, 0), 0)], 1u);
+    for_each_batch(seg, n, [&](const uint32_t *key, const int *, const bool *valid) {
+#pragma unroll
+        for (int e = 0; e < kBatch; e++)
+            if (valid[e]) atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key[e], 0), 0)], 1u);
     });
     flush_hist(sh, ctl->hist[0]);
 }
@@ -148,18 +148,48 @@ __global__ void __launch_bounds__(kPickThreads) pick(Ctl *ctl, int level, unsign
     }
 }
 
-/* One element of level L's compaction (all 32 lanes call it): a digit above
- * the picked bin wins; the picked bin wins whole, or stays in play (to the
- * next candidate buffer, its next digit counted in sh). */
-__device__ __forceinline__ void classify(u64 c, bool valid, int level, unsigned bin, bool take,
-                                         Ctl *ctl, u64 *win, unsigned want, u64 *next, unsigned cap,
-                                         unsigned *sh) {
-    const unsigned d = kb_grid_digit(c, level);
-    const bool wins = valid && (d > bin || (take && d == bin));
-    const bool keep = valid && !take && d == bin && level + 1 < KB_GRID_LEVELS;
-    warp_append(wins, c, win, &ctl->winners, want);
-    warp_append(keep, c, next, &ctl->cand[level], cap);
-    if (keep) atomicAdd(&sh[kb_grid_digit(c, level + 1)], 1u);
+/* Level L's decision for kE composites per thread, by the whole block at
+ * once: a digit above the picked bin wins; the picked bin wins whole, or
+ * stays in play (to the next candidate buffer, its next digit counted in sh).
+ * One global atomic per block and list: a warp's atomic on one counter would
+ * be 512K same-address atomics over 16M uniform keys (a quarter of them
+ * kept at level 0), ~0.3 ms serialised in L2. Both counts of a thread are
+ * packed in one int for one block scan (a block holds <= 4096 < 2^16 each). */
+template <int kE>
+__device__ __forceinline__ void block_emit(const u64 (&c)[kE], const bool (&valid)[kE], int level,
+                                           unsigned bin, bool take, Ctl *ctl, u64 *win,
+                                           unsigned want, u64 *next, unsigned cap, unsigned *sh) {
+    static_assert(kE * kThreads < 65536, "the packed counts fit 16 bits");
+    __shared__ unsigned base_win, base_keep;
+    bool wins[kE], keep[kE];
+    int counts = 0;
+#pragma unroll
+    for (int e = 0; e < kE; e++) {
+        const unsigned d = kb_grid_digit(c[e], level);
+        wins[e] = valid[e] && (d > bin || (take && d == bin));
+        keep[e] = valid[e] && !take && d == bin && level + 1 < KB_GRID_LEVELS;
+        counts += (wins[e] ? 1 << 16 : 0) + (keep[e] ? 1 : 0);
+    }
+    int total = 0;
+    const int before = kb_block_exclusive_scan<kThreads>(counts, &total);
+    if (threadIdx.x == 0) {
+        base_win = (total >> 16) ? atomicAdd(&ctl->winners, (unsigned)(total >> 16)) : 0;
+        base_keep = (total & 0xFFFF) ? atomicAdd(&ctl->cand[level], (unsigned)(total & 0xFFFF)) : 0;
+    }
+    __syncthreads();
+    unsigned w = base_win + (unsigned)(before >> 16), kp = base_keep + (unsigned)(before & 0xFFFF);
+#pragma unroll
+    for (int e = 0; e < kE; e++) {
+        /* the caps never bind; they bound a broken count */
+        if (wins[e] && w < want) win[w] = c[e];
+        if (keep[e] && kp < cap) {
+            next[kp] = c[e];
+            atomicAdd(&sh[kb_grid_digit(c[e], level + 1)], 1u);
+        }
+        w += wins[e];
+        kp += keep[e];
+    }
+    __syncthreads(); /* base_win and base_keep are rewritten by the next call */
 }
 
 /* Pass B: level 0's compaction over every key (64 MB read, ~22 us, plus 8 B
@@ -170,9 +200,15 @@ __global__ void __launch_bounds__(kThreads)
     zero_hist(sh);
     const unsigned bin = ctl->bin[0];
     const bool take = ctl->take[0];
-    for_each_key(seg, n, [&](int idx, uint32_t key, bool valid) {
-        classify(kb_grid_composite(key, idx), valid, 0, bin, take, ctl, win, want, next,
-                 (unsigned)n, sh);
+    for_each_batch(seg, n, [&](const uint32_t *key, const int *idx, const bool *valid) {
+        u64 c[kBatch];
+        bool ok[kBatch];
+#pragma unroll
+        for (int e = 0; e < kBatch; e++) {
+            c[e] = kb_grid_composite(key[e], idx[e]);
+            ok[e] = valid[e];
+        }
+        block_emit(c, ok, 0, bin, take, ctl, win, want, next, (unsigned)n, sh);
     });
     flush_hist(sh, ctl->hist[1]);
 }
@@ -183,15 +219,22 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     compact_candidates(const u64 *in, int level, Ctl *ctl, u64 *win, unsigned want, u64 *next,
                        unsigned cap) {
+    constexpr int kE = 4; /* candidates a thread holds per iteration: 32 B of loads in flight */
     __shared__ unsigned sh[KB_GRID_BINS];
     if (!ctl->active[level]) return; /* block-uniform */
     zero_hist(sh);
     const unsigned m = ctl->cand[level - 1], bin = ctl->bin[level];
     const bool take = ctl->take[level];
-    for (unsigned base = blockIdx.x * kThreads; base < m; base += gridDim.x * kThreads) {
-        const unsigned i = base + threadIdx.x;
-        const bool valid = i < m;
-        classify(valid ? in[i] : 0ull, valid, level, bin, take, ctl, win, want, next, cap, sh);
+    for (unsigned base = blockIdx.x * kThreads * kE; base < m; base += gridDim.x * kThreads * kE) {
+        u64 c[kE];
+        bool valid[kE];
+#pragma unroll
+        for (int e = 0; e < kE; e++) {
+            const unsigned i = base + e * kThreads + threadIdx.x;
+            valid[e] = i < m;
+            c[e] = valid[e] ? in[i] : 0ull;
+        }
+        block_emit(c, valid, level, bin, take, ctl, win, want, next, cap, sh);
     }
     if (level + 1 < KB_GRID_LEVELS) flush_hist(sh, ctl->hist[level + 1]);
 }
