@@ -82,6 +82,7 @@ extern const kb_variant_impl kb_nms_cpu_bitmask;
 extern const kb_variant_impl kb_topk_radix_sort;
 extern const kb_variant_impl kb_topk_segmented_sort;
 extern const kb_variant_impl kb_topk_radix_select;
+extern const kb_variant_impl kb_topk_grid_select;
 extern const kb_variant_impl kb_topk_cpu_select;
 /* rpn_proposals */
 extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
@@ -184,6 +185,8 @@ const kb_variant kb_variants[] = {
                "all segments in one CUB segmented sort, then the first k"),
     KB_VARIANT(topk, radix_select, "radix_select.cu", 0,
                "one launch: a cluster per segment selects the k-th key, ranks k"),
+    KB_VARIANT(topk, grid_select, "grid_select.cu", 0,
+               "few long segments: radix select over the whole GPU, then sort k"),
     KB_VARIANT(topk, cpu_select, "cpu_select.c", KB_HOST,
                "CPU: quickselect (nth_element) then sort of the k, OpenMP over segments"),
     /* topk: rows here */

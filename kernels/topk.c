@@ -28,6 +28,8 @@ static const char *const smoke_lines[] = {
     "segments=rpn5 k=[0,1,1000] dist=[uniform,ties]",
     "segments=[5+0+3+2000,1x4096,3x1500] k=[7,1024,4096] dist=[ties,normal]",
     "segments=rpn5 batch=2 k=100 dist=normal",
+    /* a few long segments (grid_select's cases), one start not 16-byte aligned */
+    "segments=[1x70000,65537+70001] k=[1000,5000] dist=[uniform,ties]",
     NULL,
 };
 static const char *const default_lines[] = {
@@ -73,7 +75,8 @@ static const char *const sanitize_large_lines[] = {
     NULL,
 };
 static const kb_sweep topk_sweeps[] = {
-    {"smoke", "small layouts, k = 0 / k > length / empty segments, ties and -0/+0", smoke_lines},
+    {"smoke", "small layouts, k = 0 / k > length / empty segments, ties and -0/+0; 2 long",
+     smoke_lines},
     {"default", "5 RPN levels k=1000; 1M and 16M k=100/1000; 32 images; 32x4096", default_lines},
     {"ties", "the RPN levels with many equal values, and normal values", ties_lines},
     {"sanitize", "the fewest cases reaching every cluster size and select branch (sanitize.sh)",

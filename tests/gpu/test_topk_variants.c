@@ -62,3 +62,51 @@ KB_TEST(topk_many_segments_take_smaller_clusters) {
     expect_all_pass("segments=rpn5 batch=4 k=1000 dist=ties", 25);
     expect_all_pass("segments=64x4096 k=1000 dist=normal", 26);
 }
+
+/* A few long segments: grid_select (which refuses many or short ones)
+ * beside the variants it is meant to replace there. */
+static const kbt_variant long_variants[] = {
+    {"radix_sort"},
+    {"radix_select"},
+    {"grid_select"},
+};
+
+static void expect_long_pass(const char *axes, uint64_t seed) {
+    KB_REQUIRE_DEVICE();
+    kbt_expect_all_pass(&kb_op_topk, long_variants, sizeof long_variants / sizeof long_variants[0],
+                        axes, seed);
+}
+
+KB_TEST(topk_long_segment_uniform_matches_reference) {
+    /* uniform [0,1): a quarter of the keys share the top 11-bit digit */
+    expect_long_pass("segments=1x300000 k=100", 30);
+    expect_long_pass("segments=1x300000 k=1000", 31);
+}
+KB_TEST(topk_long_segment_ties_take_lower_indices) {
+    /* ~33 k copies of each of 9 values: the k-th value's ties run all six levels */
+    expect_long_pass("segments=1x300000 k=1000 dist=ties", 32);
+    expect_long_pass("segments=1x300000 k=4096 dist=ties", 33);
+}
+KB_TEST(topk_long_segments_unaligned_starts_match_reference) {
+    /* segment starts at 65537 and 196611 values: not 16-byte aligned */
+    expect_long_pass("segments=65537+131074+70001 k=1000 dist=normal", 34);
+}
+KB_TEST(topk_long_segment_k_above_length_returns_whole_segment) {
+    /* grid_select alone: radix_select refuses k > 4096 */
+    kb_case c;
+    KB_REQUIRE_DEVICE();
+    if (kbt_case_from(&c, &kb_op_topk, "segments=65536+70000 k=65536 dist=ties") != KB_OK) return;
+    kb_accuracy acc;
+    const int rc = kbt_check_variant(kbt_impl("topk", "grid_select"), 0, &c, 35, &acc);
+    KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+}
+KB_TEST(topk_grid_select_refuses_many_or_short_segments) {
+    kb_case c;
+    kb_error why = {{0}};
+    const kb_variant_impl *impl = kbt_impl("topk", "grid_select");
+    if (!impl || kbt_case_from(&c, &kb_op_topk, "segments=9x70000 k=100") != KB_OK) return;
+    KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
+    KB_EXPECT_STR_CONTAINS(why.msg, "radix_select covers many short ones");
+    if (kbt_case_from(&c, &kb_op_topk, "segments=rpn5 k=1000") != KB_OK) return;
+    KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
+}

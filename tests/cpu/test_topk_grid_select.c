@@ -1,0 +1,158 @@
+/* test_topk_grid_select.c — the select rule of topk/grid_select
+ * (variants/topk/grid_select.h) on the CPU: the bin pick, the composite
+ * order, and the six levels run serially against the CPU reference. */
+#include "kbtest.h"
+#include "topk.h"
+#include "variants/topk/grid_select.h"
+
+#include <stdlib.h>
+
+KB_TEST(grid_pick_finds_the_bin_holding_the_rth_largest_from_the_top) {
+    uint32_t hist[KB_GRID_BINS] = {0};
+    hist[2000] = 3;
+    hist[1500] = 5;
+    hist[7] = 10;
+    kb_grid_pick p;
+    KB_EXPECT(kb_grid_pick_bin(hist, 3, &p) && p.bin == 2000 && p.need == 3 && p.take_all);
+    KB_EXPECT(kb_grid_pick_bin(hist, 4, &p) && p.bin == 1500 && p.need == 1 && !p.take_all);
+    KB_EXPECT(kb_grid_pick_bin(hist, 9, &p) && p.bin == 7 && p.need == 1 && !p.take_all);
+    KB_EXPECT(kb_grid_pick_bin(hist, 18, &p) && p.bin == 7 && p.need == 10 && p.take_all);
+}
+
+KB_TEST(grid_pick_fails_when_the_histogram_holds_fewer_than_r) {
+    uint32_t hist[KB_GRID_BINS] = {0};
+    hist[0] = 2;
+    kb_grid_pick p;
+    KB_EXPECT(!kb_grid_pick_bin(hist, 3, &p));
+}
+
+KB_TEST(grid_pick_step_needs_above_below_r_and_r_within_the_bin) {
+    kb_grid_pick p;
+    KB_EXPECT(!kb_grid_pick_step(5, 4, 0, 5, &p)); /* an empty bin never holds it */
+    KB_EXPECT(!kb_grid_pick_step(5, 5, 3, 5, &p)); /* r-th already above */
+    KB_EXPECT(kb_grid_pick_step(5, 4, 3, 5, &p) && p.need == 1 && !p.take_all);
+}
+
+KB_TEST(grid_composites_order_value_descending_then_lower_index) {
+    const uint64_t a = kb_grid_composite(kb_topk_key(2.0f), 9);
+    const uint64_t b = kb_grid_composite(kb_topk_key(1.0f), 0);
+    const uint64_t z_neg = kb_grid_composite(kb_topk_key(-0.0f), 3);
+    const uint64_t z_pos = kb_grid_composite(kb_topk_key(0.0f), 4);
+    KB_EXPECT(a > b && b > z_neg);
+    KB_EXPECT(z_neg > z_pos); /* -0 == +0: the lower index first */
+    KB_EXPECT(kb_grid_index(z_pos) == 4 && kb_grid_index(a) == 9);
+}
+
+KB_TEST(grid_digits_cover_all_64_bits_once) {
+    const uint64_t c = 0xFEDCBA9876543210ull;
+    uint64_t rebuilt = 0;
+    const int widths[KB_GRID_LEVELS] = {11, 11, 10, 11, 11, 10};
+    for (int level = 0; level < KB_GRID_LEVELS; level++)
+        rebuilt = (rebuilt << widths[level]) | kb_grid_digit(c, level);
+    KB_EXPECT(rebuilt == c);
+}
+
+static int desc_u64(const void *x, const void *y) {
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* The kernels' levels run serially: histogram of the digits in play, the
+ * pick, winners out, the picked bin kept (or taken whole). Fills idx[0..want)
+ * and returns want, or -1 when the levels end with the wrong number. */
+static int grid_select_serial(const float *v, int n, int k, int32_t *idx) {
+    const int want = n < k ? n : k;
+    uint64_t *play = malloc((size_t)n * 8 + 8), *next = malloc((size_t)n * 8 + 8);
+    uint64_t *win = malloc((size_t)n * 8 + 8);
+    int m = n, winners = 0;
+    uint32_t r = (uint32_t)want;
+    for (int i = 0; i < n; i++) play[i] = kb_grid_composite(kb_topk_key(v[i]), i);
+    for (int level = 0; level < KB_GRID_LEVELS && r > 0; level++) {
+        uint32_t hist[KB_GRID_BINS] = {0};
+        for (int i = 0; i < m; i++) hist[kb_grid_digit(play[i], level)]++;
+        kb_grid_pick p;
+        if (!kb_grid_pick_bin(hist, r, &p)) break;
+        int kept = 0;
+        for (int i = 0; i < m; i++) {
+            const uint32_t d = kb_grid_digit(play[i], level);
+            if (d > p.bin || (p.take_all && d == p.bin))
+                win[winners++] = play[i];
+            else if (d == p.bin)
+                next[kept++] = play[i];
+        }
+        r = p.take_all ? 0 : p.need;
+        uint64_t *t = play;
+        play = next;
+        next = t;
+        m = kept;
+    }
+    qsort(win, (size_t)winners, 8, desc_u64);
+    for (int j = 0; j < winners && j < want; j++) idx[j] = kb_grid_index(win[j]);
+    free(play);
+    free(next);
+    free(win);
+    return r == 0 && winners == want ? want : -1;
+}
+
+/* The serial levels give the reference's indices on n values from `pick`
+ * (a few distinct values: many ties, -0 and +0 among them). */
+static void expect_reference(int n, int k, const float *pool, int pool_size, uint32_t seed) {
+    kb_case c;
+    kb_tensors in = {0}, out = {0};
+    kb_error e;
+    char segments[32], kk[32];
+    snprintf(segments, sizeof segments, "%d", n);
+    snprintf(kk, sizeof kk, "%d", k);
+    kb_case_defaults(&c, &kb_op_topk);
+    KB_EXPECT(kb_case_set(&c, "segments", segments, &e) == KB_OK &&
+              kb_case_set(&c, "k", kk, &e) == KB_OK);
+    KB_EXPECT(kb_op_topk.describe(&c, &in, &out, &e) == KB_OK &&
+              kb_tensors_alloc_host(&in, &e) == KB_OK && kb_tensors_alloc_host(&out, &e) == KB_OK);
+    float *v = kb_tensors_get(&in, "values")->data;
+    int32_t *offsets = kb_tensors_get(&in, "offsets")->data;
+    offsets[0] = 0;
+    offsets[1] = n;
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        v[i] = pool[(seed >> 8) % (uint32_t)pool_size];
+    }
+    KB_EXPECT(kb_topk_reference(&c, &in, &out, &e) == KB_OK);
+    const int32_t *ref = kb_tensors_get(&out, "topk_indices")->data;
+    int32_t *got = malloc((size_t)k * 4 + 4);
+    const int want = grid_select_serial(v, n, k, got);
+    KB_EXPECT(want == (n < k ? n : k));
+    int mismatches = 0;
+    for (int j = 0; j < want; j++) mismatches += got[j] != ref[j];
+    if (mismatches) printf("  n=%d k=%d: %d of %d indices differ\n", n, k, mismatches, want);
+    KB_EXPECT(mismatches == 0);
+    free(got);
+    kb_tensors_free_host(&in);
+    kb_tensors_free_host(&out);
+}
+
+static const float ties_pool[] = {-0.0f, 0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 2.0f, 1e-30f, -3.5f};
+
+KB_TEST(grid_select_levels_take_lower_indices_among_ties) {
+    expect_reference(5000, 1000, ties_pool, 9, 1);
+    expect_reference(5000, 4999, ties_pool, 9, 2);
+}
+
+KB_TEST(grid_select_levels_return_whole_segment_when_k_exceeds_it) {
+    expect_reference(300, 500, ties_pool, 9, 3);
+}
+
+KB_TEST(grid_select_levels_end_on_one_composite_when_every_value_ties) {
+    const float one[] = {0.75f};
+    expect_reference(3000, 1, one, 1, 4);
+    expect_reference(3000, 1234, one, 1, 5);
+}
+
+KB_TEST(grid_select_levels_match_reference_on_distinct_values) {
+    float pool[4096];
+    uint32_t s = 7;
+    for (int i = 0; i < 4096; i++) {
+        s = s * 1664525u + 1013904223u;
+        pool[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
+    }
+    expect_reference(20000, 100, pool, 4096, 6);
+}

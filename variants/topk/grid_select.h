@@ -1,0 +1,83 @@
+/* grid_select.h — the select rule of topk/grid_select (grid_select.cu), in
+ * functions the kernels and a CPU test share (C and CUDA).
+ *
+ * Every element of a segment is one 64-bit composite, (key << 32) | ~index
+ * (key: kb_topk_key). The composites are distinct (indices are), and the
+ * contract's order (value descending, equal values by lower index first) is
+ * exactly the composites' order descending. So the top k are the k largest
+ * composites, found by a radix select over 64 bits: six levels of 11, 11,
+ * 10, 11, 11 and 10-bit digits, high to low. At each level the histogram of
+ * the digits of the elements still in play picks the bin that holds the r-th
+ * largest (kb_topk_pick_step): bins above it win outright, the bin itself
+ * either wins whole (when all of it is needed) or stays in play with
+ * r - above to find. After the sixth level a bin holds one composite, so the
+ * select always ends by taking a bin whole: no tie rule beyond the order.
+ */
+#ifndef KB_TOPK_GRID_SELECT_H
+#define KB_TOPK_GRID_SELECT_H
+
+#include "topk.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KB_GRID_LEVELS = 6, KB_GRID_BINS = 2048 };
+
+/* The composite of the element at index idx (>= 0) with key `key`. */
+KB_HD uint64_t kb_grid_composite(uint32_t key, int32_t idx) {
+    return ((uint64_t)key << 32) | (uint32_t) ~(uint32_t)idx;
+}
+
+/* The index a composite was made from. */
+KB_HD int32_t kb_grid_index(uint64_t c) {
+    return (int32_t) ~(uint32_t)c;
+}
+
+/* The digit of level 0..5: bits 63..53, 52..42, 41..32, 31..21, 20..10, 9..0. */
+KB_HD uint32_t kb_grid_digit(uint64_t c, int level) {
+    const int shift = level == 0   ? 53
+                      : level == 1 ? 42
+                      : level == 2 ? 32
+                      : level == 3 ? 21
+                      : level == 4 ? 10
+                                   : 0;
+    const uint32_t mask = (level == 2 || level == 5) ? 0x3FFu : 0x7FFu;
+    return (uint32_t)(c >> shift) & mask;
+}
+
+/* What a level decided: the bin holding the r-th largest, how many of it are
+ * still needed, and whether that is all of it (the select ends). */
+typedef struct kb_grid_pick {
+    uint32_t bin, need, take_all;
+} kb_grid_pick;
+
+/* Bin `bin` holds `count` elements with `above` elements in higher bins.
+ * 1 (and *p filled) when it holds the r-th largest (1 <= r): above < r <=
+ * above + count. Exactly one bin of a histogram with >= r elements does. */
+KB_HD int kb_grid_pick_step(uint32_t bin, uint32_t above, uint32_t count, uint32_t r,
+                            kb_grid_pick *p) {
+    if (!(above < r && r <= above + count)) return 0;
+    p->bin = bin;
+    p->need = r - above;
+    p->take_all = p->need == count;
+    return 1;
+}
+
+/* The pick over a whole histogram, bins scanned from the top (the serial
+ * form of the kernel's scan); 0 when it holds fewer than r elements. */
+KB_HD int kb_grid_pick_bin(const uint32_t *hist, uint32_t r, kb_grid_pick *p) {
+    uint32_t above = 0;
+    for (int b = KB_GRID_BINS - 1; b >= 0; b--) {
+        if (kb_grid_pick_step((uint32_t)b, above, hist[b], r, p)) return 1;
+        above += hist[b];
+    }
+    return 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
