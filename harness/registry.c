@@ -93,6 +93,7 @@ extern const kb_variant_impl kb_rpn_proposals_cuda_port;
 /* yolo_decode */
 extern const kb_variant_impl kb_yolo_decode_atomic_bitmask;
 extern const kb_variant_impl kb_yolo_decode_atomic_fastnms;
+extern const kb_variant_impl kb_yolo_decode_atomic_greedy;
 extern const kb_variant_impl kb_yolo_decode_scan_greedy;
 extern const kb_variant_impl kb_yolo_decode_fused_batch;
 extern const kb_variant_impl kb_yolo_decode_seed_fastnms;
@@ -206,6 +207,8 @@ const kb_variant kb_variants[] = {
                "atomicAdd compaction, block sort, nms blockwalk per image"),
     KB_VARIANT(yolo_decode, atomic_fastnms, "atomic.cu", KB_NONDETERMINISTIC | KB_INEXACT,
                "atomicAdd compaction, block sort + fast NMS (TensorRT way)"),
+    KB_VARIANT(yolo_decode, atomic_greedy, "atomic.cu", 0,
+               "atomicAdd compaction of every candidate, exact top max_det, block greedy NMS"),
     KB_VARIANT(yolo_decode, scan_greedy, "scan.cu", 0,
                "CUB select + segmented sort, top max_det, block greedy NMS"),
     KB_VARIANT(yolo_decode, fused_batch, "fused.cu", 0,

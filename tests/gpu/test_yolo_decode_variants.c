@@ -14,6 +14,7 @@ static const struct {
 } variants[] = {
     {"atomic_bitmask", KB_NONDETERMINISTIC},
     {"atomic_fastnms", KB_NONDETERMINISTIC | KB_INEXACT},
+    {"atomic_greedy", 0},
     {"scan_greedy", 0},
     {"fused_batch", 0},
     {"seed_fastnms", KB_NONDETERMINISTIC | KB_INEXACT},

@@ -3,9 +3,10 @@
  * variants/yolo_decode/yolo_device.cuh, for machines with no GPU. One block =
  * 1024 pthreads with real barriers (__syncthreads) and per-warp barriers
  * (shuffles, ballots); static "shared" variables. Checks fused_image (mode
- * 0), the atomic stages with fast (1) and greedy (2) NMS (atomic compaction
- * emulated in reversed index order) against the reference through the op's
- * compare. Not covered: CUB (scan_greedy's select/sort), the nms launchers
+ * 0), the atomic stages with fast (1) and greedy (2) NMS on max_det slots,
+ * and atomic_greedy's stage (3: every candidate a slot, take_top) (atomic
+ * compaction emulated in reversed index order, classes kept as the decode
+ * keeps them) against the reference through the op's compare. Not covered: CUB (scan_greedy's select/sort), the nms launchers
  * (atomic_bitmask's NMS), timing. Build against a build folder's libraries
  * (here build/) and run, from the repository root:
  *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iharness/core -Ikernels -I. \
@@ -128,7 +129,7 @@ struct ctx {
     const float *pred, *d2i;
     kb_yolo_params p;
     u64 *cand, *mask, *slots;
-    int *counts, *count;
+    int *counts, *count, *cls;
     float *dets;
     int mode;
 };
@@ -136,22 +137,28 @@ static void body(void *a) {
     ctx *c = (ctx *)a;
     int img = blockIdx.x;
     if (c->mode == 0) {
-        fused_image(smem_buf.data(), c->pred, c->d2i, c->p, img, c->cand, c->mask, c->count,
-                    c->dets);
+        fused_image(smem_buf.data(), c->pred, c->d2i, c->p, img, c->cand, c->cls, c->mask,
+                    c->count, c->dets);
         return;
     }
     stage_smem s = carve(smem_buf.data(), c->p.max_det);
-    int m = min(c->counts[img], c->p.max_det);
-    for (int r = threadIdx.x; r < m; r += blockDim.x)
-        s.keys[r] = c->slots[(size_t)img * c->p.max_det + r];
+    int m;
+    if (c->mode == 3) {
+        m = take_top(s, c->slots + (size_t)img * c->p.n, c->counts[img], c->p.max_det);
+    } else {
+        m = min(c->counts[img], c->p.max_det);
+        for (int r = threadIdx.x; r < m; r += blockDim.x)
+            s.keys[r] = c->slots[(size_t)img * c->p.max_det + r];
+    }
     block_sort(s.keys, m);
     if (c->mode == 1)
-        finish_image<true>(s, m, c->pred, c->d2i, c->p, img, c->mask, c->count, c->dets);
+        finish_image<true>(s, m, c->pred, c->d2i, c->p, img, c->cls, c->mask, c->count, c->dets);
     else
-        finish_image<false>(s, m, c->pred, c->d2i, c->p, img, c->mask, c->count, c->dets);
+        finish_image<false>(s, m, c->pred, c->d2i, c->p, img, c->cls, c->mask, c->count, c->dets);
 }
 int main(int argc, char **argv) {
-    // argv: mode (0 fused, 1 atomic fast, 2 atomic greedy), then axis=value...
+    // argv: mode (0 fused, 1 atomic fast, 2 atomic greedy on max_det slots,
+    // 3 atomic_greedy), then axis=value...
     int mode = atoi(argv[1]);
     kb_case cs;
     kb_tensors in = {}, ref = {}, got = {};
@@ -180,13 +187,15 @@ int main(int argc, char **argv) {
     c.count = (int *)kb_tensors_find(&got, "count")->data;
     c.dets = (float *)kb_tensors_find(&got, "dets")->data;
     std::vector<u64> cand((size_t)c.p.b * c.p.n), mask(mask_bytes(c.p.b, c.p.max_det) / 8 + 1),
-        slots((size_t)c.p.b * c.p.max_det);
-    std::vector<int> counts(c.p.b, 0);
+        slots((size_t)c.p.b * c.p.n);
+    std::vector<int> counts(c.p.b, 0), cls((size_t)c.p.b * c.p.n, -1);
+    const int cap = mode == 3 ? c.p.n : c.p.max_det;
+    c.cls = cls.data();
     c.cand = cand.data();
     c.mask = mask.data();
     c.slots = slots.data();
     c.counts = counts.data();
-    if (mode) // atomic compaction emulated: reversed index order, first max_det slots
+    if (mode) // atomic compaction emulated: reversed index order, first cap slots
         for (int img = 0; img < c.p.b; img++)
             for (int i = c.p.n - 1; i >= 0; i--) {
                 const float *row = c.pred + ((size_t)img * c.p.n + i) * (5 + c.p.c);
@@ -194,8 +203,8 @@ int main(int argc, char **argv) {
                 int k;
                 if (kb_yolo_score(row, c.p.c, c.p.conf, &s, &k)) {
                     int slot = counts[img]++;
-                    if (slot < c.p.max_det)
-                        slots[(size_t)img * c.p.max_det + slot] = kb_yolo_key(s, i);
+                    if (slot < cap) slots[(size_t)img * cap + slot] = kb_yolo_key(s, i);
+                    cls[(size_t)img * c.p.n + i] = k;
                 }
             }
     smem_buf.assign(stage_smem_bytes(c.p.max_det) + 64, 0);

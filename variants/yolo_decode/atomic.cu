@@ -1,14 +1,15 @@
-/* atomic.cu — the common GPU YOLO decoder: one thread per prediction, the
- * qualifying ones appended with atomicAdd (unordered) to max_det slots per
- * image; when more than max_det qualify, which ones get a slot depends on
- * the run (KB_NONDETERMINISTIC). Then per image the slots are sorted by key
- * (so the result is deterministic whenever at most max_det qualify) and:
+/* atomic.cu — the common GPU YOLO decoder: predictions scored a warp at a
+ * time, the qualifying ones appended with atomicAdd (unordered) to `cap`
+ * slots per image, then per image the slots sorted by key (so any append
+ * order gives the same result) and:
  *
- *   atomic_fastnms   fast NMS in the same block (KB_INEXACT: a box is dropped
- *                    when any higher-ranked box of its class overlaps it)
- *   atomic_bitmask   boxes padded to max_det per image (zero boxes ranked
- *                    last, which overlap nothing), the nms op's blockwalk
- *                    greedy NMS launched per image, then the padding dropped
+ *   atomic_fastnms   cap max_det (when more qualify, which ones get a slot
+ *                    depends on the run: KB_NONDETERMINISTIC); fast NMS in
+ *                    the block (KB_INEXACT)
+ *   atomic_bitmask   cap max_det; boxes padded to max_det per image, the nms
+ *                    op's blockwalk greedy NMS launched per image
+ *   atomic_greedy    cap n: every candidate has a slot, the top max_det are
+ *                    selected exactly; block greedy NMS (exact, deterministic)
  */
 #include "variants/common/nms_device.cuh"
 #include "yolo_device.cuh"
@@ -21,13 +22,29 @@ namespace {
 
 constexpr int kDecodeThreads = 256;
 
+/* A thread per prediction reads its objectness; the warp scores the ones
+ * that pass together (warp_score: 32 classes a load, not a thread's chain
+ * of c loads). A qualifying prediction takes a slot of its image's `cap`
+ * (the count still counts those past it) and leaves its class in cls_of. */
 __global__ void __launch_bounds__(kDecodeThreads)
-    decode_atomic(const float *pred, kb_yolo_params p, int *counts, u64 *slots) {
-    int img = blockIdx.y, i = blockIdx.x * kDecodeThreads + threadIdx.x;
-    u64 key;
-    if (i < p.n && decode_key(pred, p, img, i, &key)) {
-        int slot = atomicAdd(&counts[img], 1);
-        if (slot < p.max_det) slots[(size_t)img * p.max_det + slot] = key;
+    decode_atomic(const float *pred, kb_yolo_params p, int cap, int *counts, u64 *slots,
+                  int *cls_of) {
+    const int img = blockIdx.y, lane = threadIdx.x & 31;
+    const int i = blockIdx.x * kDecodeThreads + threadIdx.x, warp0 = i - lane;
+    const float obj = i < p.n ? row_of(pred, p, img, i)[4] : -1.0f;
+    unsigned todo = __ballot_sync(0xffffffffu, obj >= p.conf);
+    while (todo) {
+        const int from = __ffs(todo) - 1, j = warp0 + from;
+        todo &= todo - 1;
+        float sc;
+        int k;
+        const bool q = warp_score(row_of(pred, p, img, j), p.c, p.conf,
+                                  __shfl_sync(0xffffffffu, obj, from), &sc, &k);
+        if (q && lane == from) {
+            const int slot = atomicAdd(&counts[img], 1);
+            if (slot < cap) slots[(size_t)img * cap + slot] = kb_yolo_key(sc, (uint32_t)j);
+            cls_of[(size_t)img * p.n + j] = k;
+        }
     }
 }
 
@@ -43,23 +60,23 @@ __device__ int load_sorted(const stage_smem &s, const kb_yolo_params &p, int img
 
 __global__ void __launch_bounds__(kThreads)
     fast_stage(const float *pred, const float *d2i, kb_yolo_params p, const int *counts,
-               const u64 *slots, int *count, float *dets) {
+               const u64 *slots, const int *cls_of, int *count, float *dets) {
     extern __shared__ __align__(16) unsigned char smem[];
     stage_smem s = carve(smem, p.max_det);
     int img = blockIdx.x;
     int m = load_sorted(s, p, img, counts, slots);
-    finish_image<true>(s, m, pred, d2i, p, img, nullptr, count, dets);
+    finish_image<true>(s, m, pred, d2i, p, img, cls_of, nullptr, count, dets);
 }
 
 /* Sorted, padded boxes, classes and keys for the nms op's launchers. */
 __global__ void __launch_bounds__(kThreads)
     pad_stage(const float *pred, const float *d2i, kb_yolo_params p, const int *counts,
-              const u64 *slots, float4 *boxes, int *classes, u64 *keys) {
+              const u64 *slots, const int *cls_of, float4 *boxes, int *classes, u64 *keys) {
     extern __shared__ __align__(16) unsigned char smem[];
     stage_smem s = carve(smem, p.max_det);
     int img = blockIdx.x;
     int m = load_sorted(s, p, img, counts, slots);
-    load_candidates(s, m, pred, d2i, p, img);
+    load_candidates(s, m, pred, d2i, p, img, cls_of);
     size_t off = (size_t)img * p.max_det;
     for (int r = threadIdx.x; r < p.max_det; r += blockDim.x) {
         boxes[off + r] = r < m ? s.boxes[r] : make_float4(0, 0, 0, 0);
@@ -103,28 +120,54 @@ __global__ void finalize(kb_yolo_params p, const int *counts, const int *keep, c
     if (threadIdx.x == 0) count[img] = real;
 }
 
+/* atomic_greedy's stage: the exact top max_det of the image's slots (all its
+ * candidates), sorted; block greedy NMS; count and dets. */
+__global__ void __launch_bounds__(kThreads)
+    greedy_stage(const float *pred, const float *d2i, kb_yolo_params p, const int *counts,
+                 const u64 *slots, const int *cls_of, u64 *mask_ws, int *count, float *dets) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    stage_smem s = carve(smem, p.max_det);
+    const int img = blockIdx.x;
+    const int m = take_top(s, slots + (size_t)img * p.n, counts[img], p.max_det);
+    block_sort(s.keys, m);
+    finish_image<false>(s, m, pred, d2i, p, img, cls_of, mask_ws, count, dets);
+}
+
+enum kind { kFastNms, kBitmask, kGreedy };
+
 struct state : host_state {
-    int fast;
-    int *counts, *keep, *nk;
-    u64 *slots, *keys;
+    kind how;
+    int cap; /* slots per image */
+    int *counts, *cls_of, *keep, *nk;
+    u64 *slots, *keys, *mask;
     float4 *boxes;
     int *classes;
     void *nms_ws;
     size_t nms_ws_bytes;
 };
 
-size_t layout(const kb_yolo_params &p, int fast, state *st, void *base) {
+size_t layout(const kb_yolo_params &p, kind how, state *st, void *base) {
     carver c = {(unsigned char *)base, 0};
-    int cap = p.max_out < p.max_det ? p.max_out : p.max_det;
+    const int cap = how == kGreedy ? p.n : p.max_det;
     int *counts = (int *)c.take((size_t)p.b * 4);
-    u64 *slots = (u64 *)c.take((size_t)p.b * p.max_det * 8);
+    u64 *slots = (u64 *)c.take((size_t)p.b * cap * 8);
+    int *cls_of = (int *)c.take((size_t)p.b * p.n * 4);
     if (st) {
+        st->how = how;
+        st->cap = cap;
         st->counts = counts;
         st->slots = slots;
+        st->cls_of = cls_of;
     }
-    if (fast) return c.used;
+    if (how == kFastNms) return c.used;
+    if (how == kGreedy) {
+        u64 *mask = (u64 *)c.take(mask_bytes(p.b, p.max_det));
+        if (st) st->mask = mask;
+        return c.used;
+    }
+    const int keep_cap = p.max_out < p.max_det ? p.max_out : p.max_det;
     size_t ws = kb_nms_sorted_workspace(p.max_det);
-    int *keep = (int *)c.take((size_t)p.b * cap * 4);
+    int *keep = (int *)c.take((size_t)p.b * keep_cap * 4);
     int *nk = (int *)c.take((size_t)p.b * 4);
     u64 *keys = (u64 *)c.take((size_t)p.b * p.max_det * 8);
     float4 *boxes = (float4 *)c.take((size_t)p.b * p.max_det * 16);
@@ -142,29 +185,26 @@ size_t layout(const kb_yolo_params &p, int fast, state *st, void *base) {
     return c.used;
 }
 
-size_t fast_workspace(const kb_case *c) {
-    return layout(kb_yolo_params_of(c), 1, nullptr, nullptr);
-}
-size_t bitmask_workspace(const kb_case *c) {
-    return layout(kb_yolo_params_of(c), 0, nullptr, nullptr);
+template <kind kHow> size_t workspace(const kb_case *c) {
+    return layout(kb_yolo_params_of(c), kHow, nullptr, nullptr);
 }
 
-/* The fast and bitmask variants share the state; `fast` picks the stages. */
-template <class Kernel>
-int setup(const kb_case *c, int fast, Kernel stage, void **out, kb_error *e) {
-    auto carve_state = [fast](const kb_yolo_params &p, state *st, void *base) {
-        if (st) st->fast = fast;
-        return layout(p, fast, st, base);
+/* The three variants share the state; `how` picks the stages. */
+template <kind kHow, class Kernel>
+int setup(const kb_case *c, Kernel stage, void **out, kb_error *e) {
+    auto carve_state = [](const kb_yolo_params &p, state *st, void *base) {
+        return layout(p, kHow, st, base);
     };
     return setup_state<state>(c, stage, carve_state, out, e);
 }
-int fast_setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
-    (void)dev_in;
-    return setup(c, 1, fast_stage, out, e);
+int fast_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e) {
+    return setup<kFastNms>(c, fast_stage, out, e);
 }
-int bitmask_setup(const kb_case *c, const kb_tensors *dev_in, void **out, kb_error *e) {
-    (void)dev_in;
-    return setup(c, 0, pad_stage, out, e);
+int bitmask_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e) {
+    return setup<kBitmask>(c, pad_stage, out, e);
+}
+int greedy_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e) {
+    return setup<kGreedy>(c, greedy_stage, out, e);
 }
 
 int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
@@ -176,19 +216,27 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     KB_CUDA_TRY(cudaMemsetAsync(st->counts, 0, (size_t)p.b * 4, stream), e);
     kb_nvtx_push("decode");
     dim3 grid((p.n + kDecodeThreads - 1) / kDecodeThreads, p.b);
-    decode_atomic<<<grid, kDecodeThreads, 0, stream>>>(t.pred, p, st->counts, st->slots);
+    decode_atomic<<<grid, kDecodeThreads, 0, stream>>>(t.pred, p, st->cap, st->counts, st->slots,
+                                                       st->cls_of);
     kb_nvtx_pop();
     KB_CUDA_TRY(cudaGetLastError(), e);
-    if (st->fast) {
+    if (st->how == kFastNms) {
         kb_nvtx_push("sort+nms");
         fast_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots,
-                                                    t.count, t.dets);
+                                                    st->cls_of, t.count, t.dets);
         kb_nvtx_pop();
         return kb_cuda_check(cudaGetLastError(), "fast_stage", e);
     }
+    if (st->how == kGreedy) {
+        kb_nvtx_push("select+sort+nms");
+        greedy_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots,
+                                                      st->cls_of, st->mask, t.count, t.dets);
+        kb_nvtx_pop();
+        return kb_cuda_check(cudaGetLastError(), "greedy_stage", e);
+    }
     kb_nvtx_push("sort");
-    pad_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots, st->boxes,
-                                               st->classes, st->keys);
+    pad_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots, st->cls_of,
+                                               st->boxes, st->classes, st->keys);
     kb_nvtx_pop();
     KB_CUDA_TRY(cudaGetLastError(), e);
     int cap = p.max_out < p.max_det ? p.max_out : p.max_det;
@@ -208,7 +256,9 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {stage_fits, fast_workspace,
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {stage_fits, workspace<kFastNms>,
                                                                   fast_setup, run, free_state};
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {stage_fits, bitmask_workspace,
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {stage_fits, workspace<kBitmask>,
                                                                   bitmask_setup, run, free_state};
+extern "C" const kb_variant_impl kb_yolo_decode_atomic_greedy = {stage_fits, workspace<kGreedy>,
+                                                                 greedy_setup, run, free_state};

@@ -19,22 +19,25 @@ using namespace kb_yolo;
 namespace {
 
 __global__ void __launch_bounds__(kThreads)
-    fused(const float *pred, const float *d2i, kb_yolo_params p, u64 *cand_ws, u64 *mask_ws,
-          int *count, float *dets) {
+    fused(const float *pred, const float *d2i, kb_yolo_params p, u64 *cand_ws, int *cls_ws,
+          u64 *mask_ws, int *count, float *dets) {
     extern __shared__ __align__(16) unsigned char smem[];
-    fused_image(smem, pred, d2i, p, blockIdx.x, cand_ws, mask_ws, count, dets);
+    fused_image(smem, pred, d2i, p, blockIdx.x, cand_ws, cls_ws, mask_ws, count, dets);
 }
 
 struct state : host_state {
     u64 *cand, *mask;
+    int *cls;
 };
 
 size_t layout(const kb_yolo_params &p, state *st, void *base) {
     carver c = {(unsigned char *)base, 0};
     u64 *cand = (u64 *)c.take((size_t)p.b * p.n * 8);
+    int *cls = (int *)c.take((size_t)p.b * p.n * 4);
     u64 *mask = (u64 *)c.take(mask_bytes(p.b, p.max_det));
     if (st) {
         st->cand = cand;
+        st->cls = cls;
         st->mask = mask;
     }
     return c.used;
@@ -55,7 +58,7 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     io t = io_of(dev_in, dev_out);
     kb_nvtx_push("fused");
     fused<<<st->p.b, kThreads, stage_smem_bytes(st->p.max_det), stream>>>(
-        t.pred, t.d2i, st->p, st->cand, st->mask, t.count, t.dets);
+        t.pred, t.d2i, st->p, st->cand, st->cls, st->mask, t.count, t.dets);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "fused", e);
 }

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kThreads)
     const u64 *mine = sorted + begin[img];
     for (int r = threadIdx.x; r < m; r += blockDim.x) s.keys[r] = mine[r];
     __syncthreads();
-    finish_image<false>(s, m, pred, d2i, p, img, mask_ws, count, dets);
+    finish_image<false>(s, m, pred, d2i, p, img, nullptr, mask_ws, count, dets);
 }
 
 struct state : host_state {

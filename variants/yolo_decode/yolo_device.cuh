@@ -162,16 +162,24 @@ __device__ inline u64 block_select(const u64 *keys, int cnt, int k) {
     return prefix;
 }
 
-/* Boxes and classes of the m sorted candidates, from their prediction rows. */
+/* Boxes and classes of the m sorted candidates, from their prediction rows.
+ * cls_of (b x n, or nullptr): the class of every qualifying prediction, kept
+ * by the compaction that scored it; without it each thread rescans its
+ * row's c class scores, a chain of c loads that dominates the stage. */
 __device__ inline void load_candidates(const stage_smem &s, int m, const float *pred,
-                                       const float *d2i, const kb_yolo_params &p, int img) {
+                                       const float *d2i, const kb_yolo_params &p, int img,
+                                       const int *cls_of) {
     const float *t = d2i + 6 * img;
     float aff[6] = {t[0], t[1], t[2], t[3], t[4], t[5]};
     for (int r = threadIdx.x; r < m; r += blockDim.x) {
-        const float *row = row_of(pred, p, img, (int)(uint32_t)s.keys[r]);
+        const int i = (int)(uint32_t)s.keys[r];
+        const float *row = row_of(pred, p, img, i);
         float sc, box[4];
         int k = 0;
-        kb_yolo_score(row, p.c, p.conf, &sc, &k);
+        if (cls_of)
+            k = cls_of[(size_t)img * (size_t)p.n + (size_t)i];
+        else
+            kb_yolo_score(row, p.c, p.conf, &sc, &k);
         kb_yolo_box(row, aff, p.src_w, p.src_h, box);
         s.boxes[r] = make_float4(box[0], box[1], box[2], box[3]);
         s.cls[r] = k;
@@ -277,9 +285,9 @@ __device__ inline void write_dets(const stage_smem &s, int nk, const kb_yolo_par
 /* The stage after the keys of image img are sorted in s.keys[0, m). */
 template <bool kFast>
 __device__ inline void finish_image(const stage_smem &s, int m, const float *pred, const float *d2i,
-                                    const kb_yolo_params &p, int img, u64 *mask_ws, int *count,
-                                    float *dets) {
-    load_candidates(s, m, pred, d2i, p, img);
+                                    const kb_yolo_params &p, int img, const int *cls_of,
+                                    u64 *mask_ws, int *count, float *dets) {
+    load_candidates(s, m, pred, d2i, p, img, cls_of);
     int nk;
     if (kFast)
         nk = fast_nms(s, m, p.iou, p.max_out);
@@ -289,16 +297,39 @@ __device__ inline void finish_image(const stage_smem &s, int m, const float *pre
     write_dets(s, nk, p, img, count, dets);
 }
 
+/* The keys of image img's top max_det candidates into s.keys[0, m), unsorted,
+ * from the cnt keys of `cand` (global memory, written before a barrier that
+ * this block has passed): all of them when cnt <= max_det, else those at or
+ * below the max_det-th key (keys are unique), found by block_select. */
+__device__ inline int take_top(const stage_smem &s, const u64 *cand, int cnt, int max_det) {
+    __shared__ int gathered;
+    if (cnt <= max_det) {
+        for (int i = threadIdx.x; i < cnt; i += blockDim.x) s.keys[i] = cand[i];
+        __syncthreads();
+        return cnt;
+    }
+    u64 last = block_select(cand, cnt, max_det);
+    if (threadIdx.x == 0) gathered = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+        u64 k = cand[i];
+        if (k <= last) s.keys[atomicAdd(&gathered, 1)] = k;
+    }
+    __syncthreads();
+    return max_det;
+}
+
 constexpr int kItems = 8;
 
 /* fused_batch's whole work for image img (one block of kThreads; smem:
- * stage_smem_bytes(max_det) of dynamic shared memory). */
+ * stage_smem_bytes(max_det) of dynamic shared memory). cls_ws (b x n) gets
+ * the class of every qualifying prediction, for load_candidates. */
 __device__ inline void fused_image(unsigned char *smem, const float *pred, const float *d2i,
-                                   const kb_yolo_params &p, int img, u64 *cand_ws, u64 *mask_ws,
-                                   int *count, float *dets) {
-    __shared__ int gathered;
+                                   const kb_yolo_params &p, int img, u64 *cand_ws, int *cls_ws,
+                                   u64 *mask_ws, int *count, float *dets) {
     stage_smem s = carve(smem, p.max_det);
     u64 *cand = cand_ws + (size_t)img * p.n;
+    int *cls_of = cls_ws + (size_t)img * p.n;
     int cnt = 0;
     for (int base = 0; base < p.n; base += kThreads * kItems) {
         float obj[kItems];
@@ -320,8 +351,10 @@ __device__ inline void fused_image(unsigned char *smem, const float *pred, const
                 float o = __shfl_sync(0xffffffffu, obj[u], lane), sc;
                 int k;
                 bool q = warp_score(row_of(pred, p, img, i), p.c, p.conf, o, &sc, &k);
-                if (q && (int)(threadIdx.x & 31) == lane)
+                if (q && (int)(threadIdx.x & 31) == lane) {
                     keys[mine++] = kb_yolo_key(sc, (uint32_t)i);
+                    cls_of[i] = k;
+                }
             }
         }
         int total, pos = cnt + kb_block_exclusive_scan<kThreads>(mine, &total);
@@ -331,21 +364,10 @@ __device__ inline void fused_image(unsigned char *smem, const float *pred, const
         }
         cnt += total;
     }
-    int m = cnt;
-    if (cnt > p.max_det) {
-        __syncthreads(); /* the global keys visible to the block */
-        u64 last = block_select(cand, cnt, p.max_det);
-        if (threadIdx.x == 0) gathered = 0;
-        __syncthreads();
-        for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
-            u64 k = cand[i];
-            if (k <= last) s.keys[atomicAdd(&gathered, 1)] = k;
-        }
-        m = p.max_det;
-    }
-    __syncthreads();
+    __syncthreads(); /* the global keys and classes visible to the block */
+    int m = cnt > p.max_det ? take_top(s, cand, cnt, p.max_det) : cnt;
     block_sort(s.keys, m);
-    finish_image<false>(s, m, pred, d2i, p, img, mask_ws, count, dets);
+    finish_image<false>(s, m, pred, d2i, p, img, cls_ws, mask_ws, count, dets);
 }
 
 /* One bump allocation: 256-byte aligned pieces. */
