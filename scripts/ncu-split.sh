@@ -8,14 +8,17 @@
 #   OUT=/tmp/prof KB_BUILD=build scripts/ncu-split.sh              # every split
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
-# Splits: nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit
+# Splits: nms1000 topk-rpn5 walk25200 walk1000 yolo1-stage yolo1-fused
+# yolo32-stage rpn-masks rpn-walk dcn4-explicit dcn4-implicit
 # dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5
 # wgmma4 wgmma5 (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64) f32;
 # explicit = NCHW im2col, nhwc = explicit_nhwc*, fused = nhwc_fused_f16's
 # kernel in f16, wgmma = nhwc_wgmma_tf32's kernel).
 #
-# Writes $OUT/ncu-<name>.txt per case and $OUT/walk<n>-sass.txt. ncu locks the
+# Writes $OUT/ncu-<name>.txt per case and $OUT/<name>-sass.txt. ncu locks the
 # clocks to base (its default), so durations read ~10-20% above cold-mode runs.
+# KB_NCU_SAMPLING sets the SASS splits' warp-sampling interval (0: every 2^5
+# cycles, for kernels that run on one SM; default: ncu's choice).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/ncu}
@@ -38,11 +41,19 @@ split() { # name, kbench check args...
 sass() { # name, kernel regex, kbench check args...
     local name=$1 kernel=$2
     shift 2
-    if ncu --set full --import-source no -k "regex:$kernel" -c 1 -f -o "$OUT/$name" \
+    local rate=()
+    [ -n "${KB_NCU_SAMPLING:-}" ] && rate=(--warp-sampling-interval "$KB_NCU_SAMPLING")
+    if ncu --set full "${rate[@]}" --import-source no -k "regex:$kernel" -c 1 -f -o "$OUT/$name" \
         "$KB" check "$@" --no-isolate >"$OUT/$name-ncu.log" 2>&1; then
         ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv \
             >"$OUT/$name-sass.csv" 2>&1
         python3 scripts/sass-stalls.py "$OUT/$name-sass.csv" "$OUT/$name-sass-all.txt" >"$OUT/$name-sass.txt"
+        # The same samples by CUDA source line (the build has -lineinfo).
+        ncu --import "$OUT/$name.ncu-rep" --page source --print-source cuda --csv \
+            >"$OUT/$name-cuda.csv" 2>&1 &&
+            python3 scripts/sass-stalls.py "$OUT/$name-cuda.csv" "$OUT/$name-cuda-all.txt" \
+                >"$OUT/$name-cuda.txt" 2>&1
+        rm -f "$OUT/$name-cuda.csv"
         ncu --import "$OUT/$name.ncu-rep" --page details >"$OUT/$name-details.txt" 2>&1
         grep -E "Duration|Throughput|Hit Rate|Occupancy|Registers Per|Issued Ipc|Mem Busy|Max Bandwidth|Eligible|Cycles Per Issued" \
             "$OUT/$name-details.txt" | head -40
@@ -64,6 +75,11 @@ for name in "${names[@]}"; do
     topk-rpn5) split topk-rpn5 topk -v radix_select -a segments=rpn5 -a k=1000 ;;
     walk25200) sass walk25200 walk_blocks nms -v blockwalk -a n=25200 -a iou=0.5 ;;
     walk1000) sass walk1000 walk_small nms -v blockwalk -a n=1000 -a iou=0.5 ;;
+    yolo1-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=1 ;;
+    yolo32-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=32 ;;
+    yolo1-fused) sass "$name" "^fused" yolo_decode -v fused_batch -a b=1 ;;
+    rpn-masks) sass "$name" level_masks rpn_proposals -v fused -a img_h=800 -a img_w=1344 ;;
+    rpn-walk) sass "$name" walk_merge rpn_proposals -v fused -a img_h=800 -a img_w=1344 ;;
     dcn4-explicit) split "$name" deform_conv2d -v explicit_gemm_tf32 "${dcn4[@]}" ;;
     dcn4-implicit) split "$name" deform_conv2d -v implicit_gemm_tf32 "${dcn4[@]}" ;;
     dcn5-explicit) split "$name" deform_conv2d -v explicit_gemm_i32 "${dcn5[@]}" ;;
