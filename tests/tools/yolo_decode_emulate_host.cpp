@@ -6,9 +6,9 @@
  * 0), the atomic stages with fast (1) and greedy (2) NMS on max_det slots,
  * and atomic_greedy's stage (3: every candidate a slot, take_top) (atomic
  * compaction emulated in reversed index order, classes kept as the decode
- * keeps them) against the reference through the op's compare. Not covered: CUB (scan_greedy's select/sort), the nms launchers
- * (atomic_bitmask's NMS), timing. Build against a build folder's libraries
- * (here build/) and run, from the repository root:
+ * keeps them) against the reference through the op's compare. Not covered: CUB (scan_greedy's
+ * select/sort), the nms launchers (atomic_bitmask's NMS), timing. Build against a build folder's
+ * libraries (here build/) and run, from the repository root:
  *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iharness/core -Ikernels -I. \
  *     -Ivariants/yolo_decode -I/usr/local/cuda/include \
  *     tests/tools/yolo_decode_emulate_host.cpp -o /tmp/yolo_emu \
@@ -50,6 +50,9 @@ static inline int max(int a, int b) {
 }
 static inline int __ffs(unsigned x) {
     return __builtin_ffs((int)x);
+}
+static inline int __ffsll(long long x) {
+    return __builtin_ffsll(x);
 }
 static inline int __popc(unsigned x) {
     return __builtin_popcount(x);
@@ -137,8 +140,8 @@ static void body(void *a) {
     ctx *c = (ctx *)a;
     int img = blockIdx.x;
     if (c->mode == 0) {
-        fused_image(smem_buf.data(), c->pred, c->d2i, c->p, img, c->cand, c->cls, c->mask,
-                    c->count, c->dets);
+        fused_image(smem_buf.data(), c->pred, c->d2i, c->p, img, c->cand, c->cls, c->mask, c->count,
+                    c->dets);
         return;
     }
     stage_smem s = carve(smem_buf.data(), c->p.max_det);
