@@ -89,6 +89,15 @@ template <class T> static T __shfl_up_sync(unsigned, T v, int o) {
     T r = xchg(v, l >= o ? l - o : l);
     return r;
 }
+static void __syncwarp() {
+    pthread_barrier_wait(&warp_bar[threadIdx.x >> 5]);
+}
+static inline int __popcll(unsigned long long x) {
+    return __builtin_popcountll(x);
+}
+static inline int __clzll(unsigned long long x) {
+    return x ? __builtin_clzll(x) : 64;
+}
 static unsigned __ballot_sync(unsigned, int p) {
     int w = threadIdx.x >> 5;
     warp_x[w][threadIdx.x & 31] = p != 0;

@@ -192,11 +192,80 @@ __device__ inline bool suppresses(const stage_smem &s, int a, int b, float thr) 
     return s.cls[a] == s.cls[b] && kb_nms_iou(x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w) > thr;
 }
 
+/* Warp 0's greedy walk over the row-form mask (bit j of word w of row r:
+ * r suppresses w*64 + j > r), 64 candidates a step, with no block barrier:
+ *  - lane l holds the removed bits of words l and l + 32 (m <= 4096);
+ *  - the block's diagonal words go through s.diag, and lane l gathers the
+ *    columns of candidates l and l + 32 (which earlier ones suppress them);
+ *  - a candidate is kept once no undecided or kept earlier one suppresses
+ *    it, removed once a kept one does; each round decides at least the
+ *    lowest undecided one, so the rounds are the longest suppression chain
+ *    in the block, and the result is the serial walk's;
+ *  - the kept rows' later words are ORed into the lanes' removed bits, eight
+ *    independent loads at a time.
+ * Returns the keep count (<= max_out); s.keep holds the ranks. */
+__device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const u64 *mask) {
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31, words = words_of(m);
+    u64 rem0 = 0, rem1 = 0;
+    int nk = 0;
+    for (int k = 0; k < words && nk < max_out; k++) {
+        const int r0 = 64 * k, nb = min(64, m - r0);
+        const u64 valid = nb == 64 ? ~0ull : (1ull << nb) - 1;
+        s.diag[lane] = lane < nb ? mask[(size_t)(r0 + lane) * words + k] : 0ull;
+        s.diag[lane + 32] = lane + 32 < nb ? mask[(size_t)(r0 + lane + 32) * words + k] : 0ull;
+        const u64 rem_k = __shfl_sync(full, k < 32 ? rem0 : rem1, k & 31);
+        __syncwarp();
+        u64 col0 = 0, col1 = 0;
+#pragma unroll 8
+        for (int p = 0; p < 64; p++) {
+            const u64 row = s.diag[p];
+            col0 |= ((row >> lane) & 1ull) << p;
+            col1 |= ((row >> (lane + 32)) & 1ull) << p;
+        }
+        __syncwarp(); /* s.diag is rewritten by the next step */
+        u64 und = valid & ~rem_k, kept = 0;
+        while (und) {
+            const bool u0 = (und >> lane) & 1, u1 = (und >> (lane + 32)) & 1;
+            const bool k0 = u0 && !(col0 & (und | kept)), k1 = u1 && !(col1 & (und | kept));
+            const bool x0 = u0 && (col0 & kept), x1 = u1 && (col1 & kept);
+            const u64 nk_bits = __ballot_sync(full, k0) | (u64)__ballot_sync(full, k1) << 32;
+            const u64 nx_bits = __ballot_sync(full, x0) | (u64)__ballot_sync(full, x1) << 32;
+            kept |= nk_bits;
+            und &= ~(nk_bits | nx_bits);
+        }
+        for (int left = max_out - nk; __popcll(kept) > left;)
+            kept &= ~(1ull << (63 - __clzll(kept)));
+        if ((kept >> lane) & 1) s.keep[nk + __popcll(kept & ((1ull << lane) - 1))] = r0 + lane;
+        if ((kept >> (lane + 32)) & 1)
+            s.keep[nk + __popcll(kept & ((1ull << (lane + 32)) - 1))] = r0 + lane + 32;
+        nk += __popcll(kept);
+        if (nk >= max_out) break;
+        const bool own0 = lane > k && lane<words, own1 = lane + 32> k && lane + 32 < words;
+        for (u64 todo = kept; todo;) {
+            u64 v0[8], v1[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const int q = todo ? __ffsll((long long)todo) - 1 : -1;
+                todo &= todo - 1;
+                const size_t row = (size_t)(r0 + (q < 0 ? 0 : q)) * words;
+                v0[u] = q >= 0 && own0 ? mask[row + lane] : 0ull;
+                v1[u] = q >= 0 && own1 ? mask[row + lane + 32] : 0ull;
+            }
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                rem0 |= v0[u];
+                rem1 |= v1[u];
+            }
+        }
+    }
+    return nk;
+}
+
 /* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
  * keep list in s.keep. mask: this image's max_det x words_of(max_det) words. */
 __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask) {
     __shared__ int s_nk;
-    __shared__ u64 s_kept;
     int words = words_of(m);
     /* Word w of row r: the classes first (a shared load and a compare per
      * column), then the IoU only for the columns of r's class. The IoU of
@@ -218,37 +287,12 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
         }
         mask[(size_t)r * words + w] = bits;
     }
-    for (int w = threadIdx.x; w < words; w += blockDim.x) s.removed[w] = 0;
-    if (threadIdx.x == 0) s_nk = 0;
-    __syncthreads();
-    for (int k = 0; k < words; k++) {
-        if (s_nk >= max_out) break; /* uniform: read after a barrier */
-        int r0 = 64 * k;
-        if (threadIdx.x < 64 && r0 + (int)threadIdx.x < m)
-            s.diag[threadIdx.x] = mask[(size_t)(r0 + threadIdx.x) * words + k];
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            u64 rem = s.removed[k], kept = 0;
-            int nk = s_nk;
-            for (int q = 0; q < 64 && r0 + q < m && nk < max_out; q++)
-                if (!((rem >> q) & 1)) {
-                    s.keep[nk++] = r0 + q;
-                    kept |= 1ull << q;
-                    rem |= s.diag[q];
-                }
-            s_nk = nk;
-            s_kept = kept;
-        }
-        __syncthreads();
-        u64 kept = s_kept;
-        int rest = words - k - 1;
-        if (kept && rest > 0)
-            for (int t = threadIdx.x; t < 64 * rest; t += blockDim.x) {
-                int q = t / rest, w = k + 1 + (t - q * rest);
-                if ((kept >> q) & 1) atomicOr(&s.removed[w], mask[(size_t)(r0 + q) * words + w]);
-            }
-        __syncthreads();
+    __syncthreads(); /* the block's mask words visible to warp 0 */
+    if (threadIdx.x < 32) {
+        const int nk = greedy_walk(s, m, max_out, mask);
+        if (threadIdx.x == 0) s_nk = nk;
     }
+    __syncthreads();
     return s_nk;
 }
 
