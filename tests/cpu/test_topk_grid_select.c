@@ -1,6 +1,7 @@
 /* test_topk_grid_select.c — the select rule of topk/grid_select
  * (variants/topk/grid_select.h) on the CPU: the bin pick, the composite
- * order, and the six levels run serially against the CPU reference. */
+ * order, who runs each level (the grid, or one block once few are in play),
+ * and the six levels run serially against the CPU reference. */
 #include "kbtest.h"
 #include "topk.h"
 #include "variants/topk/grid_select.h"
@@ -52,22 +53,57 @@ KB_TEST(grid_digits_cover_all_64_bits_once) {
     KB_EXPECT(rebuilt == c);
 }
 
+KB_TEST(grid_next_step_finishes_at_the_cap_and_ends_after_a_whole_bin) {
+    KB_EXPECT(kb_grid_next_step(1, 5, 4096) == KB_GRID_ENDED);
+    KB_EXPECT(kb_grid_next_step(1, 100000, 4096) == KB_GRID_ENDED);
+    KB_EXPECT(kb_grid_next_step(0, 4096, 4096) == KB_GRID_FINISH);
+    KB_EXPECT(kb_grid_next_step(0, 1, 4096) == KB_GRID_FINISH);
+    KB_EXPECT(kb_grid_next_step(0, 4097, 4096) == KB_GRID_PASS);
+}
+
+KB_TEST(grid_finish_cap_holds_every_level_5_bin) {
+    /* composites sharing the digits of levels 0-4 differ in 10 bits only */
+    const uint64_t c = 0x123456789ABCDEF0ull;
+    int distinct = 0;
+    for (uint32_t low = 0; low < 4096; low++) {
+        const uint64_t d = (c & ~0xFFFull) | low;
+        int same = 1;
+        for (int level = 0; level < KB_GRID_LEVELS - 1; level++)
+            same &= kb_grid_digit(d, level) == kb_grid_digit(c, level);
+        distinct += same;
+    }
+    KB_EXPECT(distinct == 1024 && distinct <= KB_GRID_FINISH_CAP);
+}
+
 static int desc_u64(const void *x, const void *y) {
     const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return a < b ? 1 : a > b ? -1 : 0;
 }
 
 /* The kernels' levels run serially: histogram of the digits in play, the
- * pick, winners out, the picked bin kept (or taken whole). Fills idx[0..want)
- * and returns want, or -1 when the levels end with the wrong number. */
-static int grid_select_serial(const float *v, int n, int k, int32_t *idx) {
+ * pick, winners out, the picked bin kept (or taken whole). From level 1 on,
+ * kb_grid_next_step says who runs the level: a level the grid would run is
+ * counted in grid_runs[level], and once one block would finish (at most
+ * `cap` in play) no later level is a grid pass. Fills idx[0..want) and
+ * returns want, or -1 when the levels end with the wrong number or the grid
+ * would run a level after the finish or level 5. */
+static int grid_select_serial(const float *v, int n, int k, uint32_t cap, int32_t *idx,
+                              int grid_runs[KB_GRID_LEVELS]) {
     const int want = n < k ? n : k;
     uint64_t *play = malloc((size_t)n * 8 + 8), *next = malloc((size_t)n * 8 + 8);
     uint64_t *win = malloc((size_t)n * 8 + 8);
-    int m = n, winners = 0;
+    int m = n, winners = 0, finishing = 0, bad_runner = 0;
     uint32_t r = (uint32_t)want;
     for (int i = 0; i < n; i++) play[i] = kb_grid_composite(kb_topk_key(v[i]), i);
     for (int level = 0; level < KB_GRID_LEVELS && r > 0; level++) {
+        if (level > 0 && !finishing) {
+            const kb_grid_runner who = kb_grid_next_step(0, (uint32_t)m, cap);
+            finishing = who == KB_GRID_FINISH;
+            if (who == KB_GRID_PASS) {
+                grid_runs[level]++;
+                bad_runner |= level == KB_GRID_LEVELS - 1;
+            }
+        }
         uint32_t hist[KB_GRID_BINS] = {0};
         for (int i = 0; i < m; i++) hist[kb_grid_digit(play[i], level)]++;
         kb_grid_pick p;
@@ -91,12 +127,13 @@ static int grid_select_serial(const float *v, int n, int k, int32_t *idx) {
     free(play);
     free(next);
     free(win);
-    return r == 0 && winners == want ? want : -1;
+    return r == 0 && winners == want && !bad_runner ? want : -1;
 }
 
 /* The serial levels give the reference's indices on n values from `pick`
  * (a few distinct values: many ties, -0 and +0 among them). */
-static void expect_reference(int n, int k, const float *pool, int pool_size, uint32_t seed) {
+static void expect_reference_cap(int n, int k, const float *pool, int pool_size, uint32_t seed,
+                                 uint32_t cap, int grid_runs[KB_GRID_LEVELS]) {
     kb_case c;
     kb_tensors in = {0}, out = {0};
     kb_error e;
@@ -119,7 +156,7 @@ static void expect_reference(int n, int k, const float *pool, int pool_size, uin
     KB_EXPECT(kb_topk_reference(&c, &in, &out, &e) == KB_OK);
     const int32_t *ref = kb_tensors_get(&out, "topk_indices")->data;
     int32_t *got = malloc((size_t)k * 4 + 4);
-    const int want = grid_select_serial(v, n, k, got);
+    const int want = grid_select_serial(v, n, k, cap, got, grid_runs);
     KB_EXPECT(want == (n < k ? n : k));
     int mismatches = 0;
     for (int j = 0; j < want; j++) mismatches += got[j] != ref[j];
@@ -128,6 +165,12 @@ static void expect_reference(int n, int k, const float *pool, int pool_size, uin
     free(got);
     kb_tensors_free_host(&in);
     kb_tensors_free_host(&out);
+}
+
+/* At the kernels' cap. */
+static void expect_reference(int n, int k, const float *pool, int pool_size, uint32_t seed) {
+    int grid_runs[KB_GRID_LEVELS] = {0};
+    expect_reference_cap(n, k, pool, pool_size, seed, KB_GRID_FINISH_CAP, grid_runs);
 }
 
 static const float ties_pool[] = {-0.0f, 0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 2.0f, 1e-30f, -3.5f};
@@ -155,4 +198,27 @@ KB_TEST(grid_select_levels_match_reference_on_distinct_values) {
         pool[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
     }
     expect_reference(20000, 100, pool, 4096, 6);
+}
+
+KB_TEST(grid_select_finish_at_any_cap_matches_reference) {
+    /* 1024: the grid runs every level but 5, whose bins hold <= 1024;
+     * 5000 / 10000 cut in the middle of the ties' levels or right after 0 */
+    const uint32_t caps[] = {1024, 5000, 10000, KB_GRID_FINISH_CAP};
+    for (int i = 0; i < 4; i++) {
+        int grid_runs[KB_GRID_LEVELS] = {0};
+        expect_reference_cap(40000, 1000, ties_pool, 9, 10 + (uint32_t)i, caps[i], grid_runs);
+        KB_EXPECT(grid_runs[KB_GRID_LEVELS - 1] == 0);
+    }
+}
+
+KB_TEST(grid_select_ties_reach_the_grid_above_the_cap_and_finish_below) {
+    /* 40000 keys from the pool: ~8900 copies of 2.0 (two of its 9 entries)
+     * stay in play through levels 1-4 (the key's bits and index bits 31-21,
+     * all equal below 2^16), above a cap of 4096, below one of 10000; level
+     * 5 (~230 left) is the finish's */
+    int above[KB_GRID_LEVELS] = {0}, below[KB_GRID_LEVELS] = {0};
+    expect_reference_cap(40000, 1000, ties_pool, 9, 20, KB_GRID_FINISH_CAP, above);
+    expect_reference_cap(40000, 1000, ties_pool, 9, 20, 10000, below);
+    KB_EXPECT(above[1] == 1 && above[2] == 1 && above[3] == 1 && above[4] == 1);
+    KB_EXPECT(below[1] == 0 && below[2] == 0 && below[3] == 0);
 }

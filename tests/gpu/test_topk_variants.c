@@ -100,6 +100,39 @@ KB_TEST(topk_long_segment_k_above_length_returns_whole_segment) {
     const int rc = kbt_check_variant(kbt_impl("topk", "grid_select"), 0, &c, 35, &acc);
     KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
 }
+/* grid_select alone (radix_select refuses k > 4096), one case each. */
+static void expect_grid_select_pass(const char *axes, uint64_t seed) {
+    kb_case c;
+    KB_REQUIRE_DEVICE();
+    if (kbt_case_from(&c, &kb_op_topk, axes) != KB_OK) return;
+    kb_accuracy acc;
+    const int rc = kbt_check_variant(kbt_impl("topk", "grid_select"), 0, &c, seed, &acc);
+    if (rc != KB_OK || !acc.pass) printf("  grid_select failed on %s\n", axes);
+    KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+}
+KB_TEST(topk_grid_select_sorts_winners_in_one_block_up_to_4096_and_with_cub_above) {
+    expect_grid_select_pass("segments=1x300000 k=4095 dist=normal", 36);
+    expect_grid_select_pass("segments=1x300000 k=4096 dist=uniform", 37);
+    expect_grid_select_pass("segments=1x300000 k=4097 dist=uniform", 38);
+    expect_grid_select_pass("segments=1x300000 k=1", 39);
+}
+KB_TEST(topk_grid_select_k_equal_to_length_returns_whole_segment) {
+    expect_grid_select_pass("segments=1x70000 k=70000 dist=normal", 40);
+}
+KB_TEST(topk_grid_select_finish_takes_over_below_the_cap_and_the_grid_above) {
+    /* ties, 9 values: ~7.8K copies of 1.0 stay in play through levels 1-4,
+     * above the 4096 finish cap; the finish takes level 5 */
+    expect_grid_select_pass("segments=1x70000 k=1000 dist=ties", 41);
+    /* normal: the 9000th / 10000th largest lies in [1, 1.25), level 0's
+     * bin: ~3.8K keys in play (the finish from level 1) / ~4.25K (the grid) */
+    expect_grid_select_pass("segments=1x72000 k=9000 dist=normal", 42);
+    expect_grid_select_pass("segments=1x80000 k=10000 dist=normal", 43);
+    /* uniform 2M: level 0 keeps ~512K, level 1 ~256 (the finish's) */
+    expect_grid_select_pass("segments=1x2097152 k=1000", 44);
+    /* ties at 2M: ~233K copies of 1.0, every grid level busy */
+    expect_grid_select_pass("segments=1x2097152 k=1000 dist=ties", 45);
+}
+
 KB_TEST(topk_grid_select_refuses_many_or_short_segments) {
     kb_case c;
     kb_error why = {{0}};

@@ -3,25 +3,17 @@
  *
  *   kbench run topk -v grid_select,radix_sort,radix_select --sweep default
  *
- * radix_select gives a segment one thread-block cluster (<= 16 SMs), which
- * starves a 16M-key segment; this spreads each pass over every SM. The rule
- * (64-bit composites (key, ~index), six radix levels, a bin taken whole
- * ends the select): grid_select.h. Per segment, all launch sizes from the
- * host's n and k, every decision read by the kernels from device memory (no
- * host sync: graph-capturable):
- *   memset   the control block (histograms, counters) to zero
- *   level 0  histogram (pass A: every key) -> pick -> compact (pass B: every
- *            key again; winners out, the picked bin's elements to a candidate
- *            buffer, their level-1 histogram on the way)
- *   1..5     pick -> compact over the candidates (same, ping-pong buffers);
- *            a level after the bin was taken whole exits at once
- *   sort     the want = min(k, n) winners' composites, descending (CUB)
- *   write    indices, values re-read bitwise, sentinels, count
- * Napkin (1x16777216 floats, 64 MB, ~3 TB/s): pass A ~22 us, pass B ~22 us
- * plus its candidates; uniform [0,1) scores put 1/4 of the keys in the top
- * bin of level 0 (11 bits = sign, exponent, 2 mantissa bits): 4M composites,
- * 32 MB written by pass B and read by level 1 (~11 us each); after that ~2K.
- * Predicted total and what the device must confirm: docs/perf-topk.md.
+ * The rule (64-bit composites (key, ~index), six radix levels, a bin taken
+ * whole ends the select; one block finishes once few are in play):
+ * grid_select.h. Per segment, no host sync (graph-capturable): memset the
+ * control block; histogram of every key (its last block picks level 0);
+ * level 0's compaction of every key, then levels 1-4 over the candidates
+ * (each pass's last block picks the next level, or runs all the remaining
+ * levels itself over <= KB_GRID_FINISH_CAP candidates, after which the
+ * later passes exit at once); one block sorts the <= 4096 winners
+ * (bitonic, shared memory) and writes values, indices, sentinels and the
+ * count (CUB's sort and a write kernel above 4096). Design, napkin math
+ * and predictions: docs/perf-topk.md, section grid_select.
  */
 #include "grid_select.h"
 
@@ -40,8 +32,10 @@ constexpr int kMaxSegments = 8;       /* the host loops over segments */
 constexpr int64_t kMinLength = 65536; /* shorter: radix_select's cluster is enough */
 constexpr int kThreads = 256;         /* the streaming passes */
 constexpr int kUnroll = 4;            /* float4 loads in flight per thread: 64 B */
-constexpr int kBlocksPerSm = 4;       /* 4 x 256 x 64 B = 64 KB in flight per SM */
-constexpr int kPickThreads = KB_GRID_BINS / 2;
+constexpr int kGridLevels = 5;        /* levels 0-4 may run on the grid, 5 never does */
+constexpr int kSortMax = 4096;        /* winners sorted by one block: 32 KB of shared memory */
+constexpr int kSortThreads = 1024;
+static_assert(KB_GRID_FINISH_CAP >= 1024, "a level-5 bin (10 bits) always fits the finish");
 
 /* The device-side state of one segment's select, zeroed before it. */
 struct Ctl {
@@ -50,7 +44,8 @@ struct Ctl {
     unsigned rem[KB_GRID_LEVELS];                /* level L looks for the rem-th largest in play */
     unsigned bin[KB_GRID_LEVELS];                /* level L's pick */
     unsigned take[KB_GRID_LEVELS];               /* level L's bin wins whole: the select ends */
-    unsigned active[KB_GRID_LEVELS];             /* level L runs (level 0 always does) */
+    unsigned active[KB_GRID_LEVELS];             /* level L runs on the grid (level 0 always) */
+    unsigned arrived[KB_GRID_LEVELS];            /* blocks done: the histogram, levels 0-4 */
     unsigned winners;                            /* composites written to the winner list */
 };
 
@@ -114,9 +109,61 @@ __device__ __forceinline__ void zero_hist(unsigned *sh) {
     __syncthreads();
 }
 
-/* Pass A: level 0's histogram (the key's top 11 bits) of every key.
- * 64 MB read at 16M keys: ~22 us at 3 TB/s. */
-__global__ void __launch_bounds__(kThreads) histogram_keys(const float *seg, int n, Ctl *ctl) {
+/* The winner list and the two candidate buffers (ping-pong: level L reads
+ * cand[(L - 1) & 1], writes cand[L & 1]; level 0 reads the keys). */
+struct Bufs {
+    u64 *win, *cand[2];
+};
+
+/* 1 in the block that ends a pass last: every other block's histogram
+ * atomics and candidates are then visible to it (each thread fences its own
+ * writes before its block's arrival is counted; read them with __ldcg). */
+__device__ __forceinline__ bool last_block(unsigned *arrived) {
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
+__device__ __forceinline__ void load_hist(unsigned *sh, const unsigned *global) {
+    for (int b = threadIdx.x; b < KB_GRID_BINS; b += blockDim.x) sh[b] = __ldcg(global + b);
+    __syncthreads();
+}
+
+/* The pick over a shared histogram by the whole block, bins scanned from the
+ * top (thread t: bins 2047 - 8t down to 2040 - 8t, one block scan); every
+ * thread gets it. A histogram with fewer than r elements (a broken count)
+ * ends the select rather than read an unset pick. */
+__device__ kb_grid_pick block_pick(const unsigned *sh, unsigned r) {
+    constexpr int kPer = KB_GRID_BINS / kThreads;
+    __shared__ kb_grid_pick found;
+    if (threadIdx.x == 0) found = kb_grid_pick{0u, 0u, 1u};
+    const unsigned top = KB_GRID_BINS - 1 - kPer * threadIdx.x;
+    int sum = 0;
+#pragma unroll
+    for (int j = 0; j < kPer; j++) sum += (int)sh[top - j];
+    int total = 0;
+    unsigned above = (unsigned)kb_block_exclusive_scan<kThreads>(sum, &total);
+    kb_grid_pick p;
+#pragma unroll
+    for (int j = 0; j < kPer; j++) {
+        if (kb_grid_pick_step(top - j, above, sh[top - j], r, &p)) found = p; /* one thread */
+        above += sh[top - j];
+    }
+    __syncthreads();
+    const kb_grid_pick out = found;
+    __syncthreads(); /* found is reset by the next call */
+    return out;
+}
+
+/* Pass A: level 0's histogram (the key's top 11 bits) of every key; its
+ * last block picks level 0's bin (8 KB from L2 and one block scan, in place
+ * of a one-block launch). 64 MB read at 16M keys: ~22 us at 3 TB/s. */
+__global__ void __launch_bounds__(kThreads)
+    histogram_keys(const float *seg, int n, Ctl *ctl, unsigned want) {
     __shared__ unsigned sh[KB_GRID_BINS];
     zero_hist(sh);
     for_each_batch(seg, n, [&](const uint32_t *key, const int *, const bool *valid) {
@@ -125,26 +172,13 @@ __global__ void __launch_bounds__(kThreads) histogram_keys(const float *seg, int
             if (valid[e]) atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key[e], 0), 0)], 1u);
     });
     flush_hist(sh, ctl->hist[0]);
-}
-
-/* One block: the bin of level L's histogram that holds the rem-th largest,
- * bins scanned from the top (thread t: bins 2047 - 2t and 2046 - 2t).
- * 8 KB read, one block scan: a few us, mostly launch. */
-__global__ void __launch_bounds__(kPickThreads) pick(Ctl *ctl, int level, unsigned want) {
-    if (level > 0 && !ctl->active[level]) return; /* block-uniform */
-    const unsigned r = level == 0 ? want : ctl->rem[level];
-    const unsigned b0 = KB_GRID_BINS - 1 - 2 * threadIdx.x, b1 = b0 - 1;
-    const unsigned c0 = ctl->hist[level][b0], c1 = ctl->hist[level][b1];
-    int total = 0;
-    const unsigned above = (unsigned)kb_block_exclusive_scan<kPickThreads>((int)(c0 + c1), &total);
-    kb_grid_pick p;
-    if (kb_grid_pick_step(b0, above, c0, r, &p) || kb_grid_pick_step(b1, above + c0, c1, r, &p)) {
-        ctl->bin[level] = p.bin; /* exactly one thread gets here */
-        ctl->take[level] = p.take_all;
-        if (!p.take_all && level + 1 < KB_GRID_LEVELS) {
-            ctl->rem[level + 1] = p.need;
-            ctl->active[level + 1] = 1;
-        }
+    if (!last_block(&ctl->arrived[0])) return;
+    load_hist(sh, ctl->hist[0]);
+    const kb_grid_pick p = block_pick(sh, want);
+    if (threadIdx.x == 0) {
+        ctl->bin[0] = p.bin;
+        ctl->take[0] = p.take_all;
+        ctl->rem[1] = p.need;
     }
 }
 
@@ -192,11 +226,67 @@ __device__ __forceinline__ void block_emit(const u64 (&c)[kE], const bool (&vali
     __syncthreads(); /* base_win and base_keep are rewritten by the next call */
 }
 
+/* One block runs levels l..5 over the m candidates level l - 1 left (read
+ * through L2): per level the pick from the histogram in sh, then
+ * block_emit's compaction (winners out, the picked bin to the other buffer,
+ * its next digit counted in sh2). m <= KB_GRID_FINISH_CAP: <= 4 rounds of
+ * 1024 per level, ~1 us a level. */
+__device__ void finish(Ctl *ctl, int l, unsigned m, unsigned r, const Bufs &b, unsigned want,
+                       unsigned cap, unsigned *sh, unsigned *sh2) {
+    constexpr int kE = 4;
+    for (;; l++) {
+        const kb_grid_pick p = block_pick(sh, r);
+        zero_hist(sh2);
+        const u64 *in = b.cand[(l - 1) & 1];
+        for (unsigned base = 0; base < m; base += kThreads * kE) {
+            u64 c[kE];
+            bool valid[kE];
+#pragma unroll
+            for (int e = 0; e < kE; e++) {
+                const unsigned i = base + e * kThreads + threadIdx.x;
+                valid[e] = i < m;
+                c[e] = valid[e] ? __ldcg(in + i) : 0ull;
+            }
+            block_emit(c, valid, l, p.bin, p.take_all, ctl, b.win, want, b.cand[l & 1], cap, sh2);
+        }
+        if (p.take_all || l + 1 == KB_GRID_LEVELS) return;
+        m = __ldcg(&ctl->cand[l]); /* block_emit ended on a barrier */
+        r = p.need;
+        unsigned *t = sh;
+        sh = sh2;
+        sh2 = t;
+    }
+}
+
+/* By the last block of level l - 1's pass: who runs level l
+ * (kb_grid_next_step). The grid: this block picks its bin for the next
+ * kernel. One block: this one, now, levels l..5 (the later passes find
+ * their level inactive and exit). */
+__device__ void next_level(Ctl *ctl, int l, const Bufs &b, unsigned want, unsigned cap,
+                           unsigned *sh, unsigned *sh2) {
+    const unsigned m = __ldcg(&ctl->cand[l - 1]);
+    const kb_grid_runner who = kb_grid_next_step(__ldcg(&ctl->take[l - 1]), m, KB_GRID_FINISH_CAP);
+    if (who == KB_GRID_ENDED) return;
+    const unsigned r = __ldcg(&ctl->rem[l]);
+    load_hist(sh, ctl->hist[l]);
+    if (who == KB_GRID_FINISH) {
+        finish(ctl, l, m, r, b, want, cap, sh, sh2);
+        return;
+    }
+    const kb_grid_pick p = block_pick(sh, r);
+    if (threadIdx.x == 0) {
+        ctl->bin[l] = p.bin;
+        ctl->take[l] = p.take_all;
+        if (l + 1 < KB_GRID_LEVELS) ctl->rem[l + 1] = p.need;
+        ctl->active[l] = 1;
+    }
+}
+
 /* Pass B: level 0's compaction over every key (64 MB read, ~22 us, plus 8 B
  * per candidate written: uniform 16M, 32 MB, ~11 us). */
 __global__ void __launch_bounds__(kThreads)
-    compact_keys(const float *seg, int n, Ctl *ctl, u64 *win, unsigned want, u64 *next) {
-    __shared__ unsigned sh[KB_GRID_BINS];
+    compact_keys(const float *seg, int n, Ctl *ctl, Bufs b, unsigned want) {
+    __shared__ unsigned sh[KB_GRID_BINS], sh2[KB_GRID_BINS];
     zero_hist(sh);
     const unsigned bin = ctl->bin[0];
     const bool take = ctl->take[0];
@@ -208,23 +298,25 @@ __global__ void __launch_bounds__(kThreads)
             c[e] = kb_grid_composite(key[e], idx[e]);
             ok[e] = valid[e];
         }
-        block_emit(c, ok, 0, bin, take, ctl, win, want, next, (unsigned)n, sh);
+        block_emit(c, ok, 0, bin, take, ctl, b.win, want, b.cand[0], (unsigned)n, sh);
     });
     flush_hist(sh, ctl->hist[1]);
+    if (last_block(&ctl->arrived[1])) next_level(ctl, 1, b, want, (unsigned)n, sh, sh2);
 }
 
-/* Level L >= 1: the compaction over the previous level's candidates (their
- * count read here; the grid is sized for n of them, the blocks past the count
- * do nothing). Uniform 16M: level 1 reads 32 MB (~11 us), later levels ~2K. */
+/* Level L in 1..4 on the grid: the compaction over the previous level's
+ * candidates (their count read here; the grid is sized for n of them, the
+ * blocks past the count do nothing). Uniform 16M: level 1 reads 32 MB
+ * (~11 us) and leaves ~2K, which its last block finishes. */
 __global__ void __launch_bounds__(kThreads)
-    compact_candidates(const u64 *in, int level, Ctl *ctl, u64 *win, unsigned want, u64 *next,
-                       unsigned cap) {
+    compact_candidates(int level, Ctl *ctl, Bufs b, unsigned want, unsigned cap) {
     constexpr int kE = 4; /* candidates a thread holds per iteration: 32 B of loads in flight */
-    __shared__ unsigned sh[KB_GRID_BINS];
+    __shared__ unsigned sh[KB_GRID_BINS], sh2[KB_GRID_BINS];
     if (!ctl->active[level]) return; /* block-uniform */
     zero_hist(sh);
     const unsigned m = ctl->cand[level - 1], bin = ctl->bin[level];
     const bool take = ctl->take[level];
+    const u64 *in = b.cand[(level - 1) & 1];
     for (unsigned base = blockIdx.x * kThreads * kE; base < m; base += gridDim.x * kThreads * kE) {
         u64 c[kE];
         bool valid[kE];
@@ -232,15 +324,52 @@ __global__ void __launch_bounds__(kThreads)
         for (int e = 0; e < kE; e++) {
             const unsigned i = base + e * kThreads + threadIdx.x;
             valid[e] = i < m;
-            c[e] = valid[e] ? in[i] : 0ull;
+            c[e] = valid[e] ? __ldcg(in + i) : 0ull;
         }
-        block_emit(c, valid, level, bin, take, ctl, win, want, next, cap, sh);
+        block_emit(c, valid, level, bin, take, ctl, b.win, want, b.cand[level & 1], cap, sh);
     }
-    if (level + 1 < KB_GRID_LEVELS) flush_hist(sh, ctl->hist[level + 1]);
+    flush_hist(sh, ctl->hist[level + 1]);
+    if (last_block(&ctl->arrived[level + 1])) next_level(ctl, level + 1, b, want, cap, sh, sh2);
+}
+
+/* One block, want <= kSortMax: the winners sorted descending in shared
+ * memory (bitonic over the next power of two, padded with 0, which is below
+ * every composite since ~index >= 2^31), then slot j of the k outputs: the
+ * j-th composite's index and its value re-read bitwise, or the sentinel past
+ * want; the count. In place of CUB's single-tile sort (17 us at base clocks
+ * for 1000 u64) and a write kernel: 1024 keys are 55 steps of 16 KB of
+ * shared loads and stores, ~3 us. */
+__global__ void __launch_bounds__(kSortThreads)
+    sort_write(const float *seg, const u64 *win, int want, int k, float *out_v, int *out_i,
+               int *out_n) {
+    __shared__ u64 s[kSortMax];
+    int size = 1;
+    while (size < want) size <<= 1;
+    for (int i = threadIdx.x; i < size; i += blockDim.x) s[i] = i < want ? win[i] : 0ull;
+    __syncthreads();
+    for (int span = 2; span <= size; span <<= 1)
+        for (int stride = span / 2; stride > 0; stride >>= 1) {
+            for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
+                const int i = 2 * t - (t & (stride - 1)), j = i + stride;
+                const u64 x = s[i], y = s[j];
+                if ((x < y) == ((i & span) == 0)) { /* descending where (i & span) == 0 */
+                    s[i] = y;
+                    s[j] = x;
+                }
+            }
+            __syncthreads();
+        }
+    for (int j = threadIdx.x; j < k; j += blockDim.x) {
+        const int idx = j < want ? kb_grid_index(s[j]) : -1;
+        out_i[j] = idx;
+        out_v[j] = j < want ? seg[idx] : -INFINITY;
+    }
+    if (threadIdx.x == 0) *out_n = want;
 }
 
 /* Slot j of the segment's k: the j-th sorted winner (its value re-read,
- * bitwise) or the sentinel past want; the count. */
+ * bitwise) or the sentinel past want; the count. After CUB's sort (want >
+ * kSortMax) or alone (k = 0). */
 __global__ void write_out(const float *seg, const u64 *sorted, int want, int k, float *out_v,
                           int *out_i, int *out_n) {
     for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < k; j += gridDim.x * blockDim.x) {
@@ -265,10 +394,17 @@ struct Layout {
     size_t sum() const { return ctl + 2 * win + 2 * cand + temp; }
 };
 
+/* Resident blocks per SM of each streaming kernel, asked once in setup
+ * (compact_keys' registers allow fewer than the others' shared memory). */
+struct Occupancy {
+    int histogram, keys, candidates;
+};
+
 struct State {
     int k, segments;
     int64_t *len; /* host copy of the segment lengths */
     int sms;
+    Occupancy occ;
     Layout l;
     void *ws;
 };
@@ -326,6 +462,17 @@ void teardown(void *state) {
     free(st);
 }
 
+cudaError_t occupancy_of(Occupancy *o) {
+    cudaError_t rc =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->histogram, histogram_keys, kThreads, 0);
+    if (rc == cudaSuccess)
+        rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->keys, compact_keys, kThreads, 0);
+    if (rc == cudaSuccess)
+        rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->candidates, compact_candidates,
+                                                           kThreads, 0);
+    return rc;
+}
+
 int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     *state = nullptr;
     State *st = (State *)calloc(1, sizeof(State));
@@ -336,8 +483,11 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     st->segments = (int)n;
     st->sms = kb_gpu_sms(132);
     int rc = KB_OK;
+    cudaError_t occ = cudaSuccess;
     if (!st->len)
         rc = KB_ERR;
+    else if ((occ = occupancy_of(&st->occ)) != cudaSuccess)
+        rc = kb_cuda_check(occ, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);
     else if (layout_of(st->len, st->segments, st->k, &st->l) != 0)
         rc = kb_fail(e, "cub::DeviceRadixSort could not size its temp for k=%d", st->k);
     else if (cudaMalloc(&st->ws, st->l.sum()) != cudaSuccess) {
@@ -353,12 +503,13 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
 }
 
 /* Blocks of a streaming pass over `items` (keys or candidates): one per
- * kThreads x kUnroll items, at most kBlocksPerSm per SM (the rest by the
- * grid-stride loops). */
-unsigned stream_blocks(int64_t items, int sms) {
+ * kThreads x kUnroll x 4 items, at most one wave (per_sm resident blocks on
+ * each SM; the rest by the grid-stride loops): a second, partial wave would
+ * leave SMs idle at the end of the pass. */
+unsigned stream_blocks(int64_t items, int sms, int per_sm) {
     const int64_t per = (int64_t)kThreads * kUnroll * 4;
     const int64_t want = (items + per - 1) / per;
-    const int64_t cap = (int64_t)kBlocksPerSm * sms;
+    const int64_t cap = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
     return (unsigned)(want < 1 ? 1 : want < cap ? want : cap);
 }
 
@@ -368,28 +519,37 @@ cudaError_t select_segment(const State *st, const float *seg, int n, float *out_
     const int k = st->k, want = n < k ? n : k;
     char *p = (char *)st->ws;
     Ctl *ctl = (Ctl *)p;
-    u64 *win = (u64 *)(p + st->l.ctl), *sorted = (u64 *)(p + st->l.ctl + st->l.win);
-    u64 *cand[2] = {(u64 *)(p + st->l.ctl + 2 * st->l.win),
-                    (u64 *)(p + st->l.ctl + 2 * st->l.win + st->l.cand)};
+    u64 *sorted = (u64 *)(p + st->l.ctl + st->l.win);
+    const Bufs b = {(u64 *)(p + st->l.ctl),
+                    {(u64 *)(p + st->l.ctl + 2 * st->l.win),
+                     (u64 *)(p + st->l.ctl + 2 * st->l.win + st->l.cand)}};
     void *temp = p + st->l.ctl + 2 * st->l.win + 2 * st->l.cand;
     cudaError_t rc = cudaSuccess;
     if (want > 0) {
-        const unsigned blocks = stream_blocks(n, st->sms);
         rc = cudaMemsetAsync(ctl, 0, sizeof(Ctl), stream);
         if (rc != cudaSuccess) return rc;
-        histogram_keys<<<blocks, kThreads, 0, stream>>>(seg, n, ctl);
-        pick<<<1, kPickThreads, 0, stream>>>(ctl, 0, (unsigned)want);
-        compact_keys<<<blocks, kThreads, 0, stream>>>(seg, n, ctl, win, (unsigned)want, cand[0]);
-        for (int level = 1; level < KB_GRID_LEVELS; level++) {
-            pick<<<1, kPickThreads, 0, stream>>>(ctl, level, (unsigned)want);
-            compact_candidates<<<blocks, kThreads, 0, stream>>>(cand[(level - 1) & 1], level, ctl,
-                                                                win, (unsigned)want,
-                                                                cand[level & 1], (unsigned)n);
-        }
+        histogram_keys<<<stream_blocks(n, st->sms, st->occ.histogram), kThreads, 0, stream>>>(
+            seg, n, ctl, (unsigned)want);
+        compact_keys<<<stream_blocks(n, st->sms, st->occ.keys), kThreads, 0, stream>>>(
+            seg, n, ctl, b, (unsigned)want);
+        /* levels 1-4 on the grid where the device decided so; level 5 never */
+        const unsigned cb = stream_blocks(n, st->sms, st->occ.candidates);
+        for (int level = 1; level < kGridLevels; level++)
+            compact_candidates<<<cb, kThreads, 0, stream>>>(level, ctl, b, (unsigned)want,
+                                                            (unsigned)n);
         if ((rc = cudaGetLastError()) != cudaSuccess) return rc;
+        if (want <= kSortMax) {
+            int size = 1;
+            while (size < want) size <<= 1;
+            const int threads = size / 2 < 32             ? 32
+                                : size / 2 > kSortThreads ? kSortThreads
+                                                          : size / 2;
+            sort_write<<<1, threads, 0, stream>>>(seg, b.win, want, k, out_v, out_i, out_n);
+            return cudaGetLastError();
+        }
         size_t bytes = st->l.temp;
-        rc =
-            cub::DeviceRadixSort::SortKeysDescending(temp, bytes, win, sorted, want, 0, 64, stream);
+        rc = cub::DeviceRadixSort::SortKeysDescending(temp, bytes, b.win, sorted, want, 0, 64,
+                                                      stream);
         if (rc != cudaSuccess) return rc;
     }
     const unsigned bx = (unsigned)(k > 0 ? (k + 255) / 256 : 1);

@@ -12,6 +12,12 @@
  * either wins whole (when all of it is needed) or stays in play with
  * r - above to find. After the sixth level a bin holds one composite, so the
  * select always ends by taking a bin whole: no tie rule beyond the order.
+ *
+ * Who runs a level changes nothing of the rule: once at most
+ * KB_GRID_FINISH_CAP composites are in play (kb_grid_next_step), one block
+ * runs the remaining levels over them instead of the whole GPU. A level-5 bin
+ * shares 54 bits, so at most 2^10 composites are ever in play there: level 5
+ * never needs the grid.
  */
 #ifndef KB_TOPK_GRID_SELECT_H
 #define KB_TOPK_GRID_SELECT_H
@@ -24,7 +30,7 @@
 extern "C" {
 #endif
 
-enum { KB_GRID_LEVELS = 6, KB_GRID_BINS = 2048 };
+enum { KB_GRID_LEVELS = 6, KB_GRID_BINS = 2048, KB_GRID_FINISH_CAP = 4096 };
 
 /* The composite of the element at index idx (>= 0) with key `key`. */
 KB_HD uint64_t kb_grid_composite(uint32_t key, int32_t idx) {
@@ -75,6 +81,15 @@ KB_HD int kb_grid_pick_bin(const uint32_t *hist, uint32_t r, kb_grid_pick *p) {
         above += hist[b];
     }
     return 0;
+}
+
+/* Who runs a level (>= 1), from the previous level's pick: nobody (that bin
+ * was taken whole: the select ended), one block (at most `cap` composites
+ * in play) or the grid. */
+typedef enum { KB_GRID_ENDED, KB_GRID_FINISH, KB_GRID_PASS } kb_grid_runner;
+
+KB_HD kb_grid_runner kb_grid_next_step(uint32_t prev_take_all, uint32_t in_play, uint32_t cap) {
+    return prev_take_all ? KB_GRID_ENDED : in_play <= cap ? KB_GRID_FINISH : KB_GRID_PASS;
 }
 
 #ifdef __cplusplus
