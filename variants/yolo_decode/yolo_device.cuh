@@ -208,12 +208,22 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, words = words_of(m);
     u64 rem0 = 0, rem1 = 0;
+    /* Diagonal words of block k, loaded a step ahead (they do not depend on
+     * the walk), so a step waits on one load: its kept rows' later words. */
+    auto diag_of = [&](int k, u64 *d0, u64 *d1) {
+        const int r0 = 64 * k, nb = min(64, m - r0);
+        *d0 = k < words && lane < nb ? mask[(size_t)(r0 + lane) * words + k] : 0ull;
+        *d1 = k < words && lane + 32 < nb ? mask[(size_t)(r0 + lane + 32) * words + k] : 0ull;
+    };
+    u64 d0, d1;
+    diag_of(0, &d0, &d1);
     int nk = 0;
     for (int k = 0; k < words && nk < max_out; k++) {
         const int r0 = 64 * k, nb = min(64, m - r0);
         const u64 valid = nb == 64 ? ~0ull : (1ull << nb) - 1;
-        s.diag[lane] = lane < nb ? mask[(size_t)(r0 + lane) * words + k] : 0ull;
-        s.diag[lane + 32] = lane + 32 < nb ? mask[(size_t)(r0 + lane + 32) * words + k] : 0ull;
+        s.diag[lane] = d0;
+        s.diag[lane + 32] = d1;
+        diag_of(k + 1, &d0, &d1);
         const u64 rem_k = __shfl_sync(full, k < 32 ? rem0 : rem1, k & 31);
         __syncwarp();
         u64 col0 = 0, col1 = 0;
@@ -262,28 +272,43 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
     return nk;
 }
 
+/* Class buckets of the greedy mask build (greedy_nms): 8 KB of shared memory. */
+constexpr int kBuckets = 16;
+
 /* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
  * keep list in s.keep. mask: this image's max_det x words_of(max_det) words. */
 __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask) {
     __shared__ int s_nk;
+    __shared__ u64 bucket_bits[kBuckets][64];
     int words = words_of(m);
-    /* Word w of row r: the classes first (a shared load and a compare per
-     * column), then the IoU only for the columns of r's class. The IoU of
-     * every pair would be ~25 instructions, if-converted, m^2/2 times on
-     * one SM; boxes of another class never suppress (class-aware NMS). */
+    /* Word w of row r: which columns share r's class bucket (class mod
+     * kBuckets) comes from one shared word, built by one atomicOr per
+     * candidate; the IoU runs only for those columns whose class equals r's.
+     * Boxes of another class never suppress (class-aware NMS), and on
+     * detector output few pairs share a class: testing every pair, or even
+     * comparing every pair's classes, was most of the stage on one SM. */
+    for (int t = threadIdx.x; t < kBuckets * words; t += blockDim.x)
+        bucket_bits[t / words][t % words] = 0;
+    __syncthreads();
+    for (int j = threadIdx.x; j < m; j += blockDim.x)
+        atomicOr(&bucket_bits[s.cls[j] % kBuckets][j >> 6], 1ull << (j & 63));
+    __syncthreads();
     for (int t = threadIdx.x; t < m * words; t += blockDim.x) {
         int r = t / words, w = t - r * words;
         if (w < (r >> 6)) continue;
-        int j0 = max(w * 64, r + 1), j1 = min(w * 64 + 64, m);
         const int cr = s.cls[r];
-        u64 same = 0, bits = 0;
-        for (int j = j0; j < j1; j++) same |= (u64)(s.cls[j] == cr) << (j - w * 64);
+        /* columns > r of word w */
+        const int lo = r + 1 - w * 64;
+        const u64 after = lo <= 0 ? ~0ull : lo >= 64 ? 0ull : ~0ull << lo;
+        u64 same = bucket_bits[cr % kBuckets][w] & after, bits = 0;
         const float4 a = s.boxes[r];
         while (same) {
             const int q = __ffsll((long long)same) - 1;
             same &= same - 1;
-            const float4 b = s.boxes[w * 64 + q];
-            if (kb_nms_iou(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w) > thr) bits |= 1ull << q;
+            const int j = w * 64 + q;
+            const float4 b = s.boxes[j];
+            if (s.cls[j] == cr && kb_nms_iou(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w) > thr)
+                bits |= 1ull << q;
         }
         mask[(size_t)r * words + w] = bits;
     }
@@ -445,11 +470,12 @@ struct host_state {
 
 /* Every variant's block stage holds max_det candidates in shared memory:
  * max_det = 4096 takes 136 KB, more than a 99 KB-class GPU (L4, RTX 4090)
- * gives a block. The stage kernels' static arrays take under 2 KB. */
+ * gives a block. The stage kernels' static arrays take the greedy mask
+ * build's class buckets and under 2 KB besides. */
 inline int stage_fits(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
     const int max_det = kb_yolo_params_of(c).max_det;
-    const size_t need = stage_smem_bytes(max_det) + 2048;
+    const size_t need = stage_smem_bytes(max_det) + sizeof(u64) * kBuckets * 64 + 2048;
     if (!g || need <= g->smem_optin) return KB_OK;
     kb_fail(why, "max_det=%d: the block stage needs %zu bytes of shared memory, this %s offers %zu",
             max_det, need, g->name, g->smem_optin);
