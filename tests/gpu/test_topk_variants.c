@@ -117,7 +117,7 @@ KB_TEST(topk_grid_select_sorts_winners_in_one_block_up_to_4096_and_with_cub_abov
     expect_grid_select_pass("segments=1x300000 k=1", 39);
 }
 KB_TEST(topk_grid_select_k_equal_to_length_returns_whole_segment) {
-    expect_grid_select_pass("segments=1x70000 k=70000 dist=normal", 40);
+    expect_grid_select_pass("segments=1x65536 k=65536 dist=normal", 40);
 }
 KB_TEST(topk_grid_select_finish_takes_over_below_the_cap_and_the_grid_above) {
     /* ties, 9 values: ~7.8K copies of 1.0 stay in play through levels 1-4,
