@@ -9,6 +9,7 @@
  *   kbench run rpn_proposals --sweep default -v select_bitmask_gpu,fused
  */
 #include "rpn_device.cuh"
+#include "variants/common/greedy_resolve.cuh"
 
 namespace {
 
@@ -52,7 +53,8 @@ __global__ void __launch_bounds__(64)
 
 /* fused, stage 3: a cluster of one block per level. Each block walks its
  * level's greedy NMS (warp 0, 64 boxes per step: the diagonal tile resolved
- * in registers, then the kept rows' masks ORed into the later words), lists
+ * in ballot rounds by kb_greedy_resolve64, then the kept rows' masks ORed
+ * into the later words), lists
  * the kept boxes in rank order in shared memory, cluster.sync(), then places
  * each at its global rank among all levels (its position plus, in every other
  * level, the kept boxes ahead of it: score >, or equal score and a lower
@@ -123,11 +125,7 @@ __global__ void __launch_bounds__(kWalkThreads)
     __syncthreads();
     if (tid < 32) {
         for (int wb = 0; wb < words; wb++) {
-            unsigned long long cur = removed[wb];
-#pragma unroll
-            for (int c = 0; c < 64; c++)
-                if (!((cur >> c) & 1)) cur |= diag[wb][c];
-            const unsigned long long kept = ~cur;
+            const unsigned long long kept = kb_greedy_resolve64(diag[wb], ~removed[wb]);
             for (int w = wb + 1 + lane; w < words; w += 32) {
                 unsigned long long acc = 0; /* 64 independent predicated loads in flight */
 #pragma unroll

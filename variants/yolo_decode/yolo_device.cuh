@@ -15,6 +15,7 @@
 #define KB_YOLO_DEVICE_CUH
 
 #include "../common/block_scan.cuh"
+#include "../common/greedy_resolve.cuh"
 #include "nms_iou.h"
 #include "yolo_decode.h"
 
@@ -194,16 +195,11 @@ __device__ inline bool suppresses(const stage_smem &s, int a, int b, float thr) 
 
 /* Warp 0's greedy walk over the row-form mask (bit j of word w of row r:
  * r suppresses w*64 + j > r), 64 candidates a step, with no block barrier:
- *  - lane l holds the removed bits of words l and l + 32 (m <= 4096);
- *  - the block's diagonal words go through s.diag, and lane l gathers the
- *    columns of candidates l and l + 32 (which earlier ones suppress them);
- *  - a candidate is kept once no undecided or kept earlier one suppresses
- *    it, removed once a kept one does; each round decides at least the
- *    lowest undecided one, so the rounds are the longest suppression chain
- *    in the block, and the result is the serial walk's;
- *  - the kept rows' later words are ORed into the lanes' removed bits, eight
- *    independent loads at a time.
- * Returns the keep count (<= max_out); s.keep holds the ranks. */
+ * lane l holds the removed bits of words l and l + 32 (m <= 4096); the
+ * block's diagonal words go through s.diag to kb_greedy_resolve64 (ballot
+ * rounds); the kept rows' later words are ORed into the lanes' removed bits,
+ * eight independent loads at a time. Returns the keep count (<= max_out);
+ * s.keep holds the ranks. */
 __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const u64 *mask) {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, words = words_of(m);
@@ -226,24 +222,8 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
         diag_of(k + 1, &d0, &d1);
         const u64 rem_k = __shfl_sync(full, k < 32 ? rem0 : rem1, k & 31);
         __syncwarp();
-        u64 col0 = 0, col1 = 0;
-#pragma unroll 8
-        for (int p = 0; p < 64; p++) {
-            const u64 row = s.diag[p];
-            col0 |= ((row >> lane) & 1ull) << p;
-            col1 |= ((row >> (lane + 32)) & 1ull) << p;
-        }
+        u64 kept = kb_greedy_resolve64(s.diag, valid & ~rem_k);
         __syncwarp(); /* s.diag is rewritten by the next step */
-        u64 und = valid & ~rem_k, kept = 0;
-        while (und) {
-            const bool u0 = (und >> lane) & 1, u1 = (und >> (lane + 32)) & 1;
-            const bool k0 = u0 && !(col0 & (und | kept)), k1 = u1 && !(col1 & (und | kept));
-            const bool x0 = u0 && (col0 & kept), x1 = u1 && (col1 & kept);
-            const u64 nk_bits = __ballot_sync(full, k0) | (u64)__ballot_sync(full, k1) << 32;
-            const u64 nx_bits = __ballot_sync(full, x0) | (u64)__ballot_sync(full, x1) << 32;
-            kept |= nk_bits;
-            und &= ~(nk_bits | nx_bits);
-        }
         for (int left = max_out - nk; __popcll(kept) > left;)
             kept &= ~(1ull << (63 - __clzll(kept)));
         if ((kept >> lane) & 1) s.keep[nk + __popcll(kept & ((1ull << lane) - 1))] = r0 + lane;
@@ -251,7 +231,8 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
             s.keep[nk + __popcll(kept & ((1ull << (lane + 32)) - 1))] = r0 + lane + 32;
         nk += __popcll(kept);
         if (nk >= max_out) break;
-        const bool own0 = lane > k && lane<words, own1 = lane + 32> k && lane + 32 < words;
+        const bool own0 = (lane > k) && (lane < words),
+                   own1 = (lane + 32 > k) && (lane + 32 < words);
         for (u64 todo = kept; todo;) {
             u64 v0[8], v1[8];
 #pragma unroll
