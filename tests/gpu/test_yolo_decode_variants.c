@@ -70,6 +70,16 @@ KB_TEST(yolo_exact_variants_keep_the_best_max_det_when_more_qualify) {
     expect_all_variants_match(&t, "dense, 25200");
 }
 
+/* More classes than the block greedy's class buckets (2048 / 64 words = 32
+ * at max_det 4096): columns of another class share a row's bucket, and only
+ * the class compare keeps them out of its mask. */
+KB_TEST(yolo_variants_match_with_more_classes_than_class_buckets) {
+    KB_REQUIRE_DEVICE();
+    kbt_fixture t;
+    make_case(&t, "b=1 n=4000 c=1000 dist=dense max_det=4096 max_out=4096 iou=0.1", 6);
+    expect_all_variants_match(&t, "1000 classes, max_det 4096");
+}
+
 KB_TEST(yolo_variants_match_with_small_caps_and_thresholds) {
     KB_REQUIRE_DEVICE();
     kbt_fixture t;

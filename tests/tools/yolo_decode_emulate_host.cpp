@@ -98,6 +98,11 @@ static inline int __popcll(unsigned long long x) {
 static inline int __clzll(unsigned long long x) {
     return x ? __builtin_clzll(x) : 64;
 }
+static unsigned __reduce_or_sync(unsigned, unsigned v) {
+    unsigned r = 0;
+    for (int o = 0; o < 32; o++) r |= xchg(v, o);
+    return r;
+}
 static unsigned __ballot_sync(unsigned, int p) {
     int w = threadIdx.x >> 5;
     warp_x[w][threadIdx.x & 31] = p != 0;

@@ -1,47 +1,47 @@
 /* greedy_resolve.cuh — greedy NMS's decisions inside one block of 64 ranked
- * boxes, by a whole warp in ballot rounds (yolo_decode's block greedy,
- * rpn_proposals/fused's walk). C++/CUDA only.
+ * boxes, by a whole warp in rounds of OR-reductions (yolo_decode's block
+ * greedy, rpn_proposals/fused's walk). C++/CUDA only, sm_80+.
  *
  * The serial rule walks the boxes in rank order and keeps one unless a kept
- * box before it suppresses it. Here lane l gathers the columns of boxes l and
- * l + 32 (which earlier boxes of the block suppress them) from the 64 row
- * words; then, in rounds, a box is kept once no undecided or kept earlier box
- * suppresses it and removed once a kept one does. The lowest undecided box
- * has only decided boxes before it, so each round decides it at least: the
- * rounds are the longest suppression chain among the block's boxes, and the
- * kept set is the serial rule's.
+ * box before it suppresses it. Here lane l holds the row words of boxes l
+ * and l + 32 (which later boxes of the block each suppresses). In a round,
+ * the rows of the boxes still in play (undecided or kept) are ORed across
+ * the warp, and those of the kept ones: an undecided box that no box in play
+ * suppresses is kept, one that a kept box suppresses is removed. The lowest
+ * undecided box has only decided boxes before it, so each round decides it
+ * at least: the rounds are the longest suppression chain among the block's
+ * boxes, each a few reductions, and the kept set is the serial rule's.
  */
 #ifndef KB_GREEDY_RESOLVE_CUH
 #define KB_GREEDY_RESOLVE_CUH
 
-/* rows[c] (shared memory): bit q set when box c suppresses box q (bits q <= c
- * are ignored). undecided: the boxes still in play (not removed by earlier
- * blocks, and real). Every lane of a full warp calls it; every lane gets the
- * kept bits. */
-__device__ inline unsigned long long kb_greedy_resolve64(const unsigned long long *rows,
+/* The OR of v over the warp (every lane gets it). */
+__device__ __forceinline__ unsigned long long kb_warp_or64(unsigned long long v) {
+    const unsigned lo = __reduce_or_sync(0xffffffffu, (unsigned)v);
+    const unsigned hi = __reduce_or_sync(0xffffffffu, (unsigned)(v >> 32));
+    return lo | (unsigned long long)hi << 32;
+}
+
+/* row_lo, row_hi: lane l's rows, of boxes l and l + 32 (bit q set when the
+ * box suppresses box q; bits q <= the box's own are ignored). undecided: the
+ * boxes still in play (not removed by earlier blocks, and real). Every lane
+ * of a full warp calls it; every lane gets the kept bits. */
+__device__ inline unsigned long long kb_greedy_resolve64(unsigned long long row_lo,
+                                                         unsigned long long row_hi,
                                                          unsigned long long undecided) {
-    const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
-    unsigned long long col0 = 0, col1 = 0;
-#pragma unroll 8
-    for (int c = 0; c < 64; c++) {
-        const unsigned long long row = rows[c];
-        col0 |= ((row >> lane) & 1ull) << c;
-        col1 |= ((row >> (lane + 32)) & 1ull) << c;
-    }
-    col0 &= (1ull << lane) - 1; /* only earlier boxes decide */
-    col1 &= (1ull << (lane + 32)) - 1;
+    row_lo &= ~0ull << (lane + 1); /* only later boxes: lane + 1 <= 32 */
+    row_hi &= lane == 31 ? 0ull : ~0ull << (lane + 33);
     unsigned long long und = undecided, kept = 0;
     while (und) {
-        const bool u0 = (und >> lane) & 1, u1 = (und >> (lane + 32)) & 1;
-        const bool k0 = u0 && !(col0 & (und | kept)), k1 = u1 && !(col1 & (und | kept));
-        const bool x0 = u0 && (col0 & kept), x1 = u1 && (col1 & kept);
-        const unsigned long long now_kept =
-            __ballot_sync(full, k0) | (unsigned long long)__ballot_sync(full, k1) << 32;
-        const unsigned long long now_removed =
-            __ballot_sync(full, x0) | (unsigned long long)__ballot_sync(full, x1) << 32;
+        const unsigned long long live = und | kept;
+        const unsigned long long by_live = kb_warp_or64(
+            ((live >> lane) & 1 ? row_lo : 0ull) | ((live >> (lane + 32)) & 1 ? row_hi : 0ull));
+        const unsigned long long by_kept = kb_warp_or64(
+            ((kept >> lane) & 1 ? row_lo : 0ull) | ((kept >> (lane + 32)) & 1 ? row_hi : 0ull));
+        const unsigned long long now_kept = und & ~by_live;
         kept |= now_kept;
-        und &= ~(now_kept | now_removed);
+        und &= ~(now_kept | by_kept);
     }
     return kept;
 }

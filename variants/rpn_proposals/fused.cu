@@ -125,12 +125,22 @@ __global__ void __launch_bounds__(kWalkThreads)
     __syncthreads();
     if (tid < 32) {
         for (int wb = 0; wb < words; wb++) {
-            const unsigned long long kept = kb_greedy_resolve64(diag[wb], ~removed[wb]);
+            const unsigned long long kept =
+                kb_greedy_resolve64(diag[wb][lane], diag[wb][lane + 32], ~removed[wb]);
+            /* The kept rows' later words, 8 independent loads at a time. */
             for (int w = wb + 1 + lane; w < words; w += 32) {
-                unsigned long long acc = 0; /* 64 independent predicated loads in flight */
+                unsigned long long acc = 0;
+                for (unsigned long long todo = kept; todo;) {
+                    unsigned long long v[8];
 #pragma unroll
-                for (int c = 0; c < 64; c++)
-                    if ((kept >> c) & 1) acc |= m[(size_t)(wb * 64 + c) * words + w];
+                    for (int u = 0; u < 8; u++) {
+                        const int c = todo ? __ffsll((long long)todo) - 1 : -1;
+                        todo &= todo - 1;
+                        v[u] = c >= 0 ? m[(size_t)(wb * 64 + c) * words + w] : 0ull;
+                    }
+#pragma unroll
+                    for (int u = 0; u < 8; u++) acc |= v[u];
+                }
                 removed[w] |= acc;
             }
             if (lane == 0) kept_word[wb] = kept;

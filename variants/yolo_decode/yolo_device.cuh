@@ -195,9 +195,9 @@ __device__ inline bool suppresses(const stage_smem &s, int a, int b, float thr) 
 
 /* Warp 0's greedy walk over the row-form mask (bit j of word w of row r:
  * r suppresses w*64 + j > r), 64 candidates a step, with no block barrier:
- * lane l holds the removed bits of words l and l + 32 (m <= 4096); the
- * block's diagonal words go through s.diag to kb_greedy_resolve64 (ballot
- * rounds); the kept rows' later words are ORed into the lanes' removed bits,
+ * lane l holds the removed bits of words l and l + 32 (m <= 4096) and the
+ * block's diagonal words of rows l and l + 32 for kb_greedy_resolve64
+ * (rounds of warp reductions); the kept rows' later words are ORed into the lanes' removed bits,
  * eight independent loads at a time. Returns the keep count (<= max_out);
  * s.keep holds the ranks. */
 __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const u64 *mask) {
@@ -217,13 +217,10 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
     for (int k = 0; k < words && nk < max_out; k++) {
         const int r0 = 64 * k, nb = min(64, m - r0);
         const u64 valid = nb == 64 ? ~0ull : (1ull << nb) - 1;
-        s.diag[lane] = d0;
-        s.diag[lane + 32] = d1;
+        const u64 row_lo = d0, row_hi = d1;
         diag_of(k + 1, &d0, &d1);
         const u64 rem_k = __shfl_sync(full, k < 32 ? rem0 : rem1, k & 31);
-        __syncwarp();
-        u64 kept = kb_greedy_resolve64(s.diag, valid & ~rem_k);
-        __syncwarp(); /* s.diag is rewritten by the next step */
+        u64 kept = kb_greedy_resolve64(row_lo, row_hi, valid & ~rem_k);
         for (int left = max_out - nk; __popcll(kept) > left;)
             kept &= ~(1ull << (63 - __clzll(kept)));
         if ((kept >> lane) & 1) s.keep[nk + __popcll(kept & ((1ull << lane) - 1))] = r0 + lane;
@@ -253,26 +250,29 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
     return nk;
 }
 
-/* Class buckets of the greedy mask build (greedy_nms): 8 KB of shared memory. */
-constexpr int kBuckets = 16;
+/* Class-bucket words of the greedy mask build (greedy_nms): 16 KB of shared
+ * memory, buckets x words of them. */
+constexpr int kBucketWords = 2048;
 
 /* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
  * keep list in s.keep. mask: this image's max_det x words_of(max_det) words. */
 __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask) {
     __shared__ int s_nk;
-    __shared__ u64 bucket_bits[kBuckets][64];
+    __shared__ u64 bucket_bits[kBucketWords];
     int words = words_of(m);
     /* Word w of row r: which columns share r's class bucket (class mod
-     * kBuckets) comes from one shared word, built by one atomicOr per
-     * candidate; the IoU runs only for those columns whose class equals r's.
-     * Boxes of another class never suppress (class-aware NMS), and on
-     * detector output few pairs share a class: testing every pair, or even
-     * comparing every pair's classes, was most of the stage on one SM. */
-    for (int t = threadIdx.x; t < kBuckets * words; t += blockDim.x)
-        bucket_bits[t / words][t % words] = 0;
+     * buckets, as many buckets as kBucketWords allows: one per class up to
+     * 2048 / words classes) comes from one shared word, built by one
+     * atomicOr per candidate; the IoU (screened: no division on most pairs)
+     * runs only for those columns whose class equals r's. Boxes of another
+     * class never suppress (class-aware NMS), and on detector output few
+     * pairs share a class: testing every pair, or comparing every pair's
+     * classes, was most of the stage on one SM. */
+    const int buckets = kBucketWords / max(words, 1);
+    for (int t = threadIdx.x; t < buckets * words; t += blockDim.x) bucket_bits[t] = 0;
     __syncthreads();
     for (int j = threadIdx.x; j < m; j += blockDim.x)
-        atomicOr(&bucket_bits[s.cls[j] % kBuckets][j >> 6], 1ull << (j & 63));
+        atomicOr(&bucket_bits[(s.cls[j] % buckets) * words + (j >> 6)], 1ull << (j & 63));
     __syncthreads();
     for (int t = threadIdx.x; t < m * words; t += blockDim.x) {
         int r = t / words, w = t - r * words;
@@ -281,14 +281,14 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
         /* columns > r of word w */
         const int lo = r + 1 - w * 64;
         const u64 after = lo <= 0 ? ~0ull : lo >= 64 ? 0ull : ~0ull << lo;
-        u64 same = bucket_bits[cr % kBuckets][w] & after, bits = 0;
+        u64 same = bucket_bits[(cr % buckets) * words + w] & after, bits = 0;
         const float4 a = s.boxes[r];
         while (same) {
             const int q = __ffsll((long long)same) - 1;
             same &= same - 1;
             const int j = w * 64 + q;
             const float4 b = s.boxes[j];
-            if (s.cls[j] == cr && kb_nms_iou(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w) > thr)
+            if (s.cls[j] == cr && kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr))
                 bits |= 1ull << q;
         }
         mask[(size_t)r * words + w] = bits;
@@ -456,7 +456,7 @@ struct host_state {
 inline int stage_fits(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
     const int max_det = kb_yolo_params_of(c).max_det;
-    const size_t need = stage_smem_bytes(max_det) + sizeof(u64) * kBuckets * 64 + 2048;
+    const size_t need = stage_smem_bytes(max_det) + sizeof(u64) * kBucketWords + 2048;
     if (!g || need <= g->smem_optin) return KB_OK;
     kb_fail(why, "max_det=%d: the block stage needs %zu bytes of shared memory, this %s offers %zu",
             max_det, need, g->name, g->smem_optin);
