@@ -9,7 +9,6 @@
  *   kbench run rpn_proposals --sweep default -v select_bitmask_gpu,fused
  */
 #include "rpn_device.cuh"
-#include "variants/common/greedy_resolve.cuh"
 
 namespace {
 
@@ -53,8 +52,7 @@ __global__ void __launch_bounds__(64)
 
 /* fused, stage 3: a cluster of one block per level. Each block walks its
  * level's greedy NMS (warp 0, 64 boxes per step: the diagonal tile resolved
- * in ballot rounds by kb_greedy_resolve64, then the kept rows' masks ORed
- * into the later words), lists
+ * in registers, then the kept rows' masks ORed into the later words), lists
  * the kept boxes in rank order in shared memory, cluster.sync(), then places
  * each at its global rank among all levels (its position plus, in every other
  * level, the kept boxes ahead of it: score >, or equal score and a lower
@@ -125,22 +123,16 @@ __global__ void __launch_bounds__(kWalkThreads)
     __syncthreads();
     if (tid < 32) {
         for (int wb = 0; wb < words; wb++) {
-            const unsigned long long kept =
-                kb_greedy_resolve64(diag[wb][lane], diag[wb][lane + 32], ~removed[wb]);
-            /* The kept rows' later words, 8 independent loads at a time. */
+            unsigned long long cur = removed[wb];
+#pragma unroll
+            for (int c = 0; c < 64; c++)
+                if (!((cur >> c) & 1)) cur |= diag[wb][c];
+            const unsigned long long kept = ~cur;
             for (int w = wb + 1 + lane; w < words; w += 32) {
-                unsigned long long acc = 0;
-                for (unsigned long long todo = kept; todo;) {
-                    unsigned long long v[8];
+                unsigned long long acc = 0; /* 64 independent predicated loads in flight */
 #pragma unroll
-                    for (int u = 0; u < 8; u++) {
-                        const int c = todo ? __ffsll((long long)todo) - 1 : -1;
-                        todo &= todo - 1;
-                        v[u] = c >= 0 ? m[(size_t)(wb * 64 + c) * words + w] : 0ull;
-                    }
-#pragma unroll
-                    for (int u = 0; u < 8; u++) acc |= v[u];
-                }
+                for (int c = 0; c < 64; c++)
+                    if ((kept >> c) & 1) acc |= m[(size_t)(wb * 64 + c) * words + w];
                 removed[w] |= acc;
             }
             if (lane == 0) kept_word[wb] = kept;
