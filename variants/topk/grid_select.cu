@@ -226,6 +226,19 @@ __device__ __forceinline__ void block_emit(const u64 (&c)[kE], const bool (&vali
     __syncthreads(); /* base_win and base_keep are rewritten by the next call */
 }
 
+/* Candidates base + e * kThreads + threadIdx.x (e < kE) of the m in `in`,
+ * read past L1 (another block wrote them), and which of them exist. */
+template <int kE>
+__device__ __forceinline__ void load_candidates(const u64 *in, unsigned base, unsigned m,
+                                                u64 (&c)[kE], bool (&valid)[kE]) {
+#pragma unroll
+    for (int e = 0; e < kE; e++) {
+        const unsigned i = base + e * kThreads + threadIdx.x;
+        valid[e] = i < m;
+        c[e] = valid[e] ? __ldcg(in + i) : 0ull;
+    }
+}
+
 /* One block runs levels l..5 over the m candidates level l - 1 left (read
  * through L2): per level the pick from the histogram in sh, then
  * block_emit's compaction (winners out, the picked bin to the other buffer,
@@ -241,12 +254,7 @@ __device__ void finish(Ctl *ctl, int l, unsigned m, unsigned r, const Bufs &b, u
         for (unsigned base = 0; base < m; base += kThreads * kE) {
             u64 c[kE];
             bool valid[kE];
-#pragma unroll
-            for (int e = 0; e < kE; e++) {
-                const unsigned i = base + e * kThreads + threadIdx.x;
-                valid[e] = i < m;
-                c[e] = valid[e] ? __ldcg(in + i) : 0ull;
-            }
+            load_candidates<kE>(in, base, m, c, valid);
             block_emit(c, valid, l, p.bin, p.take_all, ctl, b.win, want, b.cand[l & 1], cap, sh2);
         }
         if (p.take_all || l + 1 == KB_GRID_LEVELS) return;
@@ -320,12 +328,7 @@ __global__ void __launch_bounds__(kThreads)
     for (unsigned base = blockIdx.x * kThreads * kE; base < m; base += gridDim.x * kThreads * kE) {
         u64 c[kE];
         bool valid[kE];
-#pragma unroll
-        for (int e = 0; e < kE; e++) {
-            const unsigned i = base + e * kThreads + threadIdx.x;
-            valid[e] = i < m;
-            c[e] = valid[e] ? __ldcg(in + i) : 0ull;
-        }
+        load_candidates<kE>(in, base, m, c, valid);
         block_emit(c, valid, level, bin, take, ctl, b.win, want, b.cand[level & 1], cap, sh);
     }
     flush_hist(sh, ctl->hist[level + 1]);
@@ -456,9 +459,10 @@ size_t workspace_bytes(const kb_case *c) {
 
 void teardown(void *state) {
     State *st = (State *)state;
-    if (!st) return;
-    cudaFree(st->ws);
-    free(st->len);
+    if (st) {
+        cudaFree(st->ws);
+        free(st->len);
+    }
     free(st);
 }
 
