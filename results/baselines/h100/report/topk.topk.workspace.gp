@@ -27,6 +27,7 @@ do for [fmt in "png svg"] {
     plot \
         "topk.topk.workspace.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "radix_sort", \
         "topk.topk.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "segmented_sort", \
-        "topk.topk.workspace.dat" using 4 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "cpu_select"
+        "topk.topk.workspace.dat" using 4 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "grid_select", \
+        "topk.topk.workspace.dat" using 5 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cpu_select"
     unset output
 }

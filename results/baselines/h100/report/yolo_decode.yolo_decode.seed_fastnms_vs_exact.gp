@@ -7,7 +7,7 @@ set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
 set title "yolo_decode: seed_fastnms vs the fastest exact variant (cold mode) — NVIDIA H100 80GB HBM3"
-set xtics ("(defaults)\nvs atomic_bitmask" 0, "b=8\nvs atomic_bitmask" 1, "b=32\nvs fused_batch" 2)
+set xtics ("(defaults)\nvs atomic_bitmask" 0, "b=8\nvs atomic_greedy" 1, "b=32\nvs atomic_greedy" 2)
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set style data histogram
@@ -28,12 +28,12 @@ do for [fmt in "png svg"] {
     set multiplot layout 2,1
     set ylabel "median time (µs)"
     plot "yolo_decode.yolo_decode.seed_fastnms_vs_exact.dat" using 2 lc rgb "#8c8c8c" fs solid 0.9 title "fastest exact variant", \
-        "" using 3 lc rgb "#59a14f" fs solid 0.9 title "seed_fastnms", \
+        "" using 3 lc rgb "#edc948" fs solid 0.9 title "seed_fastnms", \
         "" using 0:($2 > $3 ? $2 : $3):(sprintf("saved %.0f µs (%.0f%%)", $4, 100 * $4 / $2)) with labels offset 0,0.8 font ",9" notitle
     if (1) {
     unset title
     set ylabel "kept by the exact op,\ndropped by seed_fastnms"
-    plot "yolo_decode.yolo_decode.seed_fastnms_vs_exact.dat" using 5 lc rgb "#59a14f" fs pattern 2 border lc rgb "#59a14f" title "dropped (from the row's note)", \
+    plot "yolo_decode.yolo_decode.seed_fastnms_vs_exact.dat" using 5 lc rgb "#edc948" fs pattern 2 border lc rgb "#edc948" title "dropped (from the row's note)", \
         "" using 0:5:5 with labels offset 0,0.8 font ",9" notitle
     }
     unset multiplot

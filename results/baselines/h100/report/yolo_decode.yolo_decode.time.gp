@@ -15,7 +15,7 @@ set xlabel offset 0,0
 set logscale x
 set xrange [0.714286:44.8]
 set logscale y
-set yrange [34.8523:56948.7]
+set yrange [30.6347:78667.1]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1100,446 font "DejaVu Sans,11" noenhanced
@@ -32,9 +32,10 @@ do for [fmt in "png svg"] {
     plot \
         "yolo_decode.yolo_decode.time.dat" index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "atomic_bitmask", \
         "yolo_decode.yolo_decode.time.dat" index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "atomic_fastnms", \
-        "yolo_decode.yolo_decode.time.dat" index 2 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "scan_greedy", \
-        "yolo_decode.yolo_decode.time.dat" index 3 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "fused_batch", \
-        "yolo_decode.yolo_decode.time.dat" index 4 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "seed_fastnms", \
-        "yolo_decode.yolo_decode.time.dat" index 5 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_ultralytics"
+        "yolo_decode.yolo_decode.time.dat" index 2 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "atomic_greedy", \
+        "yolo_decode.yolo_decode.time.dat" index 3 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "scan_greedy", \
+        "yolo_decode.yolo_decode.time.dat" index 4 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "fused_batch", \
+        "yolo_decode.yolo_decode.time.dat" index 5 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "seed_fastnms", \
+        "yolo_decode.yolo_decode.time.dat" index 6 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_ultralytics"
     unset output
 }
