@@ -194,49 +194,31 @@ __device__ inline bool suppresses(const stage_smem &s, int a, int b, float thr) 
 }
 
 /* Warp 0's greedy walk over the row-form mask (bit j of word w of row r:
- * r suppresses w*64 + j > r), 64 candidates a step, with no block barrier.
- * Lane l holds the removed bits of words l and l + 32 (m <= 4096) and, for
- * rows l and l + 32 of the step's block, their diagonal word and the next
- * one, loaded a step ahead (they do not depend on the walk).
- * kb_greedy_resolve64 decides the block (rounds of warp OR-reductions); the
- * kept rows' next word, the only one the next step needs, is one more
- * reduction of registers, so no load waits on the step's path. Their later
- * words are loaded now and ORed in after the next step's decisions (kPending
- * rows; more are ORed at once). Returns the keep count (<= max_out); s.keep
- * holds the ranks. */
+ * r suppresses w*64 + j > r), 64 candidates a step, with no block barrier:
+ * lane l holds the removed bits of words l and l + 32 (m <= 4096) and the
+ * block's diagonal words of rows l and l + 32 for kb_greedy_resolve64
+ * (rounds of warp reductions); the kept rows' later words are ORed into the lanes' removed bits,
+ * eight independent loads at a time. Returns the keep count (<= max_out);
+ * s.keep holds the ranks. */
 __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const u64 *mask) {
-    constexpr int kPending = 4;
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, words = words_of(m);
     u64 rem0 = 0, rem1 = 0;
-    /* Rows r0 + lane and r0 + lane + 32 of block k: words k and k + 1. */
-    auto rows_of = [&](int k, u64 *d0, u64 *d1, u64 *n0, u64 *n1) {
-        const int r0 = 64 * k, nb = k < words ? min(64, m - r0) : 0;
-        const size_t a0 = (size_t)(r0 + lane) * words + k, a1 = a0 + (size_t)32 * words;
-        const bool next = k + 1 < words;
-        *d0 = lane < nb ? mask[a0] : 0ull;
-        *d1 = lane + 32 < nb ? mask[a1] : 0ull;
-        *n0 = next && lane < nb ? mask[a0 + 1] : 0ull;
-        *n1 = next && lane + 32 < nb ? mask[a1 + 1] : 0ull;
+    /* Diagonal words of block k, loaded a step ahead (they do not depend on
+     * the walk), so a step waits on one load: its kept rows' later words. */
+    auto diag_of = [&](int k, u64 *d0, u64 *d1) {
+        const int r0 = 64 * k, nb = min(64, m - r0);
+        *d0 = k < words && lane < nb ? mask[(size_t)(r0 + lane) * words + k] : 0ull;
+        *d1 = k < words && lane + 32 < nb ? mask[(size_t)(r0 + lane + 32) * words + k] : 0ull;
     };
-    /* Words lane and lane + 32 of row `row`, where this lane owns a word
-     * after w0 (the kept rows' far words). */
-    auto far_of = [&](int row, int w0, u64 *v0, u64 *v1) {
-        const size_t base = (size_t)row * words;
-        *v0 = row >= 0 && lane > w0 && lane < words ? mask[base + lane] : 0ull;
-        *v1 = row >= 0 && lane + 32 > w0 && lane + 32 < words ? mask[base + lane + 32] : 0ull;
-    };
-    u64 d0, d1, n0, n1;
-    rows_of(0, &d0, &d1, &n0, &n1);
-    u64 p0[kPending], p1[kPending];
-#pragma unroll
-    for (int u = 0; u < kPending; u++) p0[u] = p1[u] = 0ull;
+    u64 d0, d1;
+    diag_of(0, &d0, &d1);
     int nk = 0;
     for (int k = 0; k < words && nk < max_out; k++) {
         const int r0 = 64 * k, nb = min(64, m - r0);
         const u64 valid = nb == 64 ? ~0ull : (1ull << nb) - 1;
-        const u64 row_lo = d0, row_hi = d1, next_lo = n0, next_hi = n1;
-        rows_of(k + 1, &d0, &d1, &n0, &n1);
+        const u64 row_lo = d0, row_hi = d1;
+        diag_of(k + 1, &d0, &d1);
         const u64 rem_k = __shfl_sync(full, k < 32 ? rem0 : rem1, k & 31);
         u64 kept = kb_greedy_resolve64(row_lo, row_hi, valid & ~rem_k);
         for (int left = max_out - nk; __popcll(kept) > left;)
@@ -246,39 +228,20 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
             s.keep[nk + __popcll(kept & ((1ull << (lane + 32)) - 1))] = r0 + lane + 32;
         nk += __popcll(kept);
         if (nk >= max_out) break;
-        /* Word k + 1: from the rows' registers. */
-        const u64 near = kb_warp_or64(((kept >> lane) & 1 ? next_lo : 0ull) |
-                                      ((kept >> (lane + 32)) & 1 ? next_hi : 0ull));
-        if (lane == ((k + 1) & 31)) {
-            if (k + 1 < 32)
-                rem0 |= near;
-            else
-                rem1 |= near;
-        }
-        /* The previous step's far words, loaded a step ago. */
+        const bool own0 = (lane > k) && (lane < words),
+                   own1 = (lane + 32 > k) && (lane + 32 < words);
+        for (u64 todo = kept; todo;) {
+            u64 v0[8], v1[8];
 #pragma unroll
-        for (int u = 0; u < kPending; u++) {
-            rem0 |= p0[u];
-            rem1 |= p1[u];
-        }
-        /* This step's: the first kPending kept rows stay pending; the rest at once. */
-        u64 todo = kept;
-#pragma unroll
-        for (int u = 0; u < kPending; u++) {
-            const int q = todo ? __ffsll((long long)todo) - 1 : -1;
-            todo &= todo - 1;
-            far_of(q < 0 ? -1 : r0 + q, k + 1, &p0[u], &p1[u]);
-        }
-        while (todo) {
-            u64 v0[kPending], v1[kPending];
-#pragma unroll
-            for (int u = 0; u < kPending; u++) {
+            for (int u = 0; u < 8; u++) {
                 const int q = todo ? __ffsll((long long)todo) - 1 : -1;
                 todo &= todo - 1;
-                far_of(q < 0 ? -1 : r0 + q, k + 1, &v0[u], &v1[u]);
+                const size_t row = (size_t)(r0 + (q < 0 ? 0 : q)) * words;
+                v0[u] = q >= 0 && own0 ? mask[row + lane] : 0ull;
+                v1[u] = q >= 0 && own1 ? mask[row + lane + 32] : 0ull;
             }
 #pragma unroll
-            for (int u = 0; u < kPending; u++) {
+            for (int u = 0; u < 8; u++) {
                 rem0 |= v0[u];
                 rem1 |= v1[u];
             }
@@ -288,34 +251,14 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
 }
 
 /* Class-bucket words of the greedy mask build (greedy_nms): 16 KB of shared
- * memory, buckets x words of them; with its per-warp hit words (8 KB), the
- * static shared memory of the greedy stages. */
+ * memory, buckets x words of them. */
 constexpr int kBucketWords = 2048;
-constexpr size_t kGreedyStaticBytes = 8 * (kBucketWords + 32 * 32);
-
-/* The position of the n-th (from 0) set bit of x, which has more than n. */
-__device__ inline int nth_set_bit(u64 x, int n) {
-    int pos = 0;
-    for (int width = 32; width > 0; width >>= 1) {
-        const u64 low = x & ((1ull << width) - 1);
-        const int c = __popcll(low);
-        if (n >= c) {
-            n -= c;
-            x >>= width;
-            pos += width;
-        } else {
-            x = low;
-        }
-    }
-    return pos;
-}
 
 /* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
  * keep list in s.keep. mask: this image's max_det x words_of(max_det) words. */
 __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask) {
     __shared__ int s_nk;
     __shared__ u64 bucket_bits[kBucketWords];
-    __shared__ u64 warp_bits[32][32];
     int words = words_of(m);
     /* Word w of row r: which columns share r's class bucket (class mod
      * buckets, as many buckets as kBucketWords allows: one per class up to
@@ -331,52 +274,24 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
     for (int j = threadIdx.x; j < m; j += blockDim.x)
         atomicOr(&bucket_bits[(s.cls[j] % buckets) * words + (j >> 6)], 1ull << (j & 63));
     __syncthreads();
-    /* The same-class pairs of a warp's 32 (row, word) items are spread over
-     * its lanes (a scan of the items' counts, each lane finding its pair's
-     * item by a binary search of the scan), not one item per lane: an item
-     * holds 0 to ~20 such pairs, and a warp would run as long as its
-     * fullest lane. Hits go to the item's word in shared memory. */
-    const unsigned full = 0xffffffffu;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, items = m * words;
-    for (int t0 = warp * 32; t0 < items; t0 += blockDim.x) {
-        const int t = t0 + lane;
-        const int r = t < items ? t / words : 0, w = t < items ? t - r * words : -1;
-        const bool item = t < items && w >= (r >> 6);
-        const int cr = item ? s.cls[r] : 0;
+    for (int t = threadIdx.x; t < m * words; t += blockDim.x) {
+        int r = t / words, w = t - r * words;
+        if (w < (r >> 6)) continue;
+        const int cr = s.cls[r];
         /* columns > r of word w */
         const int lo = r + 1 - w * 64;
         const u64 after = lo <= 0 ? ~0ull : lo >= 64 ? 0ull : ~0ull << lo;
-        const u64 same = item ? bucket_bits[(cr % buckets) * words + w] & after : 0ull;
-        const float4 a = item ? s.boxes[r] : make_float4(0, 0, 0, 0);
-        const int cnt = __popcll(same);
-        int incl = cnt;
-        for (int o = 1; o < 32; o <<= 1) {
-            const int y = __shfl_up_sync(full, incl, o);
-            if (lane >= o) incl += y;
+        u64 same = bucket_bits[(cr % buckets) * words + w] & after, bits = 0;
+        const float4 a = s.boxes[r];
+        while (same) {
+            const int q = __ffsll((long long)same) - 1;
+            same &= same - 1;
+            const int j = w * 64 + q;
+            const float4 b = s.boxes[j];
+            if (s.cls[j] == cr && kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr))
+                bits |= 1ull << q;
         }
-        const int total = __shfl_sync(full, incl, 31), excl = incl - cnt;
-        warp_bits[warp][lane] = 0;
-        __syncwarp();
-        for (int k0 = 0; k0 < total; k0 += 32) {
-            const int k = k0 + lane;
-            int o = 0; /* the last item whose pairs start at or before k */
-            for (int step = 16; step > 0; step >>= 1)
-                if (__shfl_sync(full, excl, o + step) <= k) o += step;
-            const int nth = k - __shfl_sync(full, excl, o);
-            const u64 so = __shfl_sync(full, same, o);
-            const int wo = __shfl_sync(full, w, o), co = __shfl_sync(full, cr, o);
-            const float ax = __shfl_sync(full, a.x, o), ay = __shfl_sync(full, a.y, o);
-            const float az = __shfl_sync(full, a.z, o), aw = __shfl_sync(full, a.w, o);
-            if (k < total) {
-                const int q = nth_set_bit(so, nth), j = wo * 64 + q;
-                const float4 b = s.boxes[j];
-                if (s.cls[j] == co && kb_nms_iou_above(ax, ay, az, aw, b.x, b.y, b.z, b.w, thr))
-                    atomicOr(&warp_bits[warp][o], 1ull << q);
-            }
-        }
-        __syncwarp();
-        if (item) mask[(size_t)r * words + w] = warp_bits[warp][lane];
-        __syncwarp(); /* warp_bits is reset by the next round */
+        mask[(size_t)r * words + w] = bits;
     }
     __syncthreads(); /* the block's mask words visible to warp 0 */
     if (threadIdx.x < 32) {
@@ -541,7 +456,7 @@ struct host_state {
 inline int stage_fits(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
     const int max_det = kb_yolo_params_of(c).max_det;
-    const size_t need = stage_smem_bytes(max_det) + kGreedyStaticBytes + 2048;
+    const size_t need = stage_smem_bytes(max_det) + sizeof(u64) * kBucketWords + 2048;
     if (!g || need <= g->smem_optin) return KB_OK;
     kb_fail(why, "max_det=%d: the block stage needs %zu bytes of shared memory, this %s offers %zu",
             max_det, need, g->name, g->smem_optin);
