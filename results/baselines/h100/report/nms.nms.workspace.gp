@@ -19,9 +19,9 @@ set xtics ("(defaults)" 0, "n=25200" 1, "n=25200\niou=0.7" 2, "n=25200\ndist=clu
 set bmargin 6
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1274,565 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1428,565 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1274,565 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1428,565 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "nms.nms.workspace.".fmt
     plot \
@@ -29,6 +29,7 @@ do for [fmt in "png svg"] {
         "nms.nms.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "bitmask_gpu", \
         "nms.nms.workspace.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "blockwalk", \
         "nms.nms.workspace.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "pairwise_fast", \
-        "nms.nms.workspace.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cpu_greedy"
+        "nms.nms.workspace.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cpu_greedy", \
+        "nms.nms.workspace.dat" using 7 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "cpu_bitmask"
     unset output
 }
