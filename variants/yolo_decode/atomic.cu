@@ -23,29 +23,19 @@ namespace {
 constexpr int kDecodeThreads = 256;
 
 /* A thread per prediction reads its objectness; the warp scores the ones
- * that pass together (warp_score: 32 classes a load, not a thread's chain
+ * that pass together (score_warp: 32 classes a load, not a thread's chain
  * of c loads). A qualifying prediction takes a slot of its image's `cap`
  * (the count still counts those past it) and leaves its class in cls_of. */
 __global__ void __launch_bounds__(kDecodeThreads)
     decode_atomic(const float *pred, kb_yolo_params p, int cap, int *counts, u64 *slots,
                   int *cls_of) {
-    const int img = blockIdx.y, lane = threadIdx.x & 31;
-    const int i = blockIdx.x * kDecodeThreads + threadIdx.x, warp0 = i - lane;
+    const int img = blockIdx.y, i = blockIdx.x * kDecodeThreads + threadIdx.x;
     const float obj = i < p.n ? row_of(pred, p, img, i)[4] : -1.0f;
-    unsigned todo = __ballot_sync(0xffffffffu, obj >= p.conf);
-    while (todo) {
-        const int from = __ffs(todo) - 1, j = warp0 + from;
-        todo &= todo - 1;
-        float sc;
-        int k;
-        const bool q = warp_score(row_of(pred, p, img, j), p.c, p.conf,
-                                  __shfl_sync(0xffffffffu, obj, from), &sc, &k);
-        if (q && lane == from) {
-            const int slot = atomicAdd(&counts[img], 1);
-            if (slot < cap) slots[(size_t)img * cap + slot] = kb_yolo_key(sc, (uint32_t)j);
-            cls_of[(size_t)img * p.n + j] = k;
-        }
-    }
+    score_warp(pred, p, img, i - (int)(threadIdx.x & 31), obj, [&](int j, float sc, int k) {
+        const int slot = atomicAdd(&counts[img], 1);
+        if (slot < cap) slots[(size_t)img * cap + slot] = kb_yolo_key(sc, (uint32_t)j);
+        cls_of[(size_t)img * p.n + j] = k;
+    });
 }
 
 /* Load this image's slots into shared memory and sort them; returns m. */

@@ -39,10 +39,10 @@ __host__ __device__ inline int words_of(int m) {
     return (m + 63) / 64;
 }
 
-/* Shared memory of the block stage: boxes, keys [pow2 >= max_det], removed
- * bits and the diagonal words, classes, keep list, drop flags. */
+/* Shared memory of the block stage: boxes, keys [pow2 >= max_det], classes,
+ * keep list, drop flags. */
 inline size_t stage_smem_bytes(int max_det) {
-    return (size_t)max_det * 16 + (size_t)pow2_at_least(max_det) * 8 + 64 * 8 * 2 +
+    return (size_t)max_det * 16 + (size_t)pow2_at_least(max_det) * 8 +
            (size_t)max_det * (4 + 4 + 1) + 16;
 }
 /* Global mask workspace of the greedy stage, all images. */
@@ -54,7 +54,6 @@ struct stage_smem {
     u64 *keys;
     float4 *boxes;
     int *cls, *keep;
-    u64 *removed, *diag;
     unsigned char *drop;
 };
 
@@ -62,9 +61,7 @@ __device__ inline stage_smem carve(unsigned char *base, int max_det) {
     stage_smem s;
     s.boxes = (float4 *)base;
     s.keys = (u64 *)(s.boxes + max_det);
-    s.removed = s.keys + pow2_at_least(max_det);
-    s.diag = s.removed + 64;
-    s.cls = (int *)(s.diag + 64);
+    s.cls = (int *)(s.keys + pow2_at_least(max_det));
     s.keep = s.cls + max_det;
     s.drop = (unsigned char *)(s.keep + max_det);
     return s;
@@ -112,6 +109,26 @@ __device__ inline bool warp_score(const float *row, int c, float conf, float obj
     *score = s;
     *cls = arg;
     return s >= conf;
+}
+
+/* The warp's predictions warp0 + l (l < 32; this lane's objectness in obj,
+ * below conf past n) that pass objectness, scored by the whole warp one
+ * after another (warp_score); each that qualifies calls f(i, score, class)
+ * in its own lane. Every lane of the warp calls it. */
+template <class F>
+__device__ inline void score_warp(const float *pred, const kb_yolo_params &p, int img, int warp0,
+                                  float obj, F f) {
+    const int lane = threadIdx.x & 31;
+    unsigned todo = __ballot_sync(0xffffffffu, obj >= p.conf);
+    while (todo) {
+        const int from = __ffs(todo) - 1, i = warp0 + from;
+        todo &= todo - 1;
+        float sc;
+        int k;
+        const bool q = warp_score(row_of(pred, p, img, i), p.c, p.conf,
+                                  __shfl_sync(0xffffffffu, obj, from), &sc, &k);
+        if (q && lane == from) f(i, sc, k);
+    }
 }
 
 /* Ascending bitonic sort of keys[0, m) in shared memory (pads [m, pow2) with kNone). */
@@ -197,9 +214,9 @@ __device__ inline bool suppresses(const stage_smem &s, int a, int b, float thr) 
  * r suppresses w*64 + j > r), 64 candidates a step, with no block barrier:
  * lane l holds the removed bits of words l and l + 32 (m <= 4096) and the
  * block's diagonal words of rows l and l + 32 for kb_greedy_resolve64
- * (rounds of warp reductions); the kept rows' later words are ORed into the lanes' removed bits,
- * eight independent loads at a time. Returns the keep count (<= max_out);
- * s.keep holds the ranks. */
+ * (rounds of warp reductions); the kept rows' later words are ORed into the
+ * lanes' removed bits, eight independent loads at a time. Returns the keep
+ * count (<= max_out); s.keep holds the ranks. */
 __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const u64 *mask) {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31, words = words_of(m);
@@ -399,25 +416,15 @@ __device__ inline void fused_image(unsigned char *smem, const float *pred, const
             int i = base + u * kThreads + threadIdx.x;
             obj[u] = i < p.n ? row_of(pred, p, img, i)[4] : -1.0f;
         }
-        /* The warp scores each prediction that passes objectness together. */
         u64 keys[kItems];
         int mine = 0;
 #pragma unroll
-        for (int u = 0; u < kItems; u++) {
-            unsigned todo = __ballot_sync(0xffffffffu, obj[u] >= p.conf);
-            while (todo) {
-                int lane = __ffs(todo) - 1;
-                todo &= todo - 1;
-                int i = base + u * kThreads + (threadIdx.x & ~31) + lane;
-                float o = __shfl_sync(0xffffffffu, obj[u], lane), sc;
-                int k;
-                bool q = warp_score(row_of(pred, p, img, i), p.c, p.conf, o, &sc, &k);
-                if (q && (int)(threadIdx.x & 31) == lane) {
-                    keys[mine++] = kb_yolo_key(sc, (uint32_t)i);
-                    cls_of[i] = k;
-                }
-            }
-        }
+        for (int u = 0; u < kItems; u++)
+            score_warp(pred, p, img, base + u * kThreads + (threadIdx.x & ~31), obj[u],
+                       [&](int i, float sc, int k) {
+                           keys[mine++] = kb_yolo_key(sc, (uint32_t)i);
+                           cls_of[i] = k;
+                       });
         int total, pos = cnt + kb_block_exclusive_scan<kThreads>(mine, &total);
         for (int u = 0; u < mine; u++) {
             if (pos + u < p.max_det) s.keys[pos + u] = keys[u];
@@ -450,7 +457,7 @@ struct host_state {
 };
 
 /* Every variant's block stage holds max_det candidates in shared memory:
- * max_det = 4096 takes 136 KB, more than a 99 KB-class GPU (L4, RTX 4090)
+ * max_det = 4096 takes 135 KB, more than a 99 KB-class GPU (L4, RTX 4090)
  * gives a block. The stage kernels' static arrays take the greedy mask
  * build's class buckets and under 2 KB besides. */
 inline int stage_fits(const kb_case *c, kb_error *why) {
