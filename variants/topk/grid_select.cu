@@ -335,13 +335,21 @@ __global__ void __launch_bounds__(kThreads)
     if (last_block(&ctl->arrived[level + 1])) next_level(ctl, level + 1, b, want, cap, sh, sh2);
 }
 
+/* Output slot j of a segment's k: the j-th sorted winner's index and its
+ * value re-read bitwise, or the sentinel past want. */
+__device__ __forceinline__ void write_slot(const float *seg, const u64 *sorted, int j, int want,
+                                           float *out_v, int *out_i) {
+    const int idx = j < want ? kb_grid_index(sorted[j]) : -1;
+    out_i[j] = idx;
+    out_v[j] = j < want ? seg[idx] : -INFINITY;
+}
+
 /* One block, want <= kSortMax: the winners sorted descending in shared
  * memory (bitonic over the next power of two, padded with 0, which is below
- * every composite since ~index >= 2^31), then slot j of the k outputs: the
- * j-th composite's index and its value re-read bitwise, or the sentinel past
- * want; the count. In place of CUB's single-tile sort (17 us at base clocks
- * for 1000 u64) and a write kernel: 1024 keys are 55 steps of 16 KB of
- * shared loads and stores, ~3 us. */
+ * every composite since ~index >= 2^31), then every output slot and the
+ * count. In place of CUB's single-tile sort and a write kernel: one launch
+ * fewer, but the sort itself takes as long as CUB's (17 us at base clocks
+ * for 1000 keys: 55 steps of ~490 cycles; docs/perf-topk.md). */
 __global__ void __launch_bounds__(kSortThreads)
     sort_write(const float *seg, const u64 *win, int want, int k, float *out_v, int *out_i,
                int *out_n) {
@@ -362,24 +370,16 @@ __global__ void __launch_bounds__(kSortThreads)
             }
             __syncthreads();
         }
-    for (int j = threadIdx.x; j < k; j += blockDim.x) {
-        const int idx = j < want ? kb_grid_index(s[j]) : -1;
-        out_i[j] = idx;
-        out_v[j] = j < want ? seg[idx] : -INFINITY;
-    }
+    for (int j = threadIdx.x; j < k; j += blockDim.x) write_slot(seg, s, j, want, out_v, out_i);
     if (threadIdx.x == 0) *out_n = want;
 }
 
-/* Slot j of the segment's k: the j-th sorted winner (its value re-read,
- * bitwise) or the sentinel past want; the count. After CUB's sort (want >
- * kSortMax) or alone (k = 0). */
+/* Every output slot and the count, after CUB's sort (want > kSortMax) or
+ * alone (want = 0). */
 __global__ void write_out(const float *seg, const u64 *sorted, int want, int k, float *out_v,
                           int *out_i, int *out_n) {
-    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < k; j += gridDim.x * blockDim.x) {
-        const int idx = j < want ? kb_grid_index(sorted[j]) : -1;
-        out_i[j] = idx;
-        out_v[j] = j < want ? seg[idx] : -INFINITY;
-    }
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < k; j += gridDim.x * blockDim.x)
+        write_slot(seg, sorted, j, want, out_v, out_i);
     if (blockIdx.x == 0 && threadIdx.x == 0) *out_n = want;
 }
 
