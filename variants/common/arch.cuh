@@ -10,6 +10,9 @@
 
 #include <cooperative_groups.h>
 #include <cstdint>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <type_traits>
 
 /* Minimum compute capability (10 * major + minor) of each feature used. */
 enum {
@@ -66,6 +69,35 @@ __device__ __forceinline__ uint32_t kb_tf32_bits(float v) {
     __trap();
 #endif
     return r;
+}
+
+/* c += a b on the tensor cores, one warp-wide mma.sync with fp32
+ * accumulators: m16n8k8 with tf32 operands for T = float, m16n8k16 for
+ * __half and __nv_bfloat16; a, b0, b1 and c[0..3] in PTX's fragment layout. */
+template <typename T>
+__device__ __forceinline__ void kb_mma_sync(float *c, const uint32_t (&a)[4], uint32_t b0,
+                                            uint32_t b1) {
+#if !KB_SM80
+    __trap();
+#else
+    if constexpr (std::is_same<T, float>::value)
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else if constexpr (std::is_same<T, __half>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else {
+        static_assert(std::is_same<T, __nv_bfloat16>::value, "tf32, f16 or bf16 operands");
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+#endif
 }
 
 /* The calling block's thread block cluster (9.0+). Older targets get a

@@ -170,6 +170,14 @@ static inline int dcn_im2col_auto_only(const kb_dcn_params *p, kb_error *why) {
     return KB_NOT_APPLICABLE;
 }
 
+/* A variant built for one data type: KB_OK on a case of that dtype, else
+ * NOT_APPLICABLE (another variant of the op runs it) with the reason. */
+static inline int dcn_takes_dtype(const kb_dcn_params *p, kb_dtype want, kb_error *why) {
+    if (p->dtype == want) return KB_OK;
+    kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p->dtype), kb_dtype_name(want));
+    return KB_NOT_APPLICABLE;
+}
+
 /* Limits of the implicit GEMMs: 32-bit indices inside an image (64-bit image
  * bases), a 1-D grid of blocks, and the tap table in shared memory. */
 static inline int dcn_implicit_limits(const kb_dcn_params *p, int bn, int bm_min, size_t smem,

@@ -19,6 +19,22 @@
 #include <type_traits>
 
 namespace {
+
+/* The implicit GEMMs' A operand: thread threadIdx.x's A_PER weights of k-tile
+ * kt of the group's weights wg, rows m0 + tid / BK + j NT / BK and column
+ * Sampler::wcol (as f32; 0 past the group's channels or its columns). The
+ * FMA kernel below and implicit_gemm.cu's MMA kernel both fetch this way. */
+template <typename Sampler, int BK, int NT, int A_PER, typename T>
+__device__ __forceinline__ void dcn_fetch_weights(const dcn_dims &d, const T *wg, int m0, int kt,
+                                                  float (&a)[A_PER]) {
+    const int tid = threadIdx.x, col = Sampler::wcol(d, kt, tid % BK);
+#pragma unroll
+    for (int j = 0; j < A_PER; j++) {
+        const int m = m0 + tid / BK + j * (NT / BK);
+        a[j] = m < d.cout_g && col >= 0 ? dcn_f32(wg[m * d.kd + col]) : 0.f;
+    }
+}
+
 namespace dcn_fma {
 
 constexpr int NT = 256, BK = 8, BN = 128;
@@ -53,14 +69,7 @@ __global__ void __launch_bounds__(NT, 2) dcn_implicit_fma(dcn_ptrs<T> p, dcn_dim
     smp.init(d, p, g, q0, tb_base, tb_wt, ring);
 
     float a_reg[A_PER];
-    auto fetch = [&](int kt) {
-        int col = Sampler::wcol(d, kt, tid % BK);
-#pragma unroll
-        for (int j = 0; j < A_PER; j++) {
-            int m = m0 + tid / BK + j * (NT / BK);
-            a_reg[j] = m < d.cout_g && col >= 0 ? dcn_f32(wg[m * d.kd + col]) : 0.f;
-        }
-    };
+    auto fetch = [&](int kt) { dcn_fetch_weights<Sampler, BK, NT>(d, wg, m0, kt, a_reg); };
     auto store = [&](int buf, int kt) {
 #pragma unroll
         for (int j = 0; j < A_PER; j++)

@@ -419,10 +419,7 @@ template <int INDEX32, bool NHWC = false> static int supports(const kb_case *c, 
 template <int TF32> static int supports_nhwc(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
-    if (TF32 && p.dtype != KB_F32) {
-        kb_fail(why, "dtype=%s: this variant takes f32", kb_dtype_name(p.dtype));
-        return KB_NOT_APPLICABLE;
-    }
+    if (TF32 && dcn_takes_dtype(&p, KB_F32, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (dcn_nhwc_limits(&p, why) != KB_OK) return KB_UNSUPPORTED;
     if (p.im2col == KB_DCN_IM2COL_WINDOW &&
         kb_gpu_require(KB_CC_CP_ASYNC, "cp.async (im2col=window)", why) != KB_OK)
@@ -620,10 +617,7 @@ static int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t 
 static int supports_tf32(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
-    if (p.dtype != KB_F32) {
-        kb_fail(why, "dtype=%s: this variant takes f32", kb_dtype_name(p.dtype));
-        return KB_NOT_APPLICABLE;
-    }
+    if (dcn_takes_dtype(&p, KB_F32, why) != KB_OK) return KB_NOT_APPLICABLE;
     return supports<1>(c, why);
 }
 

@@ -42,45 +42,6 @@ template <> struct mma_traits<__nv_bfloat16> {
     static __device__ __forceinline__ S to_s(float v) { return __float2bfloat16_rn(v); }
 };
 
-template <typename T>
-__device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
-template <>
-__device__ __forceinline__ void mma<float>(float (&c)[4], const uint32_t (&a)[4],
-                                           const uint32_t (&b)[2]) {
-#if KB_SM80
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    __trap();
-#endif
-}
-template <>
-__device__ __forceinline__ void mma<__half>(float (&c)[4], const uint32_t (&a)[4],
-                                            const uint32_t (&b)[2]) {
-#if KB_SM80
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    __trap();
-#endif
-}
-template <>
-__device__ __forceinline__ void mma<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4],
-                                                   const uint32_t (&b)[2]) {
-#if KB_SM80
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    __trap();
-#endif
-}
-
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *p) {
     unsigned s = (unsigned)__cvta_generic_to_shared(p);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
@@ -160,14 +121,7 @@ __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d
     smp.init(d, p, g, q0, tb_base, tb_wt, ring);
 
     float a_reg[A_PER];
-    auto fetch = [&](int kt) {
-        int col = Sampler::wcol(d, kt, tid % BK);
-#pragma unroll
-        for (int j = 0; j < A_PER; j++) {
-            int m = m0 + tid / BK + j * (NT / BK);
-            a_reg[j] = m < d.cout_g && col >= 0 ? dcn_f32(wg[m * d.kd + col]) : 0.f;
-        }
-    };
+    auto fetch = [&](int kt) { dcn_fetch_weights<Sampler, BK, NT>(d, wg, m0, kt, a_reg); };
     auto store = [&](int buf, int kt) {
 #pragma unroll
         for (int j = 0; j < A_PER; j++)
@@ -193,7 +147,8 @@ __global__ void __launch_bounds__(NT) dcn_implicit_mma(dcn_ptrs<T> p, dcn_dims d
 #pragma unroll
             for (int mt = 0; mt < MT; mt++)
 #pragma unroll
-                for (int nt = 0; nt < 4; nt++) mma<T>(acc[mt][nt], a[mt], b[nt]);
+                for (int nt = 0; nt < 4; nt++)
+                    kb_mma_sync<T>(acc[mt][nt], a[mt], b[nt][0], b[nt][1]);
         }
         if (t + 1 < ktiles) store(buf ^ 1, t + 1);
         __syncthreads();
@@ -232,11 +187,7 @@ template <typename T> int supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
-    if (p.dtype != mma_traits<T>::DTYPE) {
-        kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
-                kb_dtype_name(mma_traits<T>::DTYPE));
-        return KB_NOT_APPLICABLE;
-    }
+    if (dcn_takes_dtype(&p, mma_traits<T>::DTYPE, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (kb_gpu_require(KB_CC_MMA_SM80, "mma.sync with tf32/f16/bf16 operands", why) != KB_OK)
         return KB_UNSUPPORTED;
     return dcn_implicit_limits(&p, BN, 64, smem_bytes<T, 128, sampler_t<T>>((int)(p.kh * p.kw)),

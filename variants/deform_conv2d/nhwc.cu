@@ -79,29 +79,6 @@ template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const ui
     }
 }
 
-template <typename T>
-__device__ __forceinline__ void mma(float *c, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-#if !KB_SM80
-    __trap();
-#else
-    if constexpr (sizeof(T) == 4)
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else if constexpr (std::is_same<T, __half>::value)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -366,8 +343,8 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
                 ldmatrix_x4(b, s_b + buf * BN * ROWB + swz(r, 2 * s + ((lane >> 3) & 1)));
 #pragma unroll
                 for (int mt = 0; mt < 2; mt++) {
-                    mma<T>(&acc[(mt * SH::NTL + 2 * np) * 4], a[mt], b[0], b[1]);
-                    mma<T>(&acc[(mt * SH::NTL + 2 * np + 1) * 4], a[mt], b[2], b[3]);
+                    kb_mma_sync<T>(&acc[(mt * SH::NTL + 2 * np) * 4], a[mt], b[0], b[1]);
+                    kb_mma_sync<T>(&acc[(mt * SH::NTL + 2 * np + 1) * 4], a[mt], b[2], b[3]);
                 }
             }
         }
@@ -533,11 +510,7 @@ template <typename T, bool WGMMA> int supports(const kb_case *c, kb_error *why) 
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
-    if (p.dtype != fused_traits<T>::DTYPE) {
-        kb_fail(why, "dtype=%s: this variant takes %s", kb_dtype_name(p.dtype),
-                kb_dtype_name(fused_traits<T>::DTYPE));
-        return KB_NOT_APPLICABLE;
-    }
+    if (dcn_takes_dtype(&p, fused_traits<T>::DTYPE, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (dcn_nhwc_limits(&p, why) != KB_OK || (WGMMA && wgmma_limits(why) != KB_OK) ||
         kb_gpu_require(KB_CC_MMA_SM80, "mma.sync with tf32/f16/bf16 operands and cp.async", why) !=
             KB_OK)
