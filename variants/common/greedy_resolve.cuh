@@ -1,6 +1,7 @@
 /* greedy_resolve.cuh — greedy NMS's decisions inside one block of 64 ranked
  * boxes, by a whole warp in rounds of OR-reductions (yolo_decode's block
- * greedy, rpn_proposals/fused's walk). C++/CUDA only, sm_80+.
+ * greedy), and the 64-bit warp OR they are made of (also the nms op's block
+ * walk). C++/CUDA only.
  *
  * The serial rule walks the boxes in rank order and keeps one unless a kept
  * box before it suppresses it. Here lane l holds the row words of boxes l
@@ -10,16 +11,25 @@
  * suppresses is kept, one that a kept box suppresses is removed. The lowest
  * undecided box has only decided boxes before it, so each round decides it
  * at least: the rounds are the longest suppression chain among the block's
- * boxes, each a few reductions, and the kept set is the serial rule's.
+ * boxes, each a few reductions, and the kept set is the serial rule's. Where
+ * chains fill the block (RPN's dense anchors: ~62 rounds a step) the serial
+ * walk is faster (docs/perf-rpn.md).
  */
 #ifndef KB_GREEDY_RESOLVE_CUH
 #define KB_GREEDY_RESOLVE_CUH
 
-/* The OR of v over the warp (every lane gets it). */
+/* The OR of a 64-bit v over the warp, every lane gets it: two 32-bit
+ * reductions side by side (five dependent 64-bit shuffle rounds cost ~10
+ * shuffle latencies). */
 __device__ __forceinline__ unsigned long long kb_warp_or64(unsigned long long v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 /* no redux.sync: a butterfly */
+    for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+#else
     const unsigned lo = __reduce_or_sync(0xffffffffu, (unsigned)v);
     const unsigned hi = __reduce_or_sync(0xffffffffu, (unsigned)(v >> 32));
     return lo | (unsigned long long)hi << 32;
+#endif
 }
 
 /* row_lo, row_hi: lane l's rows, of boxes l and l + 32 (bit q set when the

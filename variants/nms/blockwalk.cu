@@ -12,6 +12,7 @@
  */
 #include "masks.cuh"
 #include "variants/common/arch.cuh"
+#include "variants/common/greedy_resolve.cuh"
 
 #include <stdint.h>
 
@@ -48,19 +49,6 @@ __device__ __forceinline__ u64 first_bits(u64 kb, int room) {
     u64 beyond = kb;
     for (int q = 0; q < room; q++) beyond &= beyond - 1;
     return kb & ~beyond;
-}
-
-/* OR of a 64-bit value over the warp: two 32-bit reductions side by side
- * (five dependent 64-bit shuffle rounds cost ~10 shuffle latencies). */
-__device__ __forceinline__ u64 warp_or(u64 v) {
-#if !KB_SM80 /* no redux.sync before 8.0: a butterfly of shuffles */
-    for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(kFull, v, o);
-    return v;
-#else
-    unsigned lo = __reduce_or_sync(kFull, (unsigned)v),
-             hi = __reduce_or_sync(kFull, (unsigned)(v >> 32));
-    return (u64)hi << 32 | lo;
-#endif
 }
 
 /* What warp 0 holds of block j, for boxes 64 j + lane (0) and + 32 (1):
@@ -122,7 +110,7 @@ struct far_regs {
  * thread per round (one dependent load per row would cost a memory latency
  * per kept box).
  *
- * The resolve is resolve_block; the carry a warp_or. One barrier per step;
+ * The resolve is resolve_block; the carry a kb_warp_or64. One barrier per step;
  * 100000 boxes: 1563 steps. 512 threads: at 1024 the 64-register cap spilled
  * the far items and panels. */
 template <int kSlots>
@@ -174,8 +162,8 @@ __global__ void __launch_bounds__(kWalkThreads)
                     dense_rows[j & 1][__popcll(dense & ((1ull << b) - 1))] = (unsigned char)b;
             }
             nk += take;
-            carry = warp_or((((kb >> lane) & 1) ? cur.p0 : 0) |
-                            (((kb >> (lane + 32)) & 1) ? cur.p1 : 0));
+            carry = kb_warp_or64((((kb >> lane) & 1) ? cur.p0 : 0) |
+                                 (((kb >> (lane + 32)) & 1) ? cur.p1 : 0));
             if (lane == 0) dense_count[j & 1] = __popcll(dense), kept_bits[j & 1] = kb;
             done = nk >= cap;
         } else {
