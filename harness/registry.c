@@ -83,6 +83,7 @@ extern const kb_variant_impl kb_topk_radix_sort;
 extern const kb_variant_impl kb_topk_segmented_sort;
 extern const kb_variant_impl kb_topk_radix_select;
 extern const kb_variant_impl kb_topk_grid_select;
+extern const kb_variant_impl kb_topk_coop_select;
 extern const kb_variant_impl kb_topk_cpu_select;
 /* rpn_proposals */
 extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
@@ -188,6 +189,8 @@ const kb_variant kb_variants[] = {
                "one launch: a cluster per segment selects the k-th key, ranks k"),
     KB_VARIANT(topk, grid_select, "grid_select.cu", 0,
                "few long segments: radix select over the whole GPU, then sort k"),
+    KB_VARIANT(topk, coop_select, "coop_select.cu", 0,
+               "few segments in the GPU's shared memory: one cooperative kernel selects, ranks k"),
     KB_VARIANT(topk, cpu_select, "cpu_select.c", KB_HOST,
                "CPU: quickselect (nth_element) then sort of the k, OpenMP over segments"),
     /* topk: rows here */

@@ -1,7 +1,10 @@
-/* test_topk_grid_select.c — the select rule of topk/grid_select
- * (variants/topk/grid_select.h) on the CPU: the bin pick, the composite
- * order, who runs each level (the grid, or one block once few are in play),
- * and the six levels run serially against the CPU reference. */
+/* test_topk_grid_select.c — the select rule of topk/grid_select and
+ * topk/coop_select (variants/topk/grid_select.h) on the CPU: the bin pick,
+ * the composite order, who runs each level (the grid, or one block once few
+ * are in play), and the six levels run serially against the CPU reference,
+ * in both forms: candidates compacted level by level (grid_select), and
+ * every composite tested against the prefix of the picked digits
+ * (coop_select). */
 #include "kbtest.h"
 #include "topk.h"
 #include "variants/topk/grid_select.h"
@@ -42,6 +45,15 @@ KB_TEST(grid_composites_order_value_descending_then_lower_index) {
     KB_EXPECT(a > b && b > z_neg);
     KB_EXPECT(z_neg > z_pos); /* -0 == +0: the lower index first */
     KB_EXPECT(kb_grid_index(z_pos) == 4 && kb_grid_index(a) == 9);
+}
+
+KB_TEST(grid_extend_builds_the_top_bits_of_the_picked_levels) {
+    const uint64_t c = 0xFEDCBA9876543210ull;
+    uint64_t prefix = 0;
+    for (int level = 0; level < KB_GRID_LEVELS; level++) {
+        prefix = kb_grid_extend(prefix, level, kb_grid_digit(c, level));
+        KB_EXPECT(prefix == c >> kb_grid_shift(level));
+    }
 }
 
 KB_TEST(grid_digits_cover_all_64_bits_once) {
@@ -130,6 +142,39 @@ static int grid_select_serial(const float *v, int n, int k, uint32_t cap, int32_
     return r == 0 && winners == want && !bad_runner ? want : -1;
 }
 
+/* coop_select's form: no candidate lists; each level counts the composites
+ * whose higher digits equal the prefix picked so far (kb_grid_extend), and
+ * the level whose bin is taken whole wins every composite at or above the
+ * prefix. Fills idx[0..want) and returns want, or -1 when the count is not
+ * want or no level takes its bin whole. */
+static int prefix_select_serial(const float *v, int n, int k, int32_t *idx) {
+    const int want = n < k ? n : k;
+    uint64_t *c = malloc((size_t)n * 8 + 8), *win = malloc((size_t)n * 8 + 8);
+    uint64_t prefix = 0;
+    uint32_t r = (uint32_t)want;
+    int level = 0, ended = want == 0, winners = 0;
+    for (int i = 0; i < n; i++) c[i] = kb_grid_composite(kb_topk_key(v[i]), i);
+    for (; level < KB_GRID_LEVELS && !ended; level++) {
+        uint32_t hist[KB_GRID_BINS] = {0};
+        for (int i = 0; i < n; i++)
+            if (level == 0 || c[i] >> kb_grid_shift(level - 1) == prefix)
+                hist[kb_grid_digit(c[i], level)]++;
+        kb_grid_pick p;
+        if (!kb_grid_pick_bin(hist, r, &p)) break;
+        prefix = kb_grid_extend(prefix, level, p.bin);
+        r = p.need;
+        ended = p.take_all;
+    }
+    if (ended && want > 0)
+        for (int i = 0; i < n; i++)
+            if (c[i] >> kb_grid_shift(level - 1) >= prefix) win[winners++] = c[i];
+    qsort(win, (size_t)winners, 8, desc_u64);
+    for (int j = 0; j < winners && j < want; j++) idx[j] = kb_grid_index(win[j]);
+    free(c);
+    free(win);
+    return ended && winners == want ? want : -1;
+}
+
 /* The serial levels give the reference's indices on n values from `pick`
  * (a few distinct values: many ties, -0 and +0 among them). */
 static void expect_reference_cap(int n, int k, const float *pool, int pool_size, uint32_t seed,
@@ -161,6 +206,11 @@ static void expect_reference_cap(int n, int k, const float *pool, int pool_size,
     int mismatches = 0;
     for (int j = 0; j < want; j++) mismatches += got[j] != ref[j];
     if (mismatches) printf("  n=%d k=%d: %d of %d indices differ\n", n, k, mismatches, want);
+    KB_EXPECT(mismatches == 0);
+    KB_EXPECT(prefix_select_serial(v, n, k, got) == (n < k ? n : k));
+    mismatches = 0;
+    for (int j = 0; j < want; j++) mismatches += got[j] != ref[j];
+    if (mismatches) printf("  prefix form, n=%d k=%d: %d indices differ\n", n, k, mismatches);
     KB_EXPECT(mismatches == 0);
     free(got);
     kb_tensors_free_host(&in);

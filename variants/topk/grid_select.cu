@@ -10,14 +10,13 @@
  * level 0's compaction of every key, then levels 1-4 over the candidates
  * (each pass's last block picks the next level, or runs all the remaining
  * levels itself over <= KB_GRID_FINISH_CAP candidates, after which the
- * later passes exit at once); one block sorts the <= 4096 winners
- * (bitonic, shared memory) and writes values, indices, sentinels and the
- * count (CUB's sort and a write kernel above 4096). Design, napkin math
- * and predictions: docs/perf-topk.md, section grid_select.
+ * later passes exit at once); the <= 4096 winners ranked by a grid of
+ * blocks (a warp per winner counts the larger ones), which writes values,
+ * indices, sentinels and the count (CUB's sort and a write kernel above
+ * 4096). Design, napkin math and predictions: docs/perf-topk.md, section
+ * grid_select.
  */
-#include "grid_select.h"
-
-#include "variants/common/block_scan.cuh"
+#include "grid_select.cuh"
 
 #include <cub/cub.cuh>
 
@@ -33,8 +32,8 @@ constexpr int64_t kMinLength = 65536; /* shorter: radix_select's cluster is enou
 constexpr int kThreads = 256;         /* the streaming passes */
 constexpr int kUnroll = 4;            /* float4 loads in flight per thread: 64 B */
 constexpr int kGridLevels = 5;        /* levels 0-4 may run on the grid, 5 never does */
-constexpr int kSortMax = 4096;        /* winners sorted by one block: 32 KB of shared memory */
-constexpr int kSortThreads = 1024;
+constexpr int kRankMax = 4096;        /* winners ranked from shared memory: 32 KB a block */
+constexpr int kRankThreads = 1024;    /* a warp per winner: 32 winners a block */
 static_assert(KB_GRID_FINISH_CAP >= 1024, "a level-5 bin (10 bits) always fits the finish");
 
 /* The device-side state of one segment's select, zeroed before it. */
@@ -96,19 +95,6 @@ template <class F> __device__ __forceinline__ void for_each_batch(const float *s
     }
 }
 
-/* Adds a block's shared histogram into the global one: nonzero bins only
- * (uniform scores fill ~100 of 2048 bins per block). */
-__device__ __forceinline__ void flush_hist(const unsigned *sh, unsigned *global) {
-    __syncthreads();
-    for (int b = threadIdx.x; b < KB_GRID_BINS; b += blockDim.x)
-        if (sh[b]) atomicAdd(global + b, sh[b]);
-}
-
-__device__ __forceinline__ void zero_hist(unsigned *sh) {
-    for (int b = threadIdx.x; b < KB_GRID_BINS; b += blockDim.x) sh[b] = 0;
-    __syncthreads();
-}
-
 /* The winner list and the two candidate buffers (ping-pong: level L reads
  * cand[(L - 1) & 1], writes cand[L & 1]; level 0 reads the keys). */
 struct Bufs {
@@ -128,53 +114,22 @@ __device__ __forceinline__ bool last_block(unsigned *arrived) {
     return last;
 }
 
-__device__ __forceinline__ void load_hist(unsigned *sh, const unsigned *global) {
-    for (int b = threadIdx.x; b < KB_GRID_BINS; b += blockDim.x) sh[b] = __ldcg(global + b);
-    __syncthreads();
-}
-
-/* The pick over a shared histogram by the whole block, bins scanned from the
- * top (thread t: bins 2047 - 8t down to 2040 - 8t, one block scan); every
- * thread gets it. A histogram with fewer than r elements (a broken count)
- * ends the select rather than read an unset pick. */
-__device__ kb_grid_pick block_pick(const unsigned *sh, unsigned r) {
-    constexpr int kPer = KB_GRID_BINS / kThreads;
-    __shared__ kb_grid_pick found;
-    if (threadIdx.x == 0) found = kb_grid_pick{0u, 0u, 1u};
-    const unsigned top = KB_GRID_BINS - 1 - kPer * threadIdx.x;
-    int sum = 0;
-#pragma unroll
-    for (int j = 0; j < kPer; j++) sum += (int)sh[top - j];
-    int total = 0;
-    unsigned above = (unsigned)kb_block_exclusive_scan<kThreads>(sum, &total);
-    kb_grid_pick p;
-#pragma unroll
-    for (int j = 0; j < kPer; j++) {
-        if (kb_grid_pick_step(top - j, above, sh[top - j], r, &p)) found = p; /* one thread */
-        above += sh[top - j];
-    }
-    __syncthreads();
-    const kb_grid_pick out = found;
-    __syncthreads(); /* found is reset by the next call */
-    return out;
-}
-
 /* Pass A: level 0's histogram (the key's top 11 bits) of every key; its
  * last block picks level 0's bin (8 KB from L2 and one block scan, in place
  * of a one-block launch). 64 MB read at 16M keys: ~22 us at 3 TB/s. */
 __global__ void __launch_bounds__(kThreads)
     histogram_keys(const float *seg, int n, Ctl *ctl, unsigned want) {
     __shared__ unsigned sh[KB_GRID_BINS];
-    zero_hist(sh);
+    kb_grid_zero_hist(sh);
     for_each_batch(seg, n, [&](const uint32_t *key, const int *, const bool *valid) {
 #pragma unroll
         for (int e = 0; e < kBatch; e++)
             if (valid[e]) atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key[e], 0), 0)], 1u);
     });
-    flush_hist(sh, ctl->hist[0]);
+    kb_grid_flush_hist(sh, ctl->hist[0]);
     if (!last_block(&ctl->arrived[0])) return;
-    load_hist(sh, ctl->hist[0]);
-    const kb_grid_pick p = block_pick(sh, want);
+    kb_grid_load_hist(sh, ctl->hist[0]);
+    const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, want);
     if (threadIdx.x == 0) {
         ctl->bin[0] = p.bin;
         ctl->take[0] = p.take_all;
@@ -248,8 +203,8 @@ __device__ void finish(Ctl *ctl, int l, unsigned m, unsigned r, const Bufs &b, u
                        unsigned cap, unsigned *sh, unsigned *sh2) {
     constexpr int kE = 4;
     for (;; l++) {
-        const kb_grid_pick p = block_pick(sh, r);
-        zero_hist(sh2);
+        const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
+        kb_grid_zero_hist(sh2);
         const u64 *in = b.cand[(l - 1) & 1];
         for (unsigned base = 0; base < m; base += kThreads * kE) {
             u64 c[kE];
@@ -276,12 +231,12 @@ __device__ void next_level(Ctl *ctl, int l, const Bufs &b, unsigned want, unsign
     const kb_grid_runner who = kb_grid_next_step(__ldcg(&ctl->take[l - 1]), m, KB_GRID_FINISH_CAP);
     if (who == KB_GRID_ENDED) return;
     const unsigned r = __ldcg(&ctl->rem[l]);
-    load_hist(sh, ctl->hist[l]);
+    kb_grid_load_hist(sh, ctl->hist[l]);
     if (who == KB_GRID_FINISH) {
         finish(ctl, l, m, r, b, want, cap, sh, sh2);
         return;
     }
-    const kb_grid_pick p = block_pick(sh, r);
+    const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
     if (threadIdx.x == 0) {
         ctl->bin[l] = p.bin;
         ctl->take[l] = p.take_all;
@@ -295,7 +250,7 @@ __device__ void next_level(Ctl *ctl, int l, const Bufs &b, unsigned want, unsign
 __global__ void __launch_bounds__(kThreads)
     compact_keys(const float *seg, int n, Ctl *ctl, Bufs b, unsigned want) {
     __shared__ unsigned sh[KB_GRID_BINS], sh2[KB_GRID_BINS];
-    zero_hist(sh);
+    kb_grid_zero_hist(sh);
     const unsigned bin = ctl->bin[0];
     const bool take = ctl->take[0];
     for_each_batch(seg, n, [&](const uint32_t *key, const int *idx, const bool *valid) {
@@ -308,7 +263,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         block_emit(c, ok, 0, bin, take, ctl, b.win, want, b.cand[0], (unsigned)n, sh);
     });
-    flush_hist(sh, ctl->hist[1]);
+    kb_grid_flush_hist(sh, ctl->hist[1]);
     if (last_block(&ctl->arrived[1])) next_level(ctl, 1, b, want, (unsigned)n, sh, sh2);
 }
 
@@ -321,7 +276,7 @@ __global__ void __launch_bounds__(kThreads)
     constexpr int kE = 4; /* candidates a thread holds per iteration: 32 B of loads in flight */
     __shared__ unsigned sh[KB_GRID_BINS], sh2[KB_GRID_BINS];
     if (!ctl->active[level]) return; /* block-uniform */
-    zero_hist(sh);
+    kb_grid_zero_hist(sh);
     const unsigned m = ctl->cand[level - 1], bin = ctl->bin[level];
     const bool take = ctl->take[level];
     const u64 *in = b.cand[(level - 1) & 1];
@@ -331,7 +286,7 @@ __global__ void __launch_bounds__(kThreads)
         load_candidates<kE>(in, base, m, c, valid);
         block_emit(c, valid, level, bin, take, ctl, b.win, want, b.cand[level & 1], cap, sh);
     }
-    flush_hist(sh, ctl->hist[level + 1]);
+    kb_grid_flush_hist(sh, ctl->hist[level + 1]);
     if (last_block(&ctl->arrived[level + 1])) next_level(ctl, level + 1, b, want, cap, sh, sh2);
 }
 
@@ -344,37 +299,25 @@ __device__ __forceinline__ void write_slot(const float *seg, const u64 *sorted, 
     out_v[j] = j < want ? seg[idx] : -INFINITY;
 }
 
-/* One block, want <= kSortMax: the winners sorted descending in shared
- * memory (bitonic over the next power of two, padded with 0, which is below
- * every composite since ~index >= 2^31), then every output slot and the
- * count. In place of CUB's single-tile sort and a write kernel: one launch
- * fewer, but the sort itself takes as long as CUB's (17 us at base clocks
- * for 1000 keys: 55 steps of ~490 cycles; docs/perf-topk.md). */
-__global__ void __launch_bounds__(kSortThreads)
-    sort_write(const float *seg, const u64 *win, int want, int k, float *out_v, int *out_i,
+/* want <= kRankMax: the winners ranked and written by a grid of blocks
+ * (kb_grid_rank_write: a warp per winner), the sentinels past want and the
+ * count. In place of a one-block bitonic sort of the winners (55 dependent
+ * steps of ~490 cycles for 1000 keys: 17 us at base clocks, as CUB's
+ * single-tile sort; docs/perf-topk.md). */
+__global__ void __launch_bounds__(kRankThreads)
+    rank_write(const float *seg, const u64 *win, int want, int k, float *out_v, int *out_i,
                int *out_n) {
-    __shared__ u64 s[kSortMax];
-    int size = 1;
-    while (size < want) size <<= 1;
-    for (int i = threadIdx.x; i < size; i += blockDim.x) s[i] = i < want ? win[i] : 0ull;
-    __syncthreads();
-    for (int span = 2; span <= size; span <<= 1)
-        for (int stride = span / 2; stride > 0; stride >>= 1) {
-            for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
-                const int i = 2 * t - (t & (stride - 1)), j = i + stride;
-                const u64 x = s[i], y = s[j];
-                if ((x < y) == ((i & span) == 0)) { /* descending where (i & span) == 0 */
-                    s[i] = y;
-                    s[j] = x;
-                }
-            }
-            __syncthreads();
-        }
-    for (int j = threadIdx.x; j < k; j += blockDim.x) write_slot(seg, s, j, want, out_v, out_i);
-    if (threadIdx.x == 0) *out_n = want;
+    __shared__ u64 s[kRankMax];
+    const int gtid = (int)(blockIdx.x * kRankThreads + threadIdx.x);
+    for (int j = want + gtid; j < k; j += (int)gridDim.x * kRankThreads) {
+        out_i[j] = -1;
+        out_v[j] = -INFINITY;
+    }
+    if (gtid == 0) *out_n = want;
+    kb_grid_rank_write<kRankThreads>(seg, win, want, s, out_v, out_i);
 }
 
-/* Every output slot and the count, after CUB's sort (want > kSortMax) or
+/* Every output slot and the count, after CUB's sort (want > kRankMax) or
  * alone (want = 0). */
 __global__ void write_out(const float *seg, const u64 *sorted, int want, int k, float *out_v,
                           int *out_i, int *out_n) {
@@ -542,13 +485,12 @@ cudaError_t select_segment(const State *st, const float *seg, int n, float *out_
             compact_candidates<<<cb, kThreads, 0, stream>>>(level, ctl, b, (unsigned)want,
                                                             (unsigned)n);
         if ((rc = cudaGetLastError()) != cudaSuccess) return rc;
-        if (want <= kSortMax) {
-            int size = 1;
-            while (size < want) size <<= 1;
-            const int threads = size / 2 < 32             ? 32
-                                : size / 2 > kSortThreads ? kSortThreads
-                                                          : size / 2;
-            sort_write<<<1, threads, 0, stream>>>(seg, b.win, want, k, out_v, out_i, out_n);
+        if (want <= kRankMax) {
+            /* a warp per winner; a thread per sentinel slot at most */
+            const int by_rank = (want + 31) / 32, by_slot = (k + kRankThreads - 1) / kRankThreads;
+            const int blocks = by_rank > by_slot ? by_rank : by_slot;
+            rank_write<<<blocks, kRankThreads, 0, stream>>>(seg, b.win, want, k, out_v, out_i,
+                                                            out_n);
             return cudaGetLastError();
         }
         size_t bytes = st->l.temp;

@@ -42,16 +42,30 @@ KB_HD int32_t kb_grid_index(uint64_t c) {
     return (int32_t) ~(uint32_t)c;
 }
 
+/* The lowest bit of level 0..5's digit: 53, 42, 32, 21, 10, 0. The top
+ * 64 - kb_grid_shift(L) bits of a composite are its digits of levels 0..L. */
+KB_HD int kb_grid_shift(int level) {
+    return level == 0   ? 53
+           : level == 1 ? 42
+           : level == 2 ? 32
+           : level == 3 ? 21
+           : level == 4 ? 10
+                        : 0;
+}
+
 /* The digit of level 0..5: bits 63..53, 52..42, 41..32, 31..21, 20..10, 9..0. */
 KB_HD uint32_t kb_grid_digit(uint64_t c, int level) {
-    const int shift = level == 0   ? 53
-                      : level == 1 ? 42
-                      : level == 2 ? 32
-                      : level == 3 ? 21
-                      : level == 4 ? 10
-                                   : 0;
     const uint32_t mask = (level == 2 || level == 5) ? 0x3FFu : 0x7FFu;
-    return (uint32_t)(c >> shift) & mask;
+    return (uint32_t)(c >> kb_grid_shift(level)) & mask;
+}
+
+/* The digits of levels 0..level (the top 64 - kb_grid_shift(level) bits of
+ * the composites still in play after it) from those of levels 0..level-1
+ * (0 before level 0) and level's pick. A select that ends at level L with
+ * prefix P wins exactly the composites c with c >> kb_grid_shift(L) >= P. */
+KB_HD uint64_t kb_grid_extend(uint64_t prefix, int level, uint32_t bin) {
+    const int width = (level == 0 ? 64 : kb_grid_shift(level - 1)) - kb_grid_shift(level);
+    return (prefix << width) | bin;
 }
 
 /* What a level decided: the bin holding the r-th largest, how many of it are
