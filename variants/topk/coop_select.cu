@@ -32,15 +32,10 @@ namespace {
 typedef unsigned long long u64;
 
 constexpr int kThreads = 1024;  /* one block per SM */
-constexpr int kMaxSegments = 8; /* passed by value */
+constexpr int kMaxSegments = 8; /* one after another: more are radix_select's */
 constexpr int kMaxWant = 4096;  /* the winners ranked from shared memory: 32 KB */
 constexpr int kLoadBatch = 8;   /* global loads in flight per thread */
 constexpr size_t kStaticSmem = (KB_GRID_BINS + 64) * 4; /* histogram, scan and pick */
-
-struct Segments {
-    int64_t begin[kMaxSegments + 1]; /* segment s: [begin[s], begin[s + 1]) */
-    int count, k;
-};
 
 /* One segment's global state: the grid's histogram of each level and the
  * winner count. Zero before the kernel; every segment leaves its own zeroed
@@ -108,17 +103,17 @@ __device__ __forceinline__ void emit_winners(const uint32_t *keys, int lo, int h
 /* The kernel: launched cooperatively, gridDim.x blocks all resident. Shared
  * memory: the block's chunk of keys, then (after the select) the winners. */
 __global__ void __launch_bounds__(kThreads, 1)
-    coop_select_kernel(const float *values, Segments segs, Ctl *ctls, u64 *win, float *out_v,
-                       int *out_i, int *out_n) {
+    coop_select_kernel(const float *values, const int *offsets, int segments, int k, Ctl *ctls,
+                       u64 *win, float *out_v, int *out_i, int *out_n) {
     extern __shared__ u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
     cg::grid_group grid = cg::this_grid();
-    const int k = segs.k;
     const int gtid = (int)(blockIdx.x * kThreads + threadIdx.x), gthreads = gridDim.x * kThreads;
-    for (int s = 0; s < segs.count; s++) {
-        const float *seg = values + segs.begin[s];
-        const int n = (int)(segs.begin[s + 1] - segs.begin[s]), want = min(n, k);
+    for (int s = 0; s < segments; s++) {
+        const int begin = __ldg(offsets + s), n = __ldg(offsets + s + 1) - begin;
+        const float *seg = values + begin;
+        const int want = min(n, k);
         float *ov = out_v + (size_t)s * k;
         int *oi = out_i + (size_t)s * k;
         for (int j = want + gtid; j < k; j += gthreads) {
@@ -157,7 +152,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 struct State {
-    Segments segs;
+    int segments, k;
     int blocks;      /* the cooperative grid: one block per SM */
     size_t dyn_smem; /* the largest chunk of keys, or want winners */
     Ctl *ctls;       /* one per segment */
@@ -239,17 +234,14 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
         free(len);
         return kb_fail(e, "out of host memory");
     }
-    st->segs.count = (int)n;
-    st->segs.k = (int)kb_topk_params_of(c).k;
+    st->segments = (int)n;
+    st->k = (int)kb_topk_params_of(c).k;
     int64_t longest = 0;
-    for (int64_t s = 0; s < n; s++) {
-        st->segs.begin[s + 1] = st->segs.begin[s] + len[s];
-        longest = len[s] > longest ? len[s] : longest;
-    }
+    for (int64_t s = 0; s < n; s++) longest = len[s] > longest ? len[s] : longest;
     const int sms = kb_gpu_sms(132);
-    st->dyn_smem = dyn_smem_for(len, n, st->segs.k, sms);
+    st->dyn_smem = dyn_smem_for(len, n, st->k, sms);
     free(len);
-    const int64_t want = longest < st->segs.k ? longest : st->segs.k;
+    const int64_t want = longest < st->k ? longest : st->k;
     int per_sm = 0;
     cudaError_t rc = cudaFuncSetAttribute(
         coop_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->dyn_smem);
@@ -285,7 +277,9 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
     float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
     int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
     int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
-    void *args[] = {&values, &st->segs, &st->ctls, &st->win, &out_v, &out_i, &out_n};
+    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
+    void *args[] = {&values,  &offsets, &st->segments, &st->k, &st->ctls,
+                    &st->win, &out_v,   &out_i,        &out_n};
     kb_nvtx_push("select");
     const cudaError_t rc =
         cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),
