@@ -9,13 +9,6 @@ static const kbt_variant variants[] = {
     {"radix_sort"},
     {"segmented_sort"},
     {"radix_select"},
-};
-
-/* The same and coop_select, which runs <= 8 segments with k <= 4096. */
-static const kbt_variant few_variants[] = {
-    {"radix_sort"},
-    {"segmented_sort"},
-    {"radix_select"},
     {"coop_select"},
 };
 
@@ -24,52 +17,46 @@ static void expect_all_pass(const char *axes, uint64_t seed) {
     kbt_expect_all_pass(&kb_op_topk, variants, sizeof variants / sizeof variants[0], axes, seed);
 }
 
-static void expect_few_pass(const char *axes, uint64_t seed) {
-    KB_REQUIRE_DEVICE();
-    kbt_expect_all_pass(&kb_op_topk, few_variants, sizeof few_variants / sizeof few_variants[0],
-                        axes, seed);
-}
-
 KB_TEST(topk_ties_across_k_boundary_take_lower_indices) {
-    expect_few_pass("segments=3x5000 k=1000 dist=ties", 11);
+    expect_all_pass("segments=3x5000 k=1000 dist=ties", 11);
 }
 KB_TEST(topk_k_above_length_returns_whole_segment_and_sentinels) {
-    expect_few_pass("segments=7+300+1 k=500 dist=normal", 12);
+    expect_all_pass("segments=7+300+1 k=500 dist=normal", 12);
 }
 KB_TEST(topk_k_zero_writes_zero_counts) {
-    expect_few_pass("segments=rpn5 k=0", 13);
+    expect_all_pass("segments=rpn5 k=0", 13);
 }
 KB_TEST(topk_empty_segments_count_zero) {
-    expect_few_pass("segments=0+5000+0+0+17 k=64", 14);
+    expect_all_pass("segments=0+5000+0+0+17 k=64", 14);
 }
 KB_TEST(topk_negative_and_positive_zero_tie_by_index) {
-    expect_few_pass("segments=4x3000 k=2999 dist=ties", 15);
+    expect_all_pass("segments=4x3000 k=2999 dist=ties", 15);
 }
 KB_TEST(topk_rpn_levels_match_reference) {
-    expect_few_pass("segments=rpn5 k=1000", 16);
+    expect_all_pass("segments=rpn5 k=1000", 16);
 }
 KB_TEST(topk_rpn_levels_batch_normal_match_reference) {
     expect_all_pass("segments=rpn5 batch=4 k=1000 dist=normal", 17);
 }
 KB_TEST(topk_large_uncached_segment_matches_reference) {
-    expect_few_pass("segments=1x1048576 k=1000", 18);
+    expect_all_pass("segments=1x1048576 k=1000", 18);
 }
 KB_TEST(topk_k_4096_matches_reference) {
-    expect_few_pass("segments=2x20000 k=4096 dist=ties", 19);
+    expect_all_pass("segments=2x20000 k=4096 dist=ties", 19);
 }
 KB_TEST(topk_ties_over_many_tiles_and_blocks_take_lower_indices) {
     /* 6250 keys per block (7 tiles of 1024), ~11 k copies of the top value:
      * the k-th value's ties span tiles and blocks. */
-    expect_few_pass("segments=1x100000 k=3000 dist=ties", 20);
+    expect_all_pass("segments=1x100000 k=3000 dist=ties", 20);
 }
 KB_TEST(topk_uncached_ties_take_lower_indices) {
-    expect_few_pass("segments=1x1048576 k=2000 dist=ties", 21);
+    expect_all_pass("segments=1x1048576 k=2000 dist=ties", 21);
 }
 KB_TEST(topk_small_segments_and_k_above_every_length) {
     /* radix_select sizes its clusters (1 to 16 blocks) by the longest segment and k. */
-    expect_few_pass("segments=5+0+3+2000 k=7 dist=ties", 22);
-    expect_few_pass("segments=1x4096 k=4096 dist=normal", 23);
-    expect_few_pass("segments=3x1500 k=1024 dist=ties", 24);
+    expect_all_pass("segments=5+0+3+2000 k=7 dist=ties", 22);
+    expect_all_pass("segments=1x4096 k=4096 dist=normal", 23);
+    expect_all_pass("segments=3x1500 k=1024 dist=ties", 24);
 }
 KB_TEST(topk_many_segments_take_smaller_clusters) {
     /* 20 and 64 segments: more than fit at once in 16-block clusters. */
@@ -175,8 +162,8 @@ KB_TEST(topk_coop_select_ties_run_all_six_levels_and_uniform_ends_early) {
     expect_coop_pass("segments=1x2097152 k=1000 dist=ties", 50);
     expect_coop_pass("segments=1x2097152 k=4096 dist=uniform", 51);
     expect_coop_pass("segments=1x300000 k=1", 52);
-    /* eight segments in one launch, each leaving its control block zeroed */
-    expect_coop_pass("segments=8x70000 k=1000 dist=ties", 53);
+    /* segments of every length at once: ties end at different levels */
+    expect_coop_pass("segments=70000+1+0+300000+4096+2 k=1000 dist=ties", 53);
 }
 
 KB_TEST(topk_coop_select_refuses_many_segments_large_k_and_keys_past_shared_memory) {
@@ -184,14 +171,14 @@ KB_TEST(topk_coop_select_refuses_many_segments_large_k_and_keys_past_shared_memo
     kb_error why = {{0}};
     const kb_variant_impl *impl = kbt_impl("topk", "coop_select");
     KB_REQUIRE_DEVICE();
-    if (!impl || kbt_case_from(&c, &kb_op_topk, "segments=9x70000 k=100") != KB_OK) return;
+    if (!impl || kbt_case_from(&c, &kb_op_topk, "segments=65x1000 k=100") != KB_OK) return;
     KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
-    KB_EXPECT_STR_CONTAINS(why.msg, "<= 8 in one launch");
+    KB_EXPECT_STR_CONTAINS(why.msg, "<= 64 at once");
     if (kbt_case_from(&c, &kb_op_topk, "segments=1x70000 k=4097") != KB_OK) return;
     KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
     KB_EXPECT_STR_CONTAINS(why.msg, "<= 4096 winners");
     /* 4 B a key: 1G keys pass any GPU's shared memory */
     if (kbt_case_from(&c, &kb_op_topk, "segments=1x1073741824 k=100") != KB_OK) return;
     KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
-    KB_EXPECT_STR_CONTAINS(why.msg, "grid_select streams it");
+    KB_EXPECT_STR_CONTAINS(why.msg, "grid_select streams long segments");
 }

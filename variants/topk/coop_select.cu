@@ -1,24 +1,30 @@
-/* coop_select.cu — top-k of a few segments, each held in the shared memory
+/* coop_select.cu — top-k of segments held, together, in the shared memory
  * of the whole GPU: the 64-bit radix select in ONE cooperative kernel.
  *
  *   kbench run topk -v coop_select,grid_select -a segments=1x1048576 -a k=[100,1000]
+ *   kbench run topk -v coop_select,radix_select -a segments=rpn5
  *
  * The rule is grid_select's (grid_select.h: composites (key, ~index), six
  * radix levels, a bin taken whole ends the select), without its chain of
- * launches: one block per SM keeps 1/grid of the segment's keys in shared
- * memory, and each level is a histogram of the keys still in play, one
- * flush into the grid's histogram, one grid barrier, and the same pick made
- * by every block from that histogram. No candidate lists: a key is in play
- * while its composite's higher digits equal the prefix picked so far, and
- * the winners are the composites at or above the final prefix. After one
- * more barrier each warp ranks one winner against all want of them (the
- * composites are distinct: the rank is the count of larger ones) and writes
- * it to its slot. Segments run one after another in the same launch.
- * Refuses more than 8 segments, k > 4096, a segment whose keys do not fit
- * the grid's shared memory (16M on an H100: grid_select's case), and devices
- * without cooperative launch. Design and measurements: docs/perf-topk.md,
- * section coop_select.
+ * launches. One block per SM; the blocks are split over the segments by
+ * their lengths (coop_select.h) and each keeps its part of one segment's
+ * keys in shared memory. All segments select at once, level by level:
+ *   - a level is a histogram of the keys still in play, one flush into the
+ *     segment's global histogram, ONE grid barrier for every segment, and
+ *     the same pick made by each block of the segment from that histogram;
+ *   - no candidate lists: a key is in play while its composite's higher
+ *     digits equal the prefix picked so far; when a bin is taken whole, the
+ *     segment's blocks emit the composites at or above the final prefix;
+ *   - the levels go on until every segment has ended (counted per level,
+ *     read after each barrier), then each block ranks a run of the winners
+ *     (a warp per winner counts the larger composites of its segment, from
+ *     shared memory) and writes them to their slots.
+ * Refuses more segments than kMaxSegments or than the grid has blocks,
+ * k > 4096, keys that do not fit the grid's shared memory (16M on an H100:
+ * grid_select's case), and devices without cooperative launch. Design and
+ * measurements: docs/perf-topk.md, section coop_select.
  */
+#include "coop_select.h"
 #include "grid_select.cuh"
 
 #include <cooperative_groups.h>
@@ -31,18 +37,24 @@ namespace {
 
 typedef unsigned long long u64;
 
-constexpr int kThreads = 1024;  /* one block per SM */
-constexpr int kMaxSegments = 8; /* one after another: more are radix_select's */
-constexpr int kMaxWant = 4096;  /* the winners ranked from shared memory: 32 KB */
-constexpr int kLoadBatch = 8;   /* global loads in flight per thread */
-constexpr size_t kStaticSmem = (KB_GRID_BINS + 64) * 4; /* histogram, scan and pick */
+constexpr int kThreads = 1024; /* one block per SM */
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxSegments = 64; /* each needs a block; more are radix_select's */
+constexpr int kMaxWant = 4096;   /* a segment's winners ranked from shared memory: 32 KB */
+constexpr int kLoadBatch = 8;    /* global loads in flight per thread */
+constexpr size_t kStaticSmem = (KB_GRID_BINS + 64) * 4; /* histogram, scans, pick */
 
-/* One segment's global state: the grid's histogram of each level and the
- * winner count. Zero before the kernel; every segment leaves its own zeroed
- * for the next run (after the barrier that follows the last pick). */
+/* The grid's state: each segment's histogram per level, and its winner
+ * count; the segments that ended at each level. The histograms are zero
+ * before a launch (setup, then each launch zeroes those it used after its
+ * last barrier); the counts are zeroed by block 0 before the first barrier
+ * (nothing touches them before it). */
 struct Ctl {
     unsigned hist[KB_GRID_LEVELS][KB_GRID_BINS];
     unsigned winners;
+};
+struct Grid {
+    unsigned ended[KB_GRID_LEVELS];
 };
 
 /* The block's keys [lo, hi) of seg into shared memory as radix keys. */
@@ -64,7 +76,7 @@ __device__ __forceinline__ void load_keys(const float *seg, int lo, int hi, uint
 }
 
 /* Level `level`'s digits of the block's composites still in play (all of
- * them at level 0) into sh, flushed into the grid's histogram. */
+ * them at level 0) into sh, flushed into the segment's histogram. */
 __device__ __forceinline__ void count_level(const uint32_t *keys, int lo, int hi, int level,
                                             u64 prefix, unsigned *sh, unsigned *global) {
     kb_grid_zero_hist(sh);
@@ -77,10 +89,10 @@ __device__ __forceinline__ void count_level(const uint32_t *keys, int lo, int hi
 }
 
 /* The block's composites at or above the final prefix (those of level
- * `level`'s bin taken whole and above) to the winner list, in any order (the
- * ranks order them): one block scan, one global atomic. */
+ * `level`'s bin taken whole and above) to the segment's winner list, in any
+ * order (the ranks order them): one block scan, one global atomic. */
 __device__ __forceinline__ void emit_winners(const uint32_t *keys, int lo, int hi, int level,
-                                             u64 prefix, Ctl *ctl, u64 *win, int want) {
+                                             u64 prefix, unsigned *count, u64 *win, int want) {
     __shared__ unsigned base;
     const int shift = kb_grid_shift(level);
     int mine = 0;
@@ -88,7 +100,7 @@ __device__ __forceinline__ void emit_winners(const uint32_t *keys, int lo, int h
         mine += kb_grid_composite(keys[i], lo + i) >> shift >= prefix;
     int total = 0;
     int at = kb_block_exclusive_scan<kThreads>(mine, &total);
-    if (threadIdx.x == 0) base = total ? atomicAdd(&ctl->winners, (unsigned)total) : 0u;
+    if (threadIdx.x == 0) base = total ? atomicAdd(count, (unsigned)total) : 0u;
     __syncthreads();
     at += (int)base;
     for (int i = (int)threadIdx.x; i < hi - lo; i += kThreads) {
@@ -100,73 +112,138 @@ __device__ __forceinline__ void emit_winners(const uint32_t *keys, int lo, int h
     }
 }
 
-/* The kernel: launched cooperatively, gridDim.x blocks all resident. Shared
- * memory: the block's chunk of keys, then (after the select) the winners. */
+/* The segment holding winner t of the concatenated lists (win_base: each
+ * segment's first, then the total; empty segments share a base). */
+__device__ __forceinline__ int segment_of(const int *win_base, int segments, int t) {
+    int s = 0;
+    while (s + 1 < segments && __ldg(win_base + s + 1) <= t) s++;
+    return s;
+}
+
+/* Block b ranks winners [b R, (b + 1) R) of the concatenated lists (R =
+ * ceil(total / blocks)), a segment at a time: that segment's winners into
+ * shared memory, a warp per winner (kb_grid_rank_write's count, from the
+ * block's first winner of the segment on). */
+__device__ void rank_winners(const float *values, const int *offsets, const int *win_base,
+                             int segments, int k, const u64 *win, u64 *sw, float *out_v,
+                             int *out_i) {
+    const int total = __ldg(win_base + segments);
+    const int per = (total + (int)gridDim.x - 1) / (int)gridDim.x;
+    const int first = (int)blockIdx.x * per, last = min(total, first + per);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int t = first; t < last;) {
+        const int s = segment_of(win_base, segments, t);
+        const int base = __ldg(win_base + s), want = __ldg(win_base + s + 1) - base;
+        const int end = min(last, base + want);
+        __syncthreads(); /* the previous segment's winners leave shared memory */
+        for (int i = (int)threadIdx.x; i < want; i += kThreads) sw[i] = __ldcg(win + base + i);
+        __syncthreads();
+        const float *seg = values + __ldg(offsets + s);
+        for (int u = t + warp; u < end; u += kWarps) {
+            const u64 x = sw[u - base];
+            int larger = 0;
+            for (int j = lane; j < want; j += 32) larger += sw[j] > x;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) larger += __shfl_xor_sync(0xffffffffu, larger, o);
+            if (lane == 0) {
+                const int idx = kb_grid_index(x);
+                out_i[(size_t)s * k + larger] = idx;
+                out_v[(size_t)s * k + larger] = seg[idx]; /* the value re-read bitwise */
+            }
+        }
+        t = end;
+    }
+}
+
+/* The kernel: launched cooperatively, gridDim.x blocks all resident.
+ * parts: each block's keys (coop_select.h); win_base: each segment's first
+ * winner in `win` (segments + 1 entries); active: the segments with a
+ * winner. Shared memory: the block's keys, then a segment's winners. */
 __global__ void __launch_bounds__(kThreads, 1)
-    coop_select_kernel(const float *values, const int *offsets, int segments, int k, Ctl *ctls,
-                       u64 *win, float *out_v, int *out_i, int *out_n) {
+    coop_select_kernel(const float *values, const int *offsets, int segments, int k,
+                       const kb_coop_part *parts, const int *win_base, int active, Ctl *ctls,
+                       Grid *gs, u64 *win, float *out_v, int *out_i, int *out_n) {
     extern __shared__ u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
     cg::grid_group grid = cg::this_grid();
     const int gtid = (int)(blockIdx.x * kThreads + threadIdx.x), gthreads = gridDim.x * kThreads;
-    for (int s = 0; s < segments; s++) {
-        const int begin = __ldg(offsets + s), n = __ldg(offsets + s + 1) - begin;
-        const float *seg = values + begin;
-        const int want = min(n, k);
-        float *ov = out_v + (size_t)s * k;
-        int *oi = out_i + (size_t)s * k;
-        for (int j = want + gtid; j < k; j += gthreads) {
-            ov[j] = -INFINITY;
-            oi[j] = -1;
+    /* sentinels past each segment's want, and the counts */
+    for (int t = gtid; t < segments * k; t += gthreads) {
+        const int s = t / k, j = t - s * k;
+        if (j >= __ldg(win_base + s + 1) - __ldg(win_base + s)) {
+            out_v[t] = -INFINITY;
+            out_i[t] = -1;
         }
-        if (gtid == 0) out_n[s] = want;
-        if (want == 0) continue; /* grid-uniform */
-        Ctl *ctl = ctls + s;
-        const int chunk = (n + (int)gridDim.x - 1) / (int)gridDim.x;
-        const int lo = min(n, (int)blockIdx.x * chunk), hi = min(n, lo + chunk);
-        __syncthreads(); /* the previous segment's winners leave shared memory */
-        load_keys(seg, lo, hi, keys);
-        u64 prefix = 0;
-        unsigned r = (unsigned)want;
-        int level = 0;
-        for (;; level++) {
-            count_level(keys, lo, hi, level, prefix, sh, ctl->hist[level]);
-            grid.sync();
-            kb_grid_load_hist(sh, ctl->hist[level]);
-            const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
-            prefix = kb_grid_extend(prefix, level, p.bin);
-            r = p.need;
-            /* every block picks the same from the same counts: grid-uniform;
-             * a level-5 bin holds one composite, so level 5 always ends */
-            if (p.take_all || level + 1 == KB_GRID_LEVELS) break;
-        }
-        emit_winners(keys, lo, hi, level, prefix, ctl, win, want);
-        grid.sync(); /* every pick made, every winner written */
-        for (int b = gtid; b < (level + 1) * KB_GRID_BINS; b += gthreads)
-            ctl->hist[b / KB_GRID_BINS][b % KB_GRID_BINS] = 0;
-        if (gtid == 0) ctl->winners = 0;
-        __syncthreads(); /* the keys leave shared memory */
-        kb_grid_rank_write<kThreads>(seg, win, want, dyn, ov, oi);
     }
+    if (gtid < segments) out_n[gtid] = __ldg(win_base + gtid + 1) - __ldg(win_base + gtid);
+    if (active == 0) return; /* grid-uniform: nothing to select */
+    if (blockIdx.x == 0 && threadIdx.x < KB_GRID_LEVELS) gs->ended[threadIdx.x] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].winners = 0;
+
+    const kb_coop_part part = parts[blockIdx.x];
+    const int s = part.seg < 0 ? 0 : part.seg;
+    const int want = __ldg(win_base + s + 1) - __ldg(win_base + s);
+    Ctl *ctl = ctls + s;
+    bool running = part.seg >= 0; /* block-uniform */
+    if (running) load_keys(values + __ldg(offsets + s), part.lo, part.hi, keys);
+    u64 prefix = 0;
+    unsigned r = (unsigned)want;
+    int level = 0;
+    for (;; level++) {
+        if (running) count_level(keys, part.lo, part.hi, level, prefix, sh, ctl->hist[level]);
+        grid.sync();
+        /* the segments that ended before this level: counted before the
+         * barrier, so every block reads the same sum (grid-uniform) */
+        unsigned ended = 0;
+        for (int l = 0; l < level; l++) ended += __ldcg(&gs->ended[l]);
+        if (ended == (unsigned)active) break;
+        if (!running) continue;
+        kb_grid_load_hist(sh, ctl->hist[level]);
+        const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
+        prefix = kb_grid_extend(prefix, level, p.bin);
+        r = p.need;
+        /* the segment's blocks pick the same from the same counts; a level-5
+         * bin holds one composite, so level 5 always ends */
+        if (p.take_all || level + 1 == KB_GRID_LEVELS) {
+            running = false;
+            emit_winners(keys, part.lo, part.hi, level, prefix, &ctl->winners,
+                         win + __ldg(win_base + s), want);
+            if (threadIdx.x == 0 && part.lo == 0) atomicAdd(&gs->ended[level], 1u);
+        }
+    }
+    /* every pick made, every winner written: the used histograms back to 0 */
+    for (int b = gtid; b < segments * level * KB_GRID_BINS; b += gthreads) {
+        const int seg = b / (level * KB_GRID_BINS), rest = b - seg * level * KB_GRID_BINS;
+        ctls[seg].hist[rest / KB_GRID_BINS][rest % KB_GRID_BINS] = 0;
+    }
+    rank_winners(values, offsets, win_base, segments, k, win, dyn, out_v, out_i);
 }
 
 struct State {
-    int segments, k;
+    int segments, k, active;
     int blocks;      /* the cooperative grid: one block per SM */
-    size_t dyn_smem; /* the largest chunk of keys, or want winners */
+    size_t dyn_smem; /* the largest chunk of keys, or a segment's winners */
     Ctl *ctls;       /* one per segment */
-    u64 *win;        /* want of the longest segment */
+    Grid *gs;
+    u64 *win;            /* every segment's winners, concatenated */
+    kb_coop_part *parts; /* one per block, then win_base: segments + 1 ints */
+    int *win_base;
 };
 
-/* The dynamic shared memory of a block for these segments on a device of
- * `sms` SMs (the larger of its chunk of the longest segment's keys and the
- * winners); the whole block needs kStaticSmem more. */
-size_t dyn_smem_for(const int64_t *len, int64_t count, int k, int sms) {
-    int64_t longest = 0;
-    for (int64_t s = 0; s < count; s++) longest = len[s] > longest ? len[s] : longest;
-    const size_t keys = 4 * (size_t)((longest + sms - 1) / sms);
-    const size_t winners = 8 * (size_t)(longest < k ? longest : k);
+/* The split over `blocks` blocks (parts, per_seg: scratch of the caller's)
+ * and the dynamic shared memory a block needs, or 0 with *chunk = -1 when
+ * the segments need more blocks. */
+size_t plan(const int64_t *len, int segments, int k, int blocks, kb_coop_part *parts, int *per_seg,
+            int64_t *chunk) {
+    *chunk = kb_coop_assign(len, segments, k, blocks, per_seg, parts);
+    if (*chunk < 0) return 0;
+    int64_t want = 0;
+    for (int s = 0; s < segments; s++) {
+        const int64_t w = len[s] < k ? len[s] : k;
+        want = w > want ? w : want;
+    }
+    const size_t keys = 4 * (size_t)*chunk, winners = 8 * (size_t)want;
     return keys > winners ? keys : winners;
 }
 
@@ -177,9 +254,14 @@ int supports(const kb_case *c, kb_error *why) {
     const int k = (int)kb_topk_params_of(c).k;
     const kb_gpu *g = kb_gpu_current();
     const int sms = g ? g->sm_count : 132;
-    const size_t need = dyn_smem_for(len, n, k, sms) + kStaticSmem;
-    int64_t longest = 0;
-    for (int64_t s = 0; s < n; s++) longest = len[s] > longest ? len[s] : longest;
+    int64_t chunk = 0;
+    size_t need = 0;
+    if (n <= kMaxSegments && k <= kMaxWant) {
+        kb_coop_part *parts = (kb_coop_part *)malloc(sizeof(kb_coop_part) * (size_t)sms);
+        int per_seg[kMaxSegments];
+        need = parts ? plan(len, (int)n, k, sms, parts, per_seg, &chunk) + kStaticSmem : 0;
+        free(parts);
+    }
     free(len);
     int coop = 1;
     if (g &&
@@ -188,15 +270,17 @@ int supports(const kb_case *c, kb_error *why) {
         coop = 0;
     }
     if (n > kMaxSegments)
-        kb_fail(why, "%lld segments: coop_select runs <= %d in one launch", (long long)n,
-                kMaxSegments);
+        kb_fail(why, "%lld segments: coop_select runs <= %d at once", (long long)n, kMaxSegments);
     else if (k > kMaxWant)
         kb_fail(why, "k=%d: coop_select ranks <= %d winners in shared memory", k, kMaxWant);
+    else if (chunk < 0)
+        kb_fail(why, "%lld segments: more than the %d blocks of coop_select's grid", (long long)n,
+                sms);
     else if (g && need > g->smem_optin)
         kb_fail(why,
-                "a segment of %lld keys needs %zu B of shared memory on each of the %d SMs of "
-                "this %s, which allows %zu; grid_select streams it",
-                (long long)longest, need, sms, g->name, g->smem_optin);
+                "%lld keys a block need %zu B of shared memory on this %s (%d SMs), which "
+                "allows %zu; grid_select streams long segments",
+                (long long)chunk, need, g->name, sms, g->smem_optin);
     else if (!coop)
         kb_fail(why, "this %s cannot launch cooperative kernels", g->name);
     else
@@ -209,17 +293,20 @@ size_t workspace_bytes(const kb_case *c) {
     int64_t *len = kb_topk_lengths(c, &n, &total, nullptr);
     if (!len) return 0;
     const int64_t k = kb_topk_params_of(c).k;
-    int64_t longest = 0;
-    for (int64_t s = 0; s < n; s++) longest = len[s] > longest ? len[s] : longest;
+    size_t winners = 0;
+    for (int64_t s = 0; s < n; s++) winners += (size_t)(len[s] < k ? len[s] : k);
     free(len);
-    return sizeof(Ctl) * (size_t)n + 8 * (size_t)(longest < k ? longest : k);
+    return sizeof(Ctl) * (size_t)n + sizeof(Grid) + 8 * winners +
+           sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 4 * (size_t)(n + 1);
 }
 
 void teardown(void *state) {
     State *st = (State *)state;
     if (st) {
         cudaFree(st->ctls);
+        cudaFree(st->gs);
         cudaFree(st->win);
+        cudaFree(st->parts);
     }
     free(st);
 }
@@ -230,35 +317,61 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     int64_t *len = kb_topk_lengths(c, &n, &total, e);
     if (!len) return KB_ERR;
     State *st = (State *)calloc(1, sizeof(State));
-    if (!st) {
+    const int sms = kb_gpu_sms(132);
+    /* host copies: the parts, then win_base */
+    kb_coop_part *parts =
+        (kb_coop_part *)malloc(sizeof(kb_coop_part) * (size_t)sms + 4 * (size_t)(n + 1));
+    if (!st || !parts || n > kMaxSegments) {
         free(len);
-        return kb_fail(e, "out of host memory");
+        free(st);
+        free(parts);
+        return n > kMaxSegments ? kb_fail(e, "coop_select: %lld segments", (long long)n)
+                                : kb_fail(e, "out of host memory");
     }
     st->segments = (int)n;
     st->k = (int)kb_topk_params_of(c).k;
-    int64_t longest = 0;
-    for (int64_t s = 0; s < n; s++) longest = len[s] > longest ? len[s] : longest;
-    const int sms = kb_gpu_sms(132);
-    st->dyn_smem = dyn_smem_for(len, n, st->k, sms);
+    st->blocks = sms;
+    int per_seg[kMaxSegments];
+    int64_t chunk = 0;
+    st->dyn_smem = plan(len, st->segments, st->k, sms, parts, per_seg, &chunk);
+    int *base = (int *)(parts + sms);
+    base[0] = 0;
+    for (int s = 0; s < st->segments; s++) {
+        const int w = (int)(len[s] < st->k ? len[s] : st->k);
+        base[s + 1] = base[s] + w;
+        st->active += w > 0;
+    }
     free(len);
-    const int64_t want = longest < st->k ? longest : st->k;
+    /* the kernel's attribute allows the most any case may take (another
+     * case's setup may run before this one's launches) */
     int per_sm = 0;
-    cudaError_t rc = cudaFuncSetAttribute(
-        coop_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->dyn_smem);
+    cudaFuncAttributes fa;
+    const kb_gpu *g = kb_gpu_current();
+    cudaError_t rc = chunk < 0 || !g ? cudaErrorInvalidConfiguration : cudaSuccess;
+    if (rc == cudaSuccess) rc = cudaFuncGetAttributes(&fa, coop_select_kernel);
+    if (rc == cudaSuccess)
+        rc = cudaFuncSetAttribute(coop_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)(g->smem_optin - fa.sharedSizeBytes));
     if (rc == cudaSuccess)
         rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, coop_select_kernel, kThreads,
                                                            st->dyn_smem);
     if (rc == cudaSuccess && per_sm < 1) {
         const size_t bytes = st->dyn_smem + kStaticSmem;
+        free(parts);
         teardown(st);
         return kb_fail(e,
                        "coop_select: no block of %d threads with %zu B of shared memory fits an SM",
                        kThreads, bytes);
     }
-    st->blocks = sms;
-    if (rc == cudaSuccess) rc = cudaMalloc(&st->ctls, sizeof(Ctl) * (size_t)(n > 0 ? n : 1));
-    if (rc == cudaSuccess) rc = cudaMalloc(&st->win, 8 * (size_t)(want > 0 ? want : 1));
-    if (rc == cudaSuccess) rc = cudaMemset(st->ctls, 0, sizeof(Ctl) * (size_t)(n > 0 ? n : 1));
+    const size_t ctl_bytes = sizeof(Ctl) * (size_t)(n > 0 ? n : 1);
+    const size_t part_bytes = sizeof(kb_coop_part) * (size_t)sms + 4 * (size_t)(n + 1);
+    if (rc == cudaSuccess) rc = cudaMalloc(&st->ctls, ctl_bytes);
+    if (rc == cudaSuccess) rc = cudaMalloc(&st->gs, sizeof(Grid));
+    if (rc == cudaSuccess) rc = cudaMalloc(&st->win, 8 * (size_t)(base[n] > 0 ? base[n] : 1));
+    if (rc == cudaSuccess) rc = cudaMalloc(&st->parts, part_bytes);
+    if (rc == cudaSuccess) rc = cudaMemset(st->ctls, 0, ctl_bytes);
+    if (rc == cudaSuccess) rc = cudaMemcpy(st->parts, parts, part_bytes, cudaMemcpyHostToDevice);
+    free(parts);
     if (rc != cudaSuccess) {
         const int out = rc == cudaErrorMemoryAllocation ? KB_OUT_OF_MEMORY
                                                         : kb_cuda_check(rc, "coop_select setup", e);
@@ -266,6 +379,7 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
         teardown(st);
         return out;
     }
+    st->win_base = (int *)(st->parts + sms);
     *state = st;
     return KB_OK;
 }
@@ -274,12 +388,13 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
         kb_error *e) {
     State *st = (State *)state;
     const float *values = (const float *)kb_tensors_get(dev_in, "values")->data;
+    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
     float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
     int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
     int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
-    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
-    void *args[] = {&values,  &offsets, &st->segments, &st->k, &st->ctls,
-                    &st->win, &out_v,   &out_i,        &out_n};
+    void *args[] = {&values,       &offsets,    &st->segments, &st->k,  &st->parts,
+                    &st->win_base, &st->active, &st->ctls,     &st->gs, &st->win,
+                    &out_v,        &out_i,      &out_n};
     kb_nvtx_push("select");
     const cudaError_t rc =
         cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),
