@@ -13,12 +13,13 @@
  *     segment's global histogram, ONE grid barrier for every segment, and
  *     the same pick made by each block of the segment from that histogram;
  *   - no candidate lists: a key is in play while its composite's higher
- *     digits equal the prefix picked so far; when a bin is taken whole, the
+ *     digits equal the prefix picked so far; when the picked bin is taken
+ *     whole, or holds at most kSlack more than needed (kb_grid_ends), the
  *     segment's blocks emit the composites at or above the final prefix;
  *   - the levels go on until every segment has ended (counted per level,
- *     read after each barrier), then each block ranks a run of the winners
- *     (a warp per winner counts the larger composites of its segment, from
- *     shared memory) and writes them to their slots.
+ *     read after each barrier), then each block ranks a run of the
+ *     candidates (a warp per candidate counts the larger composites of its
+ *     segment, from shared memory) and writes those ranked below k.
  * Refuses more segments than kMaxSegments or than the grid has blocks,
  * k > 4096, keys that do not fit the grid's shared memory (16M on an H100:
  * grid_select's case), and devices without cooperative launch. Design and
@@ -40,21 +41,28 @@ typedef unsigned long long u64;
 constexpr int kThreads = 1024; /* one block per SM */
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxSegments = 64; /* each needs a block; more are radix_select's */
-constexpr int kMaxWant = 4096;   /* a segment's winners ranked from shared memory: 32 KB */
-constexpr int kLoadBatch = 8;    /* global loads in flight per thread */
+constexpr int kMaxWant = 4096;   /* a segment's candidates ranked from shared memory: 34 KB */
+/* Candidates beyond want a segment may take: a pick whose bin holds at most
+ * kSlack composites more than needed ends the select (kb_grid_ends), and the
+ * rank drops the extra. Uniform scores, 1M keys, k = 1000: ~128 a bin after
+ * level 1, so the select ends there instead of at level 2 (a level is ~3 us
+ * of barrier and L2 round trips). */
+constexpr int kSlack = 256;
+constexpr int kLoadBatch = 8;                           /* global loads in flight per thread */
 constexpr size_t kStaticSmem = (KB_GRID_BINS + 64) * 4; /* histogram, scans, pick */
 
-/* The grid's state: each segment's histogram per level, and its winner
- * count; the segments that ended at each level. The histograms are zero
- * before a launch (setup, then each launch zeroes those it used after its
- * last barrier); the counts are zeroed by block 0 before the first barrier
- * (nothing touches them before it). */
+/* The grid's state: each segment's histogram per level, and its candidate
+ * count; ended_by[L]: the segments that ended at level L or before (one
+ * load decides, after each barrier, whether any segment goes on). The
+ * histograms are zero before a launch (setup, then each launch zeroes those
+ * it used after its last barrier); the counts are zeroed by block 0 before
+ * the first barrier (nothing touches them before it). */
 struct Ctl {
     unsigned hist[KB_GRID_LEVELS][KB_GRID_BINS];
-    unsigned winners;
+    unsigned cands;
 };
 struct Grid {
-    unsigned ended[KB_GRID_LEVELS];
+    unsigned ended_by[KB_GRID_LEVELS];
 };
 
 /* The block's keys [lo, hi) of seg into shared memory as radix keys. */
@@ -89,10 +97,10 @@ __device__ __forceinline__ void count_level(const uint32_t *keys, int lo, int hi
 }
 
 /* The block's composites at or above the final prefix (those of level
- * `level`'s bin taken whole and above) to the segment's winner list, in any
- * order (the ranks order them): one block scan, one global atomic. */
-__device__ __forceinline__ void emit_winners(const uint32_t *keys, int lo, int hi, int level,
-                                             u64 prefix, unsigned *count, u64 *win, int want) {
+ * `level`'s bin taken whole and above) to the segment's candidate list, in
+ * any order (the ranks order them): one block scan, one global atomic. */
+__device__ __forceinline__ void emit_candidates(const uint32_t *keys, int lo, int hi, int level,
+                                                u64 prefix, unsigned *count, u64 *cand, int cap) {
     __shared__ unsigned base;
     const int shift = kb_grid_shift(level);
     int mine = 0;
@@ -106,46 +114,49 @@ __device__ __forceinline__ void emit_winners(const uint32_t *keys, int lo, int h
     for (int i = (int)threadIdx.x; i < hi - lo; i += kThreads) {
         const u64 c = kb_grid_composite(keys[i], lo + i);
         if (c >> shift >= prefix) {
-            if (at < want) win[at] = c; /* the bound never binds; it bounds a broken count */
+            if (at < cap) cand[at] = c; /* the bound never binds; it bounds a broken count */
             at++;
         }
     }
 }
 
-/* The segment holding winner t of the concatenated lists (win_base: each
- * segment's first, then the total; empty segments share a base). */
-__device__ __forceinline__ int segment_of(const int *win_base, int segments, int t) {
+/* The segment whose candidate slots hold slot t of the concatenated lists
+ * (base: each segment's first slot, then the total; empty segments share
+ * one). */
+__device__ __forceinline__ int segment_of(const int *base, int segments, int t) {
     int s = 0;
-    while (s + 1 < segments && __ldg(win_base + s + 1) <= t) s++;
+    while (s + 1 < segments && __ldg(base + s + 1) <= t) s++;
     return s;
 }
 
-/* Block b ranks winners [b R, (b + 1) R) of the concatenated lists (R =
- * ceil(total / blocks)), a segment at a time: that segment's winners into
- * shared memory, a warp per winner (kb_grid_rank_write's count, from the
- * block's first winner of the segment on). */
-__device__ void rank_winners(const float *values, const int *offsets, const int *win_base,
-                             int segments, int k, const u64 *win, u64 *sw, float *out_v,
-                             int *out_i) {
-    const int total = __ldg(win_base + segments);
-    const int per = (total + (int)gridDim.x - 1) / (int)gridDim.x;
-    const int first = (int)blockIdx.x * per, last = min(total, first + per);
+/* Block b ranks slots [b R, (b + 1) R) of the concatenated candidate lists
+ * (R = ceil(slots / blocks)), a segment at a time: that segment's
+ * candidates into shared memory, a warp per candidate counting the larger
+ * ones 32 apart (the composites are distinct: the count is the rank); a
+ * rank below want is the output slot, the rest (the slack) are dropped. */
+__device__ void rank_candidates(const float *values, const int *offsets, const int *want_base,
+                                const int *cand_base, int segments, int k, const Ctl *ctls,
+                                const u64 *cand, u64 *sw, float *out_v, int *out_i) {
+    const int slots = __ldg(cand_base + segments);
+    const int per = (slots + (int)gridDim.x - 1) / (int)gridDim.x;
+    const int first = (int)blockIdx.x * per, last = min(slots, first + per);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int t = first; t < last;) {
-        const int s = segment_of(win_base, segments, t);
-        const int base = __ldg(win_base + s), want = __ldg(win_base + s + 1) - base;
-        const int end = min(last, base + want);
-        __syncthreads(); /* the previous segment's winners leave shared memory */
-        for (int i = (int)threadIdx.x; i < want; i += kThreads) sw[i] = __ldcg(win + base + i);
+        const int s = segment_of(cand_base, segments, t);
+        const int base = __ldg(cand_base + s), end = min(last, __ldg(cand_base + s + 1));
+        const int m = (int)__ldcg(&ctls[s].cands);
+        const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
+        __syncthreads(); /* the previous segment's candidates leave shared memory */
+        for (int i = (int)threadIdx.x; i < m; i += kThreads) sw[i] = __ldcg(cand + base + i);
         __syncthreads();
         const float *seg = values + __ldg(offsets + s);
-        for (int u = t + warp; u < end; u += kWarps) {
-            const u64 x = sw[u - base];
+        for (int u = t + warp - base; u < min(end - base, m); u += kWarps) {
+            const u64 x = sw[u];
             int larger = 0;
-            for (int j = lane; j < want; j += 32) larger += sw[j] > x;
+            for (int j = lane; j < m; j += 32) larger += sw[j] > x;
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) larger += __shfl_xor_sync(0xffffffffu, larger, o);
-            if (lane == 0) {
+            if (lane == 0 && larger < want) {
                 const int idx = kb_grid_index(x);
                 out_i[(size_t)s * k + larger] = idx;
                 out_v[(size_t)s * k + larger] = seg[idx]; /* the value re-read bitwise */
@@ -156,13 +167,15 @@ __device__ void rank_winners(const float *values, const int *offsets, const int 
 }
 
 /* The kernel: launched cooperatively, gridDim.x blocks all resident.
- * parts: each block's keys (coop_select.h); win_base: each segment's first
- * winner in `win` (segments + 1 entries); active: the segments with a
- * winner. Shared memory: the block's keys, then a segment's winners. */
+ * parts: each block's keys (coop_select.h); want_base / cand_base: each
+ * segment's first output / candidate slot (segments + 1 entries each);
+ * active: the segments with a winner. Shared memory: the block's keys,
+ * then a segment's candidates. */
 __global__ void __launch_bounds__(kThreads, 1)
     coop_select_kernel(const float *values, const int *offsets, int segments, int k,
-                       const kb_coop_part *parts, const int *win_base, int active, Ctl *ctls,
-                       Grid *gs, u64 *win, float *out_v, int *out_i, int *out_n) {
+                       const kb_coop_part *parts, const int *want_base, const int *cand_base,
+                       int active, Ctl *ctls, Grid *gs, u64 *cand, float *out_v, int *out_i,
+                       int *out_n) {
     extern __shared__ u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
@@ -171,19 +184,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     /* sentinels past each segment's want, and the counts */
     for (int t = gtid; t < segments * k; t += gthreads) {
         const int s = t / k, j = t - s * k;
-        if (j >= __ldg(win_base + s + 1) - __ldg(win_base + s)) {
+        if (j >= __ldg(want_base + s + 1) - __ldg(want_base + s)) {
             out_v[t] = -INFINITY;
             out_i[t] = -1;
         }
     }
-    if (gtid < segments) out_n[gtid] = __ldg(win_base + gtid + 1) - __ldg(win_base + gtid);
+    if (gtid < segments) out_n[gtid] = __ldg(want_base + gtid + 1) - __ldg(want_base + gtid);
     if (active == 0) return; /* grid-uniform: nothing to select */
-    if (blockIdx.x == 0 && threadIdx.x < KB_GRID_LEVELS) gs->ended[threadIdx.x] = 0;
-    if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].winners = 0;
+    if (blockIdx.x == 0 && threadIdx.x < KB_GRID_LEVELS) gs->ended_by[threadIdx.x] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].cands = 0;
 
     const kb_coop_part part = parts[blockIdx.x];
     const int s = part.seg < 0 ? 0 : part.seg;
-    const int want = __ldg(win_base + s + 1) - __ldg(win_base + s);
+    const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
     Ctl *ctl = ctls + s;
     bool running = part.seg >= 0; /* block-uniform */
     if (running) load_keys(values + __ldg(offsets + s), part.lo, part.hi, keys);
@@ -193,43 +206,57 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (;; level++) {
         if (running) count_level(keys, part.lo, part.hi, level, prefix, sh, ctl->hist[level]);
         grid.sync();
-        /* the segments that ended before this level: counted before the
-         * barrier, so every block reads the same sum (grid-uniform) */
-        unsigned ended = 0;
-        for (int l = 0; l < level; l++) ended += __ldcg(&gs->ended[l]);
-        if (ended == (unsigned)active) break;
-        if (!running) continue;
-        kb_grid_load_hist(sh, ctl->hist[level]);
-        const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
-        prefix = kb_grid_extend(prefix, level, p.bin);
-        r = p.need;
-        /* the segment's blocks pick the same from the same counts; a level-5
-         * bin holds one composite, so level 5 always ends */
-        if (p.take_all || level + 1 == KB_GRID_LEVELS) {
-            running = false;
-            emit_winners(keys, part.lo, part.hi, level, prefix, &ctl->winners,
-                         win + __ldg(win_base + s), want);
-            if (threadIdx.x == 0 && part.lo == 0) atomicAdd(&gs->ended[level], 1u);
+        /* the segments that ended at an earlier level, all counted before the
+         * barrier: every block reads the same (grid-uniform); loaded first,
+         * used after the pick, which does not wait on it */
+        const unsigned ended = level ? __ldcg(&gs->ended_by[level - 1]) : 0u;
+        if (running) {
+            kb_grid_load_hist(sh, ctl->hist[level]);
+            const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
+            prefix = kb_grid_extend(prefix, level, p.bin);
+            r = p.need;
+            /* the segment's blocks pick the same from the same counts; a
+             * level-5 bin holds one composite, so level 5 always ends */
+            if (kb_grid_ends(&p, sh[p.bin], kSlack) || level + 1 == KB_GRID_LEVELS) {
+                running = false;
+                emit_candidates(keys, part.lo, part.hi, level, prefix, &ctl->cands,
+                                cand + __ldg(cand_base + s),
+                                __ldg(cand_base + s + 1) - __ldg(cand_base + s));
+                if (threadIdx.x == 0 && part.lo == 0)
+                    for (int l = level; l < KB_GRID_LEVELS; l++) atomicAdd(&gs->ended_by[l], 1u);
+            }
         }
+        if (ended == (unsigned)active) break;
     }
-    /* every pick made, every winner written: the used histograms back to 0 */
+    /* every pick made, every candidate written: the used histograms back to 0 */
     for (int b = gtid; b < segments * level * KB_GRID_BINS; b += gthreads) {
         const int seg = b / (level * KB_GRID_BINS), rest = b - seg * level * KB_GRID_BINS;
         ctls[seg].hist[rest / KB_GRID_BINS][rest % KB_GRID_BINS] = 0;
     }
-    rank_winners(values, offsets, win_base, segments, k, win, dyn, out_v, out_i);
+    rank_candidates(values, offsets, want_base, cand_base, segments, k, ctls, cand, dyn, out_v,
+                    out_i);
 }
 
 struct State {
     int segments, k, active;
     int blocks;      /* the cooperative grid: one block per SM */
-    size_t dyn_smem; /* the largest chunk of keys, or a segment's winners */
+    size_t dyn_smem; /* the largest chunk of keys, or a segment's candidates */
     Ctl *ctls;       /* one per segment */
     Grid *gs;
-    u64 *win;            /* every segment's winners, concatenated */
-    kb_coop_part *parts; /* one per block, then win_base: segments + 1 ints */
-    int *win_base;
+    u64 *cand;           /* every segment's candidate slots, concatenated */
+    kb_coop_part *parts; /* one per block, then want_base and cand_base */
+    int *want_base, *cand_base;
 };
+
+/* A segment's output slots (want) and candidate slots (want and the slack,
+ * at most its length). */
+int64_t want_of(int64_t len, int64_t k) {
+    return len < k ? len : k;
+}
+int64_t cand_slots(int64_t len, int64_t k) {
+    const int64_t w = want_of(len, k);
+    return w == 0 ? 0 : w + kSlack < len ? w + kSlack : len;
+}
 
 /* The split over `blocks` blocks (parts, per_seg: scratch of the caller's)
  * and the dynamic shared memory a block needs, or 0 with *chunk = -1 when
@@ -238,13 +265,11 @@ size_t plan(const int64_t *len, int segments, int k, int blocks, kb_coop_part *p
             int64_t *chunk) {
     *chunk = kb_coop_assign(len, segments, k, blocks, per_seg, parts);
     if (*chunk < 0) return 0;
-    int64_t want = 0;
-    for (int s = 0; s < segments; s++) {
-        const int64_t w = len[s] < k ? len[s] : k;
-        want = w > want ? w : want;
-    }
-    const size_t keys = 4 * (size_t)*chunk, winners = 8 * (size_t)want;
-    return keys > winners ? keys : winners;
+    int64_t most = 0;
+    for (int s = 0; s < segments; s++)
+        most = cand_slots(len[s], k) > most ? cand_slots(len[s], k) : most;
+    const size_t keys = 4 * (size_t)*chunk, cands = 8 * (size_t)most;
+    return keys > cands ? keys : cands;
 }
 
 int supports(const kb_case *c, kb_error *why) {
@@ -272,7 +297,8 @@ int supports(const kb_case *c, kb_error *why) {
     if (n > kMaxSegments)
         kb_fail(why, "%lld segments: coop_select runs <= %d at once", (long long)n, kMaxSegments);
     else if (k > kMaxWant)
-        kb_fail(why, "k=%d: coop_select ranks <= %d winners in shared memory", k, kMaxWant);
+        kb_fail(why, "k=%d: coop_select ranks <= %d winners (and %d more) in shared memory", k,
+                kMaxWant, kSlack);
     else if (chunk < 0)
         kb_fail(why, "%lld segments: more than the %d blocks of coop_select's grid", (long long)n,
                 sms);
@@ -293,11 +319,11 @@ size_t workspace_bytes(const kb_case *c) {
     int64_t *len = kb_topk_lengths(c, &n, &total, nullptr);
     if (!len) return 0;
     const int64_t k = kb_topk_params_of(c).k;
-    size_t winners = 0;
-    for (int64_t s = 0; s < n; s++) winners += (size_t)(len[s] < k ? len[s] : k);
+    size_t slots = 0;
+    for (int64_t s = 0; s < n; s++) slots += (size_t)cand_slots(len[s], k);
     free(len);
-    return sizeof(Ctl) * (size_t)n + sizeof(Grid) + 8 * winners +
-           sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 4 * (size_t)(n + 1);
+    return sizeof(Ctl) * (size_t)n + sizeof(Grid) + 8 * slots +
+           sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 8 * (size_t)(n + 1);
 }
 
 void teardown(void *state) {
@@ -305,7 +331,7 @@ void teardown(void *state) {
     if (st) {
         cudaFree(st->ctls);
         cudaFree(st->gs);
-        cudaFree(st->win);
+        cudaFree(st->cand);
         cudaFree(st->parts);
     }
     free(st);
@@ -318,9 +344,9 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     if (!len) return KB_ERR;
     State *st = (State *)calloc(1, sizeof(State));
     const int sms = kb_gpu_sms(132);
-    /* host copies: the parts, then win_base */
-    kb_coop_part *parts =
-        (kb_coop_part *)malloc(sizeof(kb_coop_part) * (size_t)sms + 4 * (size_t)(n + 1));
+    /* host copies of the device table: the parts, want_base, cand_base */
+    const size_t part_bytes = sizeof(kb_coop_part) * (size_t)sms + 8 * (size_t)(n + 1);
+    kb_coop_part *parts = (kb_coop_part *)malloc(part_bytes);
     if (!st || !parts || n > kMaxSegments) {
         free(len);
         free(st);
@@ -334,13 +360,14 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     int per_seg[kMaxSegments];
     int64_t chunk = 0;
     st->dyn_smem = plan(len, st->segments, st->k, sms, parts, per_seg, &chunk);
-    int *base = (int *)(parts + sms);
-    base[0] = 0;
+    int *want_base = (int *)(parts + sms), *cand_base = want_base + n + 1;
+    want_base[0] = cand_base[0] = 0;
     for (int s = 0; s < st->segments; s++) {
-        const int w = (int)(len[s] < st->k ? len[s] : st->k);
-        base[s + 1] = base[s] + w;
-        st->active += w > 0;
+        want_base[s + 1] = want_base[s] + (int)want_of(len[s], st->k);
+        cand_base[s + 1] = cand_base[s] + (int)cand_slots(len[s], st->k);
+        st->active += want_of(len[s], st->k) > 0;
     }
+    const int slots = cand_base[n];
     free(len);
     /* the kernel's attribute allows the most any case may take (another
      * case's setup may run before this one's launches) */
@@ -364,10 +391,9 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
                        kThreads, bytes);
     }
     const size_t ctl_bytes = sizeof(Ctl) * (size_t)(n > 0 ? n : 1);
-    const size_t part_bytes = sizeof(kb_coop_part) * (size_t)sms + 4 * (size_t)(n + 1);
     if (rc == cudaSuccess) rc = cudaMalloc(&st->ctls, ctl_bytes);
     if (rc == cudaSuccess) rc = cudaMalloc(&st->gs, sizeof(Grid));
-    if (rc == cudaSuccess) rc = cudaMalloc(&st->win, 8 * (size_t)(base[n] > 0 ? base[n] : 1));
+    if (rc == cudaSuccess) rc = cudaMalloc(&st->cand, 8 * (size_t)(slots > 0 ? slots : 1));
     if (rc == cudaSuccess) rc = cudaMalloc(&st->parts, part_bytes);
     if (rc == cudaSuccess) rc = cudaMemset(st->ctls, 0, ctl_bytes);
     if (rc == cudaSuccess) rc = cudaMemcpy(st->parts, parts, part_bytes, cudaMemcpyHostToDevice);
@@ -379,7 +405,8 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
         teardown(st);
         return out;
     }
-    st->win_base = (int *)(st->parts + sms);
+    st->want_base = (int *)(st->parts + sms);
+    st->cand_base = st->want_base + n + 1;
     *state = st;
     return KB_OK;
 }
@@ -392,9 +419,9 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
     float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
     int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
     int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
-    void *args[] = {&values,       &offsets,    &st->segments, &st->k,  &st->parts,
-                    &st->win_base, &st->active, &st->ctls,     &st->gs, &st->win,
-                    &out_v,        &out_i,      &out_n};
+    void *args[] = {&values,        &offsets,       &st->segments, &st->k,    &st->parts,
+                    &st->want_base, &st->cand_base, &st->active,   &st->ctls, &st->gs,
+                    &st->cand,      &out_v,         &out_i,        &out_n};
     kb_nvtx_push("select");
     const cudaError_t rc =
         cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),

@@ -86,6 +86,14 @@ KB_HD int kb_grid_pick_step(uint32_t bin, uint32_t above, uint32_t count, uint32
     return 1;
 }
 
+/* Whether a pick ends the select when up to `slack` composites beyond the
+ * k may win and be ranked out later (topk/coop_select): the picked bin,
+ * `count` composites, is taken whole when all of it is needed or when the
+ * part not needed is at most slack. With slack 0: p->take_all. */
+KB_HD int kb_grid_ends(const kb_grid_pick *p, uint32_t count, uint32_t slack) {
+    return p->take_all || count - p->need <= slack;
+}
+
 /* The pick over a whole histogram, bins scanned from the top (the serial
  * form of the kernel's scan); 0 when it holds fewer than r elements. */
 KB_HD int kb_grid_pick_bin(const uint32_t *hist, uint32_t r, kb_grid_pick *p) {
