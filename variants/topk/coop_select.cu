@@ -152,14 +152,16 @@ __device__ void rank_candidates(const float *values, const int *offsets, const i
         const float *seg = values + __ldg(offsets + s);
         for (int u = t + warp - base; u < min(end - base, m); u += kWarps) {
             const u64 x = sw[u];
+            const int idx = kb_grid_index(x);
+            /* the value re-read bitwise, its load in flight during the count */
+            const float v = lane == 0 ? seg[idx] : 0.f;
             int larger = 0;
             for (int j = lane; j < m; j += 32) larger += sw[j] > x;
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) larger += __shfl_xor_sync(0xffffffffu, larger, o);
             if (lane == 0 && larger < want) {
-                const int idx = kb_grid_index(x);
                 out_i[(size_t)s * k + larger] = idx;
-                out_v[(size_t)s * k + larger] = seg[idx]; /* the value re-read bitwise */
+                out_v[(size_t)s * k + larger] = v;
             }
         }
         t = end;
