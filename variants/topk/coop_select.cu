@@ -65,8 +65,11 @@ struct Grid {
     unsigned ended_by[KB_GRID_LEVELS];
 };
 
-/* The block's keys [lo, hi) of seg into shared memory as radix keys. */
-__device__ __forceinline__ void load_keys(const float *seg, int lo, int hi, uint32_t *keys) {
+/* The block's keys [lo, hi) of seg into shared memory as radix keys, their
+ * level-0 digits counted into sh (zeroed) on the way; the caller's
+ * kb_grid_flush_hist barrier publishes both. */
+__device__ __forceinline__ void load_keys(const float *seg, int lo, int hi, uint32_t *keys,
+                                          unsigned *sh) {
     for (int base = lo + (int)threadIdx.x; base < hi; base += kThreads * kLoadBatch) {
         float v[kLoadBatch];
 #pragma unroll
@@ -77,21 +80,24 @@ __device__ __forceinline__ void load_keys(const float *seg, int lo, int hi, uint
 #pragma unroll
         for (int u = 0; u < kLoadBatch; u++) {
             const int i = base + u * kThreads;
-            if (i < hi) keys[i - lo] = kb_topk_key(v[u]);
+            if (i < hi) {
+                const uint32_t key = kb_topk_key(v[u]);
+                keys[i - lo] = key;
+                atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key, 0), 0)], 1u);
+            }
         }
     }
-    __syncthreads();
 }
 
-/* Level `level`'s digits of the block's composites still in play (all of
- * them at level 0) into sh, flushed into the segment's histogram. */
+/* Level `level`'s (>= 1) digits of the block's composites still in play
+ * into sh, flushed into the segment's histogram. */
 __device__ __forceinline__ void count_level(const uint32_t *keys, int lo, int hi, int level,
                                             u64 prefix, unsigned *sh, unsigned *global) {
     kb_grid_zero_hist(sh);
-    const int above = level == 0 ? 64 : kb_grid_shift(level - 1);
+    const int above = kb_grid_shift(level - 1);
     for (int i = (int)threadIdx.x; i < hi - lo; i += kThreads) {
         const u64 c = kb_grid_composite(keys[i], lo + i);
-        if (above == 64 || c >> above == prefix) atomicAdd(&sh[kb_grid_digit(c, level)], 1u);
+        if (c >> above == prefix) atomicAdd(&sh[kb_grid_digit(c, level)], 1u);
     }
     kb_grid_flush_hist(sh, global);
 }
@@ -201,12 +207,17 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
     Ctl *ctl = ctls + s;
     bool running = part.seg >= 0; /* block-uniform */
-    if (running) load_keys(values + __ldg(offsets + s), part.lo, part.hi, keys);
+    if (running) {                /* level 0's histogram on the way in */
+        kb_grid_zero_hist(sh);
+        load_keys(values + __ldg(offsets + s), part.lo, part.hi, keys, sh);
+        kb_grid_flush_hist(sh, ctl->hist[0]);
+    }
     u64 prefix = 0;
     unsigned r = (unsigned)want;
     int level = 0;
     for (;; level++) {
-        if (running) count_level(keys, part.lo, part.hi, level, prefix, sh, ctl->hist[level]);
+        if (running && level > 0)
+            count_level(keys, part.lo, part.hi, level, prefix, sh, ctl->hist[level]);
         grid.sync();
         /* the segments that ended at an earlier level, all counted before the
          * barrier: every block reads the same (grid-uniform); loaded first,
