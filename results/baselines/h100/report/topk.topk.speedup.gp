@@ -14,15 +14,15 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.00135578:59.0343]
+set yrange [0.00131444:60.1432]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("segments=32x4096\nk=100\nvs radix_sort" 0, "segments=32x4096\nvs radix_sort" 1, "(defaults)\nvs radix_sort" 2, "segments=1x1048576\nk=100\nvs radix_sort" 3, "segments=1x1048576\nvs radix_sort" 4, "batch=32\nvs radix_sort" 5, "segments=1x16777216\nk=100\nvs radix_sort" 6, "segments=1x16777216\nvs radix_sort" 7)
 set bmargin 6
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1932,565 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 2148,565 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1932,565 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 2148,565 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "topk.topk.speedup.".fmt
     plot \
@@ -30,8 +30,9 @@ do for [fmt in "png svg"] {
         "topk.topk.speedup.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "segmented_sort", \
         "topk.topk.speedup.dat" using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "radix_select", \
         "topk.topk.speedup.dat" using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "grid_select", \
-        "topk.topk.speedup.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cpu_select", \
-        "topk.topk.speedup.dat" using 7 lc rgb "#2d004b" fs pattern 4 border lc rgb "#2d004b" title "peer:torch_sort", \
-        "topk.topk.speedup.dat" using 8 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:torch_topk"
+        "topk.topk.speedup.dat" using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "coop_select", \
+        "topk.topk.speedup.dat" using 7 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "cpu_select", \
+        "topk.topk.speedup.dat" using 8 lc rgb "#2d004b" fs pattern 4 border lc rgb "#2d004b" title "peer:torch_sort", \
+        "topk.topk.speedup.dat" using 9 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title "peer:torch_topk"
     unset output
 }

@@ -24,8 +24,9 @@ do for [fmt in "png svg"] {
         "topk.topk.time.dat" index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "segmented_sort", \
         "topk.topk.time.dat" index 2 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "radix_select", \
         "topk.topk.time.dat" index 3 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "grid_select", \
-        "topk.topk.time.dat" index 4 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "cpu_select", \
-        "topk.topk.time.dat" index 5 using 1:2:3:4 with yerrorlines lc rgb "#2d004b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_sort", \
-        "topk.topk.time.dat" index 6 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_topk"
+        "topk.topk.time.dat" index 4 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title "coop_select", \
+        "topk.topk.time.dat" index 5 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "cpu_select", \
+        "topk.topk.time.dat" index 6 using 1:2:3:4 with yerrorlines lc rgb "#2d004b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_sort", \
+        "topk.topk.time.dat" index 7 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:torch_topk"
     unset output
 }

@@ -14,7 +14,7 @@ set ylabel "workspace (MiB)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.25:4096]
+set yrange [0.0255718:4096]
 set xtics ("segments=32x4096\nk=100" 0, "segments=32x4096" 1, "(defaults)" 2, "segments=1x1048576\nk=100" 3, "segments=1x1048576" 4, "batch=32" 5, "segments=1x16777216\nk=100" 6, "segments=1x16777216" 7)
 set bmargin 5
 do for [fmt in "png svg"] {
@@ -28,6 +28,7 @@ do for [fmt in "png svg"] {
         "topk.topk.workspace.dat" using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title "radix_sort", \
         "topk.topk.workspace.dat" using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "segmented_sort", \
         "topk.topk.workspace.dat" using 4 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "grid_select", \
-        "topk.topk.workspace.dat" using 5 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "cpu_select"
+        "topk.topk.workspace.dat" using 5 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title "coop_select", \
+        "topk.topk.workspace.dat" using 6 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "cpu_select"
     unset output
 }
