@@ -141,3 +141,28 @@ KB_TEST(nms_variants_keep_zero_area_boxes) {
     }
     expect_all_variants_match(&t, "zero-area boxes");
 }
+
+/* Boxes k < len in a row, each overlapping the next at IoU 0.54 and the one
+ * after at 0.25, scores falling along the row: greedy keeps every other box,
+ * and each decision waits on the one before (a chain of len); the other
+ * boxes lie far apart. blockwalk's small walk decides the whole set in
+ * rounds of the longest chain and hands a longer one to its block walk. */
+static void expect_chain_matches(int len, const char *what) {
+    nms_case t;
+    make_case(&t, "1000", "uniform", "1", "0", "0.5");
+    float *b = boxes_of(&t), *s = kb_tensors_find(&t.in, "scores")->data;
+    for (int k = 0; k < 1000; k++) {
+        const float x = k < len ? 3.0f * (float)k : 40.0f * (float)(k % 50),
+                    y = k < len ? 0.0f : 100.0f + 40.0f * (float)(k / 50);
+        const float box[4] = {x, y, x + 10, y + 10};
+        memcpy(b + 4 * k, box, sizeof box);
+        s[k] = 1.0f - (float)k / 2048.0f;
+    }
+    expect_all_variants_match(&t, what);
+}
+
+KB_TEST(nms_variants_decide_suppression_chains_shorter_and_longer_than_the_rounds) {
+    KB_REQUIRE_DEVICE();
+    expect_chain_matches(40, "a chain of 40 boxes");
+    expect_chain_matches(1000, "a chain of 1000 boxes");
+}
