@@ -144,9 +144,8 @@ KB_TEST(nms_variants_keep_zero_area_boxes) {
 
 /* Boxes k < len in a row, each overlapping the next at IoU 0.54 and the one
  * after at 0.25, scores falling along the row: greedy keeps every other box,
- * and each decision waits on the one before (a chain of len); the other
- * boxes lie far apart. blockwalk's small walk decides the whole set in
- * rounds of the longest chain and hands a longer one to its block walk. */
+ * and each decision waits on the one before (a chain of len, within a
+ * 64-box block and across blocks); the other boxes lie far apart. */
 static void expect_chain_matches(int len, const char *what) {
     nms_case t;
     make_case(&t, "1000", "uniform", "1", "0", "0.5");
@@ -161,7 +160,7 @@ static void expect_chain_matches(int len, const char *what) {
     expect_all_variants_match(&t, what);
 }
 
-KB_TEST(nms_variants_decide_suppression_chains_shorter_and_longer_than_the_rounds) {
+KB_TEST(nms_variants_decide_suppression_chains_within_and_across_blocks) {
     KB_REQUIRE_DEVICE();
     expect_chain_matches(40, "a chain of 40 boxes");
     expect_chain_matches(1000, "a chain of 1000 boxes");

@@ -230,120 +230,43 @@ __global__ void __launch_bounds__(kWalkThreads)
     if (t == 0) *count = nk;
 }
 
-/* Small-n walk (blockwalk up to kSmallWalkWords column blocks, 1024 boxes).
- * The block copies the mask rows (from the diagonal word on), the diagonal
- * column words and the ranking into shared memory, then:
- *
- * 1. Whole-set rounds (resolve_all): every box at once, decided as
- *    resolve_block decides one block's, over the rows: an undecided box that
- *    a kept box suppresses is removed; one that no undecided box suppresses
- *    is kept. A round is one pass of the block over the rows of the
- *    undecided boxes and of those kept in the last round (16 shared loads a
- *    thread, ORs reduced per word); the lowest undecided box always decides,
- *    so this is greedy, and the rounds are the longest chain of boxes
- *    waiting on one another across the whole set (a few at 1000 @0.5),
- *    not the 16 column blocks one after another.
- * 2. Past kAllRounds rounds (a longer chain), warp 0 walks block by block
- *    instead, from the start, alone, with no barrier and no global load on
- *    the way. Lane l owns column word l % 16 for the rows of half l / 16 of
- *    every block: after block j resolves, each lane ORs the word of its
- *    half's kept rows into a register (32 predicated shared loads at
- *    addresses known from the kept bits, none waiting on another), and block
- *    j + 1's removed word is the OR of the two lanes that own it. Rejected
- *    forms (docs/perf-nms.md, "Tried and rejected: small walk ..."): pushing
- *    each kept row into shared words, a dependent load per kept row, took
- *    4.7 us a step at 1000 @0.5; pulling from a list of the kept rows, two
- *    dependent loads a round and rounds growing with the keeps, 1.8 us. */
+/* Small-n walk (blockwalk up to kSmallWalkWords column blocks, 1024 boxes):
+ * the block copies the mask words the walk reads (w > r / 64), the diagonal
+ * column words and the ranking into shared memory, then warp 0 walks alone,
+ * with no barrier and no global load on the way. Lane l owns column word
+ * l % 16 for the rows of half l / 16 of every block: after block j resolves,
+ * each lane ORs the word of its half's kept rows into a register (32
+ * predicated shared loads at addresses known from the kept bits, none
+ * waiting on another), and block j + 1's removed word is the OR of the two
+ * lanes that own it. Rejected forms (docs/perf-nms.md, "Tried and rejected:
+ * small walk ..."): pushing each kept
+ * row into shared words, a dependent load per kept row, took 4.7 us a step
+ * at 1000 @0.5; pulling from a list of the kept rows, two dependent loads a
+ * round and rounds growing with the keeps, 1.8 us. */
 constexpr int kSmallWalkWords = 16, kSmallWalkThreads = 1024;
-constexpr int kAllRounds = 48;
-constexpr int kRowGroups = kSmallWalkThreads / kSmallWalkWords; /* 64 rows a pass */
 
 size_t small_walk_smem(int n) {
     return (size_t)n * (words_of(n) + 1) * sizeof(u64) + (size_t)n * sizeof(int);
-}
-
-/* The whole-set rounds (step 1 above) over rows[r * words + w] (w >= r / 64;
- * bit c of row r: box c > r suppressed by r). Thread t ORs word t % 16 of
- * rows t / 16 + 64 i. 1 with kept[] the greedy's keeps when every box
- * decided within kAllRounds rounds, else 0. Block-uniform. */
-__device__ bool resolve_all(const u64 *rows, int n, int words, u64 *kept) {
-    __shared__ u64 decided[kSmallWalkWords], fresh[kSmallWalkWords];
-    __shared__ u64 by_kept[kSmallWalkWords], by_open[kSmallWalkWords];
-    __shared__ int open_left;
-    const int t = threadIdx.x, w = t % kSmallWalkWords, group = t / kSmallWalkWords;
-    if (t < kSmallWalkWords) {
-        const int valid = min(64, max(0, n - 64 * t));
-        decided[t] = valid == 64 ? 0ull : ~0ull << valid; /* past n: decided */
-        kept[t] = fresh[t] = by_kept[t] = by_open[t] = 0;
-    }
-    __syncthreads();
-    for (int round = 0; round < kAllRounds; round++) {
-        u64 open_or = 0, kept_or = 0;
-        if (w < words)
-            for (int r = group; r < n && r / 64 <= w; r += kRowGroups) {
-                const u64 bit = 1ull << (r & 63), x = rows[(size_t)r * words + w];
-                open_or |= (decided[r >> 6] & bit) ? 0ull : x;
-                kept_or |= (fresh[r >> 6] & bit) ? x : 0ull;
-            }
-        open_or |= __shfl_xor_sync(kFull, open_or, 16);
-        kept_or |= __shfl_xor_sync(kFull, kept_or, 16);
-        if ((t & 31) < 16 && w < words) {
-            if (open_or) atomicOr(&by_open[w], open_or);
-            if (kept_or) atomicOr(&by_kept[w], kept_or);
-        }
-        __syncthreads();
-        if (t < kSmallWalkWords) {
-            const u64 open = ~decided[t], gone = open & by_kept[t];
-            const u64 keep = open & ~by_kept[t] & ~by_open[t];
-            kept[t] |= keep;
-            fresh[t] = keep;
-            decided[t] |= gone | keep;
-            by_open[t] = 0;
-        }
-        if (t == 0) open_left = 0;
-        __syncthreads();
-        if (t < kSmallWalkWords && ~decided[t]) open_left = 1;
-        __syncthreads();
-        if (!open_left) return true;
-    }
-    return false;
 }
 
 __global__ void __launch_bounds__(kSmallWalkThreads)
     walk_small_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
                       const int *order, int *keep, int *count) {
     extern __shared__ u64 sm[];
-    __shared__ u64 kept[kSmallWalkWords];
     u64 *rows = sm, *diag = sm + (size_t)n * words;
     int *rank_to_input = (int *)(diag + n);
     int t = threadIdx.x, lane = t & 31;
-    /* 64 rows a pass, a thread per (row, word): the words from the diagonal on. */
+    /* 64 rows a pass, a thread per (row, word): only the words the walk reads. */
 #pragma unroll 4
-    for (int r = t / kSmallWalkWords; r < n; r += kRowGroups) {
+    for (int r = t / kSmallWalkWords; r < n; r += kSmallWalkThreads / kSmallWalkWords) {
         int w = t % kSmallWalkWords;
-        if (w < words && w >= r / 64) rows[r * words + w] = mask[(size_t)r * words + w];
+        if (w < words && w > r / 64) rows[r * words + w] = mask[(size_t)r * words + w];
     }
     for (int r = t; r < n; r += kSmallWalkThreads) {
         diag[r] = diag_col[r];
         rank_to_input[r] = order ? order[r] : r;
     }
     __syncthreads();
-    if (resolve_all(rows, n, words, kept)) {
-        /* the first cap keeps in rank order: box r's slot is the keeps before it */
-        for (int r = t; r < n; r += kSmallWalkThreads) {
-            const int w = r >> 6;
-            if (!((kept[w] >> (r & 63)) & 1)) continue;
-            int q = __popcll(kept[w] & ((1ull << (r & 63)) - 1));
-            for (int v = 0; v < w; v++) q += __popcll(kept[v]);
-            if (q < cap) keep[q] = rank_to_input[r];
-        }
-        if (t == 0) {
-            int nk = 0;
-            for (int v = 0; v < words; v++) nk += __popcll(kept[v]);
-            *count = min(nk, cap);
-        }
-        return;
-    }
     if (t >= 32) return;
     static_assert(kSmallWalkWords == 16, "two lanes own each word");
     int word = lane & 15, half = lane >> 4;
