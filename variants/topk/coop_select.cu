@@ -131,33 +131,31 @@ __device__ __forceinline__ void emit_candidates(const uint32_t *keys, int lo, in
  * one). */
 __device__ __forceinline__ int segment_of(const int *base, int segments, int t) {
     int s = 0;
-    while (s + 1 < segments && base[s + 1] <= t) s++;
+    while (s + 1 < segments && __ldg(base + s + 1) <= t) s++;
     return s;
 }
 
 /* Block b ranks slots [b R, (b + 1) R) of the concatenated candidate lists
- * (R = ceil(slots / blocks)), a segment at a time: that segment's candidate
- * slots into shared memory (all of them, read alongside the count of those
- * written: no round trip waits on another; the slots are zeroed in setup),
- * a warp per candidate counting the larger ones 32 apart (the composites
- * are distinct: the count is the rank); a rank below want is the output
- * slot, the rest (the slack) are dropped. The bases: shared copies. */
-__device__ void rank_candidates(const float *values, const int *begin, const int *want_base,
+ * (R = ceil(slots / blocks)), a segment at a time: that segment's
+ * candidates into shared memory, a warp per candidate counting the larger
+ * ones 32 apart (the composites are distinct: the count is the rank); a
+ * rank below want is the output slot, the rest (the slack) are dropped. */
+__device__ void rank_candidates(const float *values, const int *offsets, const int *want_base,
                                 const int *cand_base, int segments, int k, const Ctl *ctls,
                                 const u64 *cand, u64 *sw, float *out_v, int *out_i) {
-    const int slots = cand_base[segments];
+    const int slots = __ldg(cand_base + segments);
     const int per = (slots + (int)gridDim.x - 1) / (int)gridDim.x;
     const int first = (int)blockIdx.x * per, last = min(slots, first + per);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int t = first; t < last;) {
         const int s = segment_of(cand_base, segments, t);
-        const int base = cand_base[s], cap = cand_base[s + 1] - base, end = min(last, base + cap);
-        const int want = want_base[s + 1] - want_base[s];
-        __syncthreads(); /* the previous segment's candidates leave shared memory */
+        const int base = __ldg(cand_base + s), end = min(last, __ldg(cand_base + s + 1));
         const int m = (int)__ldcg(&ctls[s].cands);
-        for (int i = (int)threadIdx.x; i < cap; i += kThreads) sw[i] = __ldcg(cand + base + i);
+        const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
+        __syncthreads(); /* the previous segment's candidates leave shared memory */
+        for (int i = (int)threadIdx.x; i < m; i += kThreads) sw[i] = __ldcg(cand + base + i);
         __syncthreads();
-        const float *seg = values + begin[s];
+        const float *seg = values + __ldg(offsets + s);
         for (int u = t + warp - base; u < min(end - base, m); u += kWarps) {
             const u64 x = sw[u];
             const int idx = kb_grid_index(x);
@@ -189,37 +187,29 @@ __global__ void __launch_bounds__(kThreads, 1)
     extern __shared__ u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
-    /* the segments' offsets and bases, loaded together (one round trip) */
-    __shared__ int begin[kMaxSegments + 1], wbase[kMaxSegments + 1], cbase[kMaxSegments + 1];
     cg::grid_group grid = cg::this_grid();
     const int gtid = (int)(blockIdx.x * kThreads + threadIdx.x), gthreads = gridDim.x * kThreads;
-    const kb_coop_part part = parts[blockIdx.x];
-    if ((int)threadIdx.x <= segments) {
-        begin[threadIdx.x] = __ldg(offsets + threadIdx.x);
-        wbase[threadIdx.x] = __ldg(want_base + threadIdx.x);
-        cbase[threadIdx.x] = __ldg(cand_base + threadIdx.x);
-    }
-    __syncthreads();
     /* sentinels past each segment's want, and the counts */
     for (int t = gtid; t < segments * k; t += gthreads) {
         const int s = t / k, j = t - s * k;
-        if (j >= wbase[s + 1] - wbase[s]) {
+        if (j >= __ldg(want_base + s + 1) - __ldg(want_base + s)) {
             out_v[t] = -INFINITY;
             out_i[t] = -1;
         }
     }
-    if (gtid < segments) out_n[gtid] = wbase[gtid + 1] - wbase[gtid];
+    if (gtid < segments) out_n[gtid] = __ldg(want_base + gtid + 1) - __ldg(want_base + gtid);
     if (active == 0) return; /* grid-uniform: nothing to select */
     if (blockIdx.x == 0 && threadIdx.x < KB_GRID_LEVELS) gs->ended_by[threadIdx.x] = 0;
     if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].cands = 0;
 
+    const kb_coop_part part = parts[blockIdx.x];
     const int s = part.seg < 0 ? 0 : part.seg;
-    const int want = wbase[s + 1] - wbase[s];
+    const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
     Ctl *ctl = ctls + s;
     bool running = part.seg >= 0; /* block-uniform */
     if (running) {                /* level 0's histogram on the way in */
         kb_grid_zero_hist(sh);
-        load_keys(values + begin[s], part.lo, part.hi, keys, sh);
+        load_keys(values + __ldg(offsets + s), part.lo, part.hi, keys, sh);
         kb_grid_flush_hist(sh, ctl->hist[0]);
     }
     u64 prefix = 0;
@@ -242,8 +232,9 @@ __global__ void __launch_bounds__(kThreads, 1)
              * level-5 bin holds one composite, so level 5 always ends */
             if (kb_grid_ends(&p, sh[p.bin], kSlack) || level + 1 == KB_GRID_LEVELS) {
                 running = false;
-                emit_candidates(keys, part.lo, part.hi, level, prefix, &ctl->cands, cand + cbase[s],
-                                cbase[s + 1] - cbase[s]);
+                emit_candidates(keys, part.lo, part.hi, level, prefix, &ctl->cands,
+                                cand + __ldg(cand_base + s),
+                                __ldg(cand_base + s + 1) - __ldg(cand_base + s));
                 if (threadIdx.x == 0 && part.lo == 0)
                     for (int l = level; l < KB_GRID_LEVELS; l++) atomicAdd(&gs->ended_by[l], 1u);
             }
@@ -255,7 +246,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int seg = b / (level * KB_GRID_BINS), rest = b - seg * level * KB_GRID_BINS;
         ctls[seg].hist[rest / KB_GRID_BINS][rest % KB_GRID_BINS] = 0;
     }
-    rank_candidates(values, begin, wbase, cbase, segments, k, ctls, cand, dyn, out_v, out_i);
+    rank_candidates(values, offsets, want_base, cand_base, segments, k, ctls, cand, dyn, out_v,
+                    out_i);
 }
 
 struct State {
@@ -417,8 +409,6 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     if (rc == cudaSuccess) rc = cudaMalloc(&st->cand, 8 * (size_t)(slots > 0 ? slots : 1));
     if (rc == cudaSuccess) rc = cudaMalloc(&st->parts, part_bytes);
     if (rc == cudaSuccess) rc = cudaMemset(st->ctls, 0, ctl_bytes);
-    /* the rank reads every candidate slot of a segment, written or not */
-    if (rc == cudaSuccess) rc = cudaMemset(st->cand, 0, 8 * (size_t)(slots > 0 ? slots : 1));
     if (rc == cudaSuccess) rc = cudaMemcpy(st->parts, parts, part_bytes, cudaMemcpyHostToDevice);
     free(parts);
     if (rc != cudaSuccess) {
