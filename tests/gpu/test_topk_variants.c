@@ -102,15 +102,22 @@ KB_TEST(topk_long_segment_k_above_length_returns_whole_segment) {
     const int rc = kbt_check_variant(kbt_impl("topk", "grid_select"), 0, &c, 35, &acc);
     KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
 }
-/* grid_select alone (radix_select refuses k > 4096), one case each. */
-static void expect_grid_select_pass(const char *axes, uint64_t seed) {
+/* One variant alone, one case: grid_select where radix_select refuses
+ * k > 4096, coop_select on the long cases that reach every level. */
+static void expect_variant_pass(const char *variant, const char *axes, uint64_t seed) {
     kb_case c;
     KB_REQUIRE_DEVICE();
     if (kbt_case_from(&c, &kb_op_topk, axes) != KB_OK) return;
     kb_accuracy acc;
-    const int rc = kbt_check_variant(kbt_impl("topk", "grid_select"), 0, &c, seed, &acc);
-    if (rc != KB_OK || !acc.pass) printf("  grid_select failed on %s\n", axes);
+    const int rc = kbt_check_variant(kbt_impl("topk", variant), 0, &c, seed, &acc);
+    if (rc != KB_OK || !acc.pass) printf("  %s failed on %s\n", variant, axes);
     KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+}
+static void expect_grid_select_pass(const char *axes, uint64_t seed) {
+    expect_variant_pass("grid_select", axes, seed);
+}
+static void expect_coop_pass(const char *axes, uint64_t seed) {
+    expect_variant_pass("coop_select", axes, seed);
 }
 KB_TEST(topk_grid_select_sorts_winners_in_one_block_up_to_4096_and_with_cub_above) {
     expect_grid_select_pass("segments=1x300000 k=4095 dist=normal", 36);
@@ -135,26 +142,20 @@ KB_TEST(topk_grid_select_finish_takes_over_below_the_cap_and_the_grid_above) {
     expect_grid_select_pass("segments=1x2097152 k=1000 dist=ties", 45);
 }
 
-KB_TEST(topk_grid_select_refuses_many_or_short_segments) {
+/* The variant refuses the case with a reason that holds `why` (NULL: any). */
+static void expect_refused(const char *variant, const char *axes, const char *why_part) {
     kb_case c;
     kb_error why = {{0}};
-    const kb_variant_impl *impl = kbt_impl("topk", "grid_select");
-    if (!impl || kbt_case_from(&c, &kb_op_topk, "segments=9x70000 k=100") != KB_OK) return;
+    const kb_variant_impl *impl = kbt_impl("topk", variant);
+    KB_EXPECT(impl != NULL);
+    if (!impl || kbt_case_from(&c, &kb_op_topk, axes) != KB_OK) return;
     KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
-    KB_EXPECT_STR_CONTAINS(why.msg, "radix_select covers many short ones");
-    if (kbt_case_from(&c, &kb_op_topk, "segments=rpn5 k=1000") != KB_OK) return;
-    KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
+    if (why_part) KB_EXPECT_STR_CONTAINS(why.msg, why_part);
 }
 
-/* coop_select alone on the long cases that reach every level. */
-static void expect_coop_pass(const char *axes, uint64_t seed) {
-    kb_case c;
-    KB_REQUIRE_DEVICE();
-    if (kbt_case_from(&c, &kb_op_topk, axes) != KB_OK) return;
-    kb_accuracy acc;
-    const int rc = kbt_check_variant(kbt_impl("topk", "coop_select"), 0, &c, seed, &acc);
-    if (rc != KB_OK || !acc.pass) printf("  coop_select failed on %s\n", axes);
-    KB_EXPECT(rc == KB_OK && acc.pass && acc.unwritten == 0);
+KB_TEST(topk_grid_select_refuses_many_or_short_segments) {
+    expect_refused("grid_select", "segments=9x70000 k=100", "radix_select covers many short ones");
+    expect_refused("grid_select", "segments=rpn5 k=1000", NULL);
 }
 
 KB_TEST(topk_coop_select_ties_run_all_six_levels_and_uniform_ends_early) {
@@ -167,18 +168,10 @@ KB_TEST(topk_coop_select_ties_run_all_six_levels_and_uniform_ends_early) {
 }
 
 KB_TEST(topk_coop_select_refuses_many_segments_large_k_and_keys_past_shared_memory) {
-    kb_case c;
-    kb_error why = {{0}};
-    const kb_variant_impl *impl = kbt_impl("topk", "coop_select");
     KB_REQUIRE_DEVICE();
-    if (!impl || kbt_case_from(&c, &kb_op_topk, "segments=65x1000 k=100") != KB_OK) return;
-    KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
-    KB_EXPECT_STR_CONTAINS(why.msg, "<= 64 at once");
-    if (kbt_case_from(&c, &kb_op_topk, "segments=1x70000 k=4097") != KB_OK) return;
-    KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
-    KB_EXPECT_STR_CONTAINS(why.msg, "<= 4096 winners");
+    expect_refused("coop_select", "segments=65x1000 k=100", "<= 64 at once");
+    expect_refused("coop_select", "segments=1x70000 k=4097", "<= 4096 winners");
     /* 4 B a key: 1G keys pass any GPU's shared memory */
-    if (kbt_case_from(&c, &kb_op_topk, "segments=1x1073741824 k=100") != KB_OK) return;
-    KB_EXPECT(impl->supports(&c, &why) == KB_UNSUPPORTED);
-    KB_EXPECT_STR_CONTAINS(why.msg, "grid_select streams long segments");
+    expect_refused("coop_select", "segments=1x1073741824 k=100",
+                   "grid_select streams long segments");
 }
