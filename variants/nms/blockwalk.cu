@@ -1,7 +1,7 @@
 /* blockwalk.cu — nms/blockwalk, the fastest exact greedy NMS: the masks of
  * bitmask.cu built testing only pairs that overlap in x, with each row's far
  * words as a short list (masks.cuh), then one block walks 64 boxes a step:
- * warp 0 resolves a block (ballot rounds, then box by box) while the other warps OR the
+ * warp 0 resolves a block in ballot rounds while the other warps OR the
  * previous block's kept rows in from prefetched registers, so the walk ORs ~24
  * words per kept row, not n/64. Up to 1024 boxes a single warp walks rows
  * copied to shared memory (walk_small_kernel). Also kb_nms_sorted_blockwalk,
@@ -20,26 +20,17 @@ using namespace kb_nms_masks;
 
 namespace {
 
-/* Greedy decisions of one 64-box block by warp 0: lane holds the column
- * words c0, c1 of boxes lane and lane + 32 (who in the block suppresses
- * them); decided has the bits of boxes already removed (or past n). Returns
- * the kept bits.
- *
- * First up to kResolveRounds rounds, each deciding every box it can: an
- * undecided box whose column meets a kept box is removed; one whose column
- * meets no undecided box is kept (every suppressor decided, none kept). The
- * lowest undecided box always decides, so this is greedy; sparse blocks end
- * here (the rounds are the longest suppression chain, a few). A dense block's
- * chain runs to tens of rounds of four ballots each, so what is left after
- * them goes box by box in order, every lane the same: box b (column words
- * shuffled from its lane, off the chain) is kept iff undecided and its
- * column meets no kept box; the chain is one AND-test and one OR a box, on
- * 32-bit halves (a box of the low half has suppressors only there). */
-constexpr int kResolveRounds = 3;
-
+/* Greedy decisions of one 64-box block by warp 0, in rounds rather than kept
+ * box by kept box: lane holds the column words c0, c1 of boxes lane and
+ * lane + 32 (who in the block suppresses them); decided has the bits of boxes
+ * already removed (or past n). An undecided box whose column meets a kept box
+ * is removed; one whose column meets no undecided box is kept (every
+ * suppressor decided, none kept). The lowest undecided box always decides, so
+ * this is greedy; the rounds are the longest suppression chain in the block,
+ * not its keeps. Returns the kept bits. */
 __device__ __forceinline__ u64 resolve_block(u64 decided, u64 c0, u64 c1, int lane) {
     u64 kb = 0;
-    for (int round = 0; round < kResolveRounds && ~decided; round++) {
+    while (~decided) {
         u64 open = ~decided;
         bool u0 = (open >> lane) & 1, u1 = (open >> (lane + 32)) & 1;
         bool r0 = u0 && (c0 & kb), r1 = u1 && (c1 & kb);
@@ -49,22 +40,7 @@ __device__ __forceinline__ u64 resolve_block(u64 decided, u64 c0, u64 c1, int la
         kb |= k_lo | k_hi << 32;
         decided |= d_lo | d_hi << 32;
     }
-    if (!~decided) return kb;
-    unsigned klo = (unsigned)kb, khi = (unsigned)(kb >> 32);
-    const unsigned dlo = (unsigned)decided, dhi = (unsigned)(decided >> 32);
-#pragma unroll
-    for (int b = 0; b < 32; b++) {
-        const unsigned col = __shfl_sync(kFull, (unsigned)c0, b);
-        if (!((dlo >> b) & 1) && !(col & klo)) klo |= 1u << b;
-    }
-#pragma unroll
-    for (int b = 0; b < 32; b++) {
-        const unsigned col_lo = __shfl_sync(kFull, (unsigned)c1, b);
-        const unsigned col_hi = __shfl_sync(kFull, (unsigned)(c1 >> 32), b);
-        const unsigned hit_lo = col_lo & klo; /* klo is final here: off the chain */
-        if (!((dhi >> b) & 1) && !((col_hi & khi) | hit_lo)) khi |= 1u << b;
-    }
-    return (u64)khi << 32 | klo;
+    return kb;
 }
 
 /* The lowest room bits of kb (all of them when there are no more). */
