@@ -12,6 +12,8 @@
 #ifndef KB_TOPK_DEVICE_CUH
 #define KB_TOPK_DEVICE_CUH
 
+#include "kbench.h"
+
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -27,5 +29,21 @@ size_t kb_topk_sort_workspace(const int64_t *len, int segments);
 cudaError_t kb_topk_sort(const float *values, const int *offsets, const int64_t *len, int segments,
                          int k, void *ws, size_t ws_bytes, float *out_v, int *out_i, int *out_n,
                          cudaStream_t stream);
+
+/* kb_topk_coop (variants/topk/coop_select.cu): the same outputs by
+ * topk/coop_select's one cooperative kernel, every segment at once in the
+ * GPU's shared memory, for a layout fixed in advance: kb_topk_coop_check
+ * (KB_OK, or KB_UNSUPPORTED and why: too many segments, k, keys past the
+ * SMs' shared memory, no cooperative launch), then kb_topk_coop_new (host
+ * lengths len[segments] and k; the device state, kb_topk_coop_bytes of it;
+ * NULL with *status set on failure), kb_topk_coop_run per call (one launch),
+ * kb_topk_coop_delete. */
+struct kb_topk_coop;
+int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why);
+size_t kb_topk_coop_bytes(const int64_t *len, int segments, int k);
+kb_topk_coop *kb_topk_coop_new(const int64_t *len, int segments, int k, int *status, kb_error *e);
+cudaError_t kb_topk_coop_run(const kb_topk_coop *plan, const float *values, const int *offsets,
+                             float *out_v, int *out_i, int *out_n, cudaStream_t stream);
+void kb_topk_coop_delete(kb_topk_coop *plan);
 
 #endif

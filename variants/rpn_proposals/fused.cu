@@ -1,5 +1,6 @@
-/* fused.cu — rpn_proposals/fused: radix-select top-k (topk's cluster
- * kernel), then per-level suppression masks only (level_masks: decode,
+/* fused.cu — rpn_proposals/fused: the top-k of every level in one launch
+ * (topk/coop_select's cooperative kernel where it runs, else radix_select's
+ * cluster kernel), then per-level suppression masks only (level_masks: decode,
  * filter and offset fused into the mask tiles), then ONE cluster launch of a
  * block per level walks the levels' greedy NMS and merges the kept lists over
  * distributed shared memory (walk_merge): 3 launches. Needs thread block
@@ -205,11 +206,32 @@ int fused_supports(const kb_case *c, kb_error *why) {
     return KB_OK;
 }
 
-/* The shared setup, then the walk's shared memory (its masks there when they fit). */
+/* The top-k: topk/coop_select's cooperative kernel where it runs (all levels
+ * at once in the GPU's shared memory: 20.9 us against radix_select's 27.1 on
+ * the 800x1344 levels, docs/perf-topk.md), else radix_select's. */
+bool coop_topk(const Params &p, const int64_t *len) {
+    return kb_topk_coop_check(len, p.lv.count, p.pre, nullptr) == KB_OK;
+}
+
+size_t fused_workspace(const kb_case *c) {
+    int64_t len[KB_RPN_MAX_LEVELS];
+    const Params p = params_of(c, len);
+    return workspace(Design::fused, c) +
+           (coop_topk(p, len) ? kb_topk_coop_bytes(len, p.lv.count, p.pre) : 0);
+}
+
+/* The shared setup, the top-k's plan, then the walk's shared memory (its
+ * masks there when they fit). */
 int fused_setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     int rc = setup(Design::fused, c, state, e);
     if (rc != KB_OK) return rc;
     State *st = (State *)*state;
+    if (coop_topk(st->p, st->len) &&
+        !(st->coop = kb_topk_coop_new(st->len, st->p.lv.count, st->p.pre, &rc, e))) {
+        teardown(st);
+        *state = nullptr;
+        return rc;
+    }
     st->p.mask_in_smem = walk_smem_bytes(st->p.pre, true) <= walk_smem_limit();
     const int smem = (int)walk_smem_bytes(st->p.pre, st->p.mask_in_smem);
     cudaError_t err =
@@ -258,8 +280,11 @@ int fused_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaSt
     const State *st = (const State *)state;
     const Params &p = st->p;
     const kb_rpn_data io = kb_rpn_data_of(dev_in, dev_out);
-    STAGE("topk", kb_topk_select(io.scores, io.level_offsets, p.lv.count, longest_level(p), p.pre,
-                                 st->sel_v, st->sel_i, st->sel_n, stream));
+    STAGE("topk", st->coop
+                      ? kb_topk_coop_run(st->coop, io.scores, io.level_offsets, st->sel_v,
+                                         st->sel_i, st->sel_n, stream)
+                      : kb_topk_select(io.scores, io.level_offsets, p.lv.count, longest_level(p),
+                                       p.pre, st->sel_v, st->sel_i, st->sel_n, stream));
     STAGE("nms", launch_fused_nms(st, io.anchors, io.deltas, io.level_offsets, io.proposals,
                                   io.count, stream));
     return KB_OK;
@@ -267,5 +292,5 @@ int fused_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaSt
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_rpn_proposals_fused = {
-    fused_supports, workspace_of<Design::fused>, fused_setup, fused_run, teardown};
+extern "C" const kb_variant_impl kb_rpn_proposals_fused = {fused_supports, fused_workspace,
+                                                           fused_setup, fused_run, teardown};

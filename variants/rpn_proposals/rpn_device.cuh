@@ -99,6 +99,7 @@ struct State {
     float4 *raw, *shifted, *sorted;
     void *topk_ws, *sort_ws, *nms_ws;
     size_t topk_ws_bytes, sort_ws_bytes, nms_ws_bytes;
+    kb_topk_coop *coop; /* fused's top-k where topk/coop_select's kernel runs, else NULL */
 };
 
 /* The device side's parameters; len gets the level sizes (kb_topk_sort's);
@@ -201,6 +202,7 @@ void teardown(void *state) {
     State *st = (State *)state;
     if (!st) return;
     cudaFree(st->ws);
+    kb_topk_coop_delete(st->coop);
     free(st);
 }
 

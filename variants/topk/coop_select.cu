@@ -28,6 +28,8 @@
 #include "coop_select.h"
 #include "grid_select.cuh"
 
+#include "variants/common/topk_device.cuh"
+
 #include <cooperative_groups.h>
 
 #include <stdlib.h>
@@ -250,17 +252,6 @@ __global__ void __launch_bounds__(kThreads, 1)
                     out_i);
 }
 
-struct State {
-    int segments, k, active;
-    int blocks;      /* the cooperative grid: one block per SM */
-    size_t dyn_smem; /* the largest chunk of keys, or a segment's candidates */
-    Ctl *ctls;       /* one per segment */
-    Grid *gs;
-    u64 *cand;           /* every segment's candidate slots, concatenated */
-    kb_coop_part *parts; /* one per block, then want_base and cand_base */
-    int *want_base, *cand_base;
-};
-
 /* A segment's output slots (want) and candidate slots (want and the slack,
  * at most its length). */
 int64_t want_of(int64_t len, int64_t k) {
@@ -285,36 +276,44 @@ size_t plan(const int64_t *len, int segments, int k, int blocks, kb_coop_part *p
     return keys > cands ? keys : cands;
 }
 
-int supports(const kb_case *c, kb_error *why) {
-    int64_t n = 0, total = 0;
-    int64_t *len = kb_topk_lengths(c, &n, &total, why);
-    if (!len) return KB_UNSUPPORTED;
-    const int k = (int)kb_topk_params_of(c).k;
+} // namespace
+
+/* The plan of one layout on one device (kb_topk_coop_new) and its device state. */
+struct kb_topk_coop {
+    int segments, k, active;
+    int blocks;      /* the cooperative grid: one block per SM */
+    size_t dyn_smem; /* the largest chunk of keys, or a segment's candidates */
+    Ctl *ctls;       /* one per segment */
+    Grid *gs;
+    u64 *cand;           /* every segment's candidate slots, concatenated */
+    kb_coop_part *parts; /* one per block, then want_base and cand_base */
+    int *want_base, *cand_base;
+};
+
+int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
     const int sms = g ? g->sm_count : 132;
     int64_t chunk = 0;
     size_t need = 0;
-    if (n <= kMaxSegments && k <= kMaxWant) {
+    if (segments <= kMaxSegments && k <= kMaxWant) {
         kb_coop_part *parts = (kb_coop_part *)malloc(sizeof(kb_coop_part) * (size_t)sms);
         int per_seg[kMaxSegments];
-        need = parts ? plan(len, (int)n, k, sms, parts, per_seg, &chunk) + kStaticSmem : 0;
+        need = parts ? plan(len, segments, k, sms, parts, per_seg, &chunk) + kStaticSmem : 0;
         free(parts);
     }
-    free(len);
     int coop = 1;
     if (g &&
         cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, g->ordinal) != cudaSuccess) {
         cudaGetLastError();
         coop = 0;
     }
-    if (n > kMaxSegments)
-        kb_fail(why, "%lld segments: coop_select runs <= %d at once", (long long)n, kMaxSegments);
+    if (segments > kMaxSegments)
+        kb_fail(why, "%d segments: coop_select runs <= %d at once", segments, kMaxSegments);
     else if (k > kMaxWant)
         kb_fail(why, "k=%d: coop_select ranks <= %d winners (and %d more) in shared memory", k,
                 kMaxWant, kSlack);
     else if (chunk < 0)
-        kb_fail(why, "%lld segments: more than the %d blocks of coop_select's grid", (long long)n,
-                sms);
+        kb_fail(why, "%d segments: more than the %d blocks of coop_select's grid", segments, sms);
     else if (g && need > g->smem_optin)
         kb_fail(why,
                 "%lld keys a block need %zu B of shared memory on this %s (%d SMs), which "
@@ -327,20 +326,14 @@ int supports(const kb_case *c, kb_error *why) {
     return KB_UNSUPPORTED;
 }
 
-size_t workspace_bytes(const kb_case *c) {
-    int64_t n = 0, total = 0;
-    int64_t *len = kb_topk_lengths(c, &n, &total, nullptr);
-    if (!len) return 0;
-    const int64_t k = kb_topk_params_of(c).k;
+size_t kb_topk_coop_bytes(const int64_t *len, int segments, int k) {
     size_t slots = 0;
-    for (int64_t s = 0; s < n; s++) slots += (size_t)cand_slots(len[s], k);
-    free(len);
-    return sizeof(Ctl) * (size_t)n + sizeof(Grid) + 8 * slots +
-           sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 8 * (size_t)(n + 1);
+    for (int s = 0; s < segments; s++) slots += (size_t)cand_slots(len[s], k);
+    return sizeof(Ctl) * (size_t)segments + sizeof(Grid) + 8 * slots +
+           sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 8 * (size_t)(segments + 1);
 }
 
-void teardown(void *state) {
-    State *st = (State *)state;
+void kb_topk_coop_delete(kb_topk_coop *st) {
     if (st) {
         cudaFree(st->ctls);
         cudaFree(st->gs);
@@ -350,38 +343,33 @@ void teardown(void *state) {
     free(st);
 }
 
-int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
-    *state = nullptr;
-    int64_t n = 0, total = 0;
-    int64_t *len = kb_topk_lengths(c, &n, &total, e);
-    if (!len) return KB_ERR;
-    State *st = (State *)calloc(1, sizeof(State));
+kb_topk_coop *kb_topk_coop_new(const int64_t *len, int n, int k, int *status, kb_error *e) {
+    kb_topk_coop *st = (kb_topk_coop *)calloc(1, sizeof(kb_topk_coop));
     const int sms = kb_gpu_sms(132);
     /* host copies of the device table: the parts, want_base, cand_base */
     const size_t part_bytes = sizeof(kb_coop_part) * (size_t)sms + 8 * (size_t)(n + 1);
     kb_coop_part *parts = (kb_coop_part *)malloc(part_bytes);
     if (!st || !parts || n > kMaxSegments) {
-        free(len);
         free(st);
         free(parts);
-        return n > kMaxSegments ? kb_fail(e, "coop_select: %lld segments", (long long)n)
-                                : kb_fail(e, "out of host memory");
+        *status = n > kMaxSegments ? kb_fail(e, "coop_select: %d segments", n)
+                                   : kb_fail(e, "out of host memory");
+        return nullptr;
     }
-    st->segments = (int)n;
-    st->k = (int)kb_topk_params_of(c).k;
+    st->segments = n;
+    st->k = k;
     st->blocks = sms;
     int per_seg[kMaxSegments];
     int64_t chunk = 0;
-    st->dyn_smem = plan(len, st->segments, st->k, sms, parts, per_seg, &chunk);
+    st->dyn_smem = plan(len, n, k, sms, parts, per_seg, &chunk);
     int *want_base = (int *)(parts + sms), *cand_base = want_base + n + 1;
     want_base[0] = cand_base[0] = 0;
-    for (int s = 0; s < st->segments; s++) {
-        want_base[s + 1] = want_base[s] + (int)want_of(len[s], st->k);
-        cand_base[s + 1] = cand_base[s] + (int)cand_slots(len[s], st->k);
-        st->active += want_of(len[s], st->k) > 0;
+    for (int s = 0; s < n; s++) {
+        want_base[s + 1] = want_base[s] + (int)want_of(len[s], k);
+        cand_base[s + 1] = cand_base[s] + (int)cand_slots(len[s], k);
+        st->active += want_of(len[s], k) > 0;
     }
     const int slots = cand_base[n];
-    free(len);
     /* the kernel's attribute allows the most any case may take (another
      * case's setup may run before this one's launches) */
     int per_sm = 0;
@@ -398,10 +386,11 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     if (rc == cudaSuccess && per_sm < 1) {
         const size_t bytes = st->dyn_smem + kStaticSmem;
         free(parts);
-        teardown(st);
-        return kb_fail(e,
-                       "coop_select: no block of %d threads with %zu B of shared memory fits an SM",
-                       kThreads, bytes);
+        kb_topk_coop_delete(st);
+        *status =
+            kb_fail(e, "coop_select: no block of %d threads with %zu B of shared memory fits an SM",
+                    kThreads, bytes);
+        return nullptr;
     }
     const size_t ctl_bytes = sizeof(Ctl) * (size_t)(n > 0 ? n : 1);
     if (rc == cudaSuccess) rc = cudaMalloc(&st->ctls, ctl_bytes);
@@ -412,33 +401,73 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
     if (rc == cudaSuccess) rc = cudaMemcpy(st->parts, parts, part_bytes, cudaMemcpyHostToDevice);
     free(parts);
     if (rc != cudaSuccess) {
-        const int out = rc == cudaErrorMemoryAllocation ? KB_OUT_OF_MEMORY
-                                                        : kb_cuda_check(rc, "coop_select setup", e);
+        *status = rc == cudaErrorMemoryAllocation ? KB_OUT_OF_MEMORY
+                                                  : kb_cuda_check(rc, "coop_select setup", e);
         cudaGetLastError();
-        teardown(st);
-        return out;
+        kb_topk_coop_delete(st);
+        return nullptr;
     }
     st->want_base = (int *)(st->parts + sms);
     st->cand_base = st->want_base + n + 1;
-    *state = st;
-    return KB_OK;
+    *status = KB_OK;
+    return st;
+}
+
+cudaError_t kb_topk_coop_run(const kb_topk_coop *st, const float *values, const int *offsets,
+                             float *out_v, int *out_i, int *out_n, cudaStream_t stream) {
+    void *args[] = {(void *)&values,        (void *)&offsets,    (void *)&st->segments,
+                    (void *)&st->k,         (void *)&st->parts,  (void *)&st->want_base,
+                    (void *)&st->cand_base, (void *)&st->active, (void *)&st->ctls,
+                    (void *)&st->gs,        (void *)&st->cand,   (void *)&out_v,
+                    (void *)&out_i,         (void *)&out_n};
+    return cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),
+                                       dim3(kThreads), args, st->dyn_smem, stream);
+}
+
+namespace {
+
+int supports(const kb_case *c, kb_error *why) {
+    int64_t n = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, why);
+    if (!len) return KB_UNSUPPORTED;
+    const int rc = kb_topk_coop_check(len, (int)n, (int)kb_topk_params_of(c).k, why);
+    free(len);
+    return rc;
+}
+
+size_t workspace_bytes(const kb_case *c) {
+    int64_t n = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, nullptr);
+    if (!len) return 0;
+    const size_t bytes = kb_topk_coop_bytes(len, (int)n, (int)kb_topk_params_of(c).k);
+    free(len);
+    return bytes;
+}
+
+void teardown(void *state) {
+    kb_topk_coop_delete((kb_topk_coop *)state);
+}
+
+int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
+    *state = nullptr;
+    int64_t n = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, e);
+    if (!len) return KB_ERR;
+    int rc = KB_OK;
+    *state = kb_topk_coop_new(len, (int)n, (int)kb_topk_params_of(c).k, &rc, e);
+    free(len);
+    return rc;
 }
 
 int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
-    State *st = (State *)state;
-    const float *values = (const float *)kb_tensors_get(dev_in, "values")->data;
-    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
-    float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
-    int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
-    int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
-    void *args[] = {&values,        &offsets,       &st->segments, &st->k,    &st->parts,
-                    &st->want_base, &st->cand_base, &st->active,   &st->ctls, &st->gs,
-                    &st->cand,      &out_v,         &out_i,        &out_n};
     kb_nvtx_push("select");
-    const cudaError_t rc =
-        cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),
-                                    dim3(kThreads), args, st->dyn_smem, stream);
+    const cudaError_t rc = kb_topk_coop_run(
+        (const kb_topk_coop *)state, (const float *)kb_tensors_get(dev_in, "values")->data,
+        (const int *)kb_tensors_get(dev_in, "offsets")->data,
+        (float *)kb_tensors_find(dev_out, "topk_values")->data,
+        (int *)kb_tensors_find(dev_out, "topk_indices")->data,
+        (int *)kb_tensors_find(dev_out, "counts")->data, stream);
     kb_nvtx_pop();
     return kb_cuda_check(rc, "cudaLaunchCooperativeKernel(coop_select)", e);
 }
