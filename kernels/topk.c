@@ -49,7 +49,10 @@ static const char *const ties_lines[] = {
  * block (k + 256 candidates), halved while that makes fewer waves; each
  * block's keys stay in shared memory unless they and the candidates pass
  * 200 KB. CUB: single-tile and multi-pass radix sorts, segmented sort's
- * small, medium and large segments. */
+ * small, medium and large segments. coop_select: 8 segments at once with
+ * empty ones and k > length (segments ending at level 0), k = 0 (no
+ * select), the segment split and its candidates' slack on the long cases
+ * below (ties through all six levels; 5.3K keys a block with k = 4096). */
 static const char *const sanitize_lines[] = {
     /* k = 0; an empty segment; k > a segment's length (the sentinel tail,
      * the select done after one pass); batch = 2 */
