@@ -22,8 +22,9 @@
  *     segment, from shared memory) and writes those ranked below k.
  * Refuses more segments than kMaxSegments or than the grid has blocks,
  * k > 4096, keys that do not fit the grid's shared memory (16M on an H100:
- * grid_select's case), and devices without cooperative launch. Design and
- * measurements: docs/perf-topk.md, section coop_select.
+ * grid_select's case), and devices without cooperative launch. The plan
+ * and launch are kb_topk_coop_* (topk_device.cuh), which rpn_proposals/fused
+ * calls too. Design and measurements: docs/perf-topk.md, section coop_select.
  */
 #include "coop_select.h"
 #include "grid_select.cuh"
