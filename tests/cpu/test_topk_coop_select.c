@@ -7,11 +7,11 @@
 
 enum { kBlocks = 132 };
 
-/* Every key of every segment with something to select lies in exactly one
- * part; parts are contiguous per segment, starting at 0; returns the blocks
- * segment s holds. */
-static int expect_cover(const int64_t *len, int segments, int64_t k, const kb_coop_part *parts,
-                        int blocks, int s) {
+/* Every key of segment s, when it has something to select, lies in exactly
+ * one part; its parts are contiguous, starting at 0; returns the blocks it
+ * holds. */
+static int expect_cover(const int64_t *len, int64_t k, const kb_coop_part *parts, int blocks,
+                        int s) {
     int held = 0;
     int64_t next = 0;
     for (int b = 0; b < blocks; b++) {
@@ -24,7 +24,6 @@ static int expect_cover(const int64_t *len, int segments, int64_t k, const kb_co
         KB_EXPECT(next == len[s] && held >= 1);
     else
         KB_EXPECT(held == 0);
-    (void)segments;
     return held;
 }
 
@@ -33,7 +32,7 @@ KB_TEST(coop_assign_splits_the_rpn_levels_by_length) {
     kb_coop_part parts[kBlocks];
     int per[5], held[5];
     const int64_t chunk = kb_coop_assign(len, 5, 1000, kBlocks, per, parts);
-    for (int s = 0; s < 5; s++) held[s] = expect_cover(len, 5, 1000, parts, kBlocks, s);
+    for (int s = 0; s < 5; s++) held[s] = expect_cover(len, 1000, parts, kBlocks, s);
     /* 268569 keys on 132 blocks: ~2035 a block at best */
     KB_EXPECT(chunk >= 2035 && chunk <= 2100);
     KB_EXPECT(held[0] > held[1] && held[1] > held[2] && held[4] >= 1);
@@ -45,7 +44,7 @@ KB_TEST(coop_assign_gives_one_segment_every_block) {
     kb_coop_part parts[kBlocks];
     int per[1];
     KB_EXPECT(kb_coop_assign(len, 1, 100, kBlocks, per, parts) == (1048576 + 131) / 132);
-    KB_EXPECT(expect_cover(len, 1, 100, parts, kBlocks, 0) == kBlocks);
+    KB_EXPECT(expect_cover(len, 100, parts, kBlocks, 0) == kBlocks);
 }
 
 KB_TEST(coop_assign_leaves_empty_segments_and_spare_blocks_idle) {
@@ -54,7 +53,7 @@ KB_TEST(coop_assign_leaves_empty_segments_and_spare_blocks_idle) {
     int per[4];
     KB_EXPECT(kb_coop_assign(len, 4, 7, kBlocks, per, parts) == 1);
     int idle = 0;
-    for (int s = 0; s < 4; s++) expect_cover(len, 4, 7, parts, kBlocks, s);
+    for (int s = 0; s < 4; s++) expect_cover(len, 7, parts, kBlocks, s);
     for (int b = 0; b < kBlocks; b++) idle += parts[b].seg == -1;
     KB_EXPECT(idle == kBlocks - 8); /* one key a block: no more blocks than keys */
 }
