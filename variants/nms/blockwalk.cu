@@ -3,8 +3,9 @@
  * words as a short list (masks.cuh), then one block walks 64 boxes a step:
  * warp 0 resolves a block in ballot rounds while the other warps OR the
  * previous block's kept rows in from prefetched registers, so the walk ORs ~24
- * words per kept row, not n/64. Up to 1024 boxes a single warp walks rows
- * copied to shared memory (walk_small_kernel). Also kb_nms_sorted_blockwalk,
+ * words per kept row, not n/64. Up to 1024 boxes the walk reads rows copied
+ * to shared memory, warp 0 resolving while other warps OR the kept rows in
+ * and write the keeps (walk_small_kernel). Also kb_nms_sorted_blockwalk,
  * which yolo_decode reuses. The steps: above each kernel. Sorting: sort.cu.
  * Measurements: docs/perf-nms.md.
  *
@@ -13,6 +14,7 @@
 #include "masks.cuh"
 #include "variants/common/arch.cuh"
 #include "variants/common/greedy_resolve.cuh"
+#include "variants/common/shared_walk.cuh"
 
 #include <stdint.h>
 
@@ -232,18 +234,16 @@ __global__ void __launch_bounds__(kWalkThreads)
 
 /* Small-n walk (blockwalk up to kSmallWalkWords column blocks, 1024 boxes):
  * the block copies the mask words the walk reads (w > r / 64), the diagonal
- * column words and the ranking into shared memory, then warp 0 walks alone,
- * with no barrier and no global load on the way. Lane l owns column word
- * l % 16 for the rows of half l / 16 of every block: after block j resolves,
- * each lane ORs the word of its half's kept rows into a register (32
- * predicated shared loads at addresses known from the kept bits, none
- * waiting on another), and block j + 1's removed word is the OR of the two
- * lanes that own it. Rejected forms (docs/perf-nms.md, "Tried and rejected:
- * small walk ..."): pushing each kept
- * row into shared words, a dependent load per kept row, took 4.7 us a step
- * at 1000 @0.5; pulling from a list of the kept rows, two dependent loads a
- * round and rounds growing with the keeps, 1.8 us. */
+ * column words and the ranking into shared memory, then walks them in
+ * shared_walk.cuh's three roles: warp 0 resolves block j (resolve_block)
+ * while two warps OR block j - 1's kept rows into the later words and one
+ * writes the keeps through the ranking; no global load on warp 0's path.
+ * Rejected forms (docs/perf-nms.md, "Tried and rejected: small walk ..."):
+ * pushing each kept row into shared words, a dependent load per kept row,
+ * 4.7 us a step at 1000 @0.5; pulling from a list of the kept rows, 1.8 us;
+ * warp 0 alone ORing the kept rows' later words itself, ~1250 cycles a step. */
 constexpr int kSmallWalkWords = 16, kSmallWalkThreads = 1024;
+static_assert(kSmallWalkThreads >= 64 * kSmallWalkWords, "a thread per box");
 
 size_t small_walk_smem(int n) {
     return (size_t)n * (words_of(n) + 1) * sizeof(u64) + (size_t)n * sizeof(int);
@@ -253,44 +253,48 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     walk_small_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
                       const int *order, int *keep, int *count) {
     extern __shared__ u64 sm[];
+    __shared__ kb_shared_walk::state<kSmallWalkWords> hand;
     u64 *rows = sm, *diag = sm + (size_t)n * words;
     int *rank_to_input = (int *)(diag + n);
     int t = threadIdx.x, lane = t & 31;
-    /* 64 rows a pass, a thread per (row, word): only the words the walk reads. */
-#pragma unroll 4
-    for (int r = t / kSmallWalkWords; r < n; r += kSmallWalkThreads / kSmallWalkWords) {
-        int w = t % kSmallWalkWords;
-        if (w < words && w > r / 64) rows[r * words + w] = mask[(size_t)r * words + w];
+    /* A thread per (word, row of each 64-row pass): only the words the walk
+     * reads, every pass's load in flight before the first store (one L2
+     * latency, not one a pass); the diagonal and the ranking alongside. */
+    constexpr int kPasses = 64 * kSmallWalkWords / (kSmallWalkThreads / kSmallWalkWords);
+    const int w = t % kSmallWalkWords, r0 = t / kSmallWalkWords;
+    u64 v[kPasses];
+#pragma unroll
+    for (int p = 0; p < kPasses; p++) {
+        int r = r0 + p * (kSmallWalkThreads / kSmallWalkWords);
+        if (r < n && w < words && w > r / 64) v[p] = mask[(size_t)r * words + w];
     }
-    for (int r = t; r < n; r += kSmallWalkThreads) {
-        diag[r] = diag_col[r];
-        rank_to_input[r] = order ? order[r] : r;
+    u64 d = t < n ? diag_col[t] : 0;
+    int o = t < n ? (order ? order[t] : t) : 0;
+#pragma unroll
+    for (int p = 0; p < kPasses; p++) {
+        int r = r0 + p * (kSmallWalkThreads / kSmallWalkWords);
+        if (r < n && w < words && w > r / 64) rows[r * words + w] = v[p];
     }
+    if (t < n) diag[t] = d, rank_to_input[t] = o;
     __syncthreads();
-    if (t >= 32) return;
-    static_assert(kSmallWalkWords == 16, "two lanes own each word");
-    int word = lane & 15, half = lane >> 4;
-    u64 removed = 0; /* word `word` of the kept rows of `half` so far */
-    int nk = 0;
-    for (int j = 0; j < words && nk < cap; j++) {
+    if (t >= kb_shared_walk::kRoleThreads) return;
+    /* Block j's diagonal column words, read before warp 0 waits. */
+    auto fetch = [&](int j) {
+        return make_ulonglong2(diag[min(64 * j + lane, n - 1)],
+                               diag[min(64 * j + lane + 32, n - 1)]);
+    };
+    auto resolve = [&](int j, ulonglong2 c, u64 removed, int nk) {
         int valid = min(64, n - 64 * j);
-        u64 c0 = diag[min(64 * j + lane, n - 1)], c1 = diag[min(64 * j + lane + 32, n - 1)];
-        u64 decided = __shfl_sync(kFull, removed, j) | __shfl_sync(kFull, removed, j + 16) |
-                      (valid < 64 ? ~0ull << valid : 0ull);
-        u64 kb = first_bits(resolve_block(decided, c0, c1, lane), cap - nk);
+        u64 decided = removed | (valid < 64 ? ~0ull << valid : 0ull) | (nk < cap ? 0ull : ~0ull);
+        return first_bits(resolve_block(decided, c.x, c.y, lane), cap - nk);
+    };
+    auto write_keeps = [&](int j, u64 kb, int base) {
         for (int b = lane; b < 64; b += 32)
             if ((kb >> b) & 1)
-                keep[nk + __popcll(kb & ((1ull << b) - 1))] = rank_to_input[64 * j + b];
-        nk += __popcll(kb);
-        if (word > j && word < words) {
-            unsigned mine = (unsigned)(kb >> (32 * half));
-            const u64 *row = rows + (size_t)(64 * j + 32 * half) * words + word;
-#pragma unroll
-            for (int b = 0; b < 32; b++)
-                if ((mine >> b) & 1) removed |= row[b * words];
-        }
-    }
-    if (lane == 0) *count = nk;
+                keep[base + __popcll(kb & ((1ull << b) - 1))] = rank_to_input[64 * j + b];
+    };
+    int nk = kb_shared_walk::walk(hand, rows, n, words, fetch, resolve, write_keeps);
+    if (t == 0) *count = nk;
 }
 
 cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int cap,

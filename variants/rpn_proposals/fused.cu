@@ -10,6 +10,7 @@
  *   kbench run rpn_proposals --sweep default -v select_bitmask_gpu,fused
  */
 #include "rpn_device.cuh"
+#include "variants/common/shared_walk.cuh"
 
 namespace {
 
@@ -52,8 +53,9 @@ __global__ void __launch_bounds__(64)
 }
 
 /* fused, stage 3: a cluster of one block per level. Each block walks its
- * level's greedy NMS (warp 0, 64 boxes per step: the diagonal tile resolved
- * in registers, then the kept rows' masks ORed into the later words), lists
+ * level's greedy NMS in shared_walk.cuh's roles (warp 0 resolves each
+ * 64-box step serially from the diagonal tile while two warps OR the previous
+ * step's kept rows into the later words), lists
  * the kept boxes in rank order in shared memory, cluster.sync(), then places
  * each at its global rank among all levels (its position plus, in every other
  * level, the kept boxes ahead of it: score >, or equal score and a lower
@@ -83,13 +85,14 @@ __global__ void __launch_bounds__(kWalkThreads)
                const float *deltas, const int *level_offsets, const unsigned long long *mask,
                float *proposals, int *count) {
     auto cluster = kb_this_cluster();
-    const int l = (int)cluster.block_rank(), tid = threadIdx.x, lane = tid & 31;
+    const int l = (int)cluster.block_rank(), tid = threadIdx.x;
     const int take = min(p.pre, p.lv.size[l]), words = (p.pre + 63) / 64;
     extern __shared__ float4 walk_smem[];
     float4 *raw = walk_smem, *kept_raw = walk_smem + p.pre;
     float *score = (float *)(walk_smem + 2 * p.pre), *kept_score = score + p.pre;
-    __shared__ unsigned long long removed[64], kept_word[64], diag[64][64];
-    __shared__ int word_base[65];
+    __shared__ unsigned long long removed[64], diag[64][64];
+    __shared__ kb_shared_walk::state<64> hand;
+    __shared__ int kept_count;
 
     for (int w = tid; w < 64; w += kWalkThreads) removed[w] = 0;
     __syncthreads();
@@ -111,9 +114,17 @@ __global__ void __launch_bounds__(kWalkThreads)
         unsigned long long *copy = (unsigned long long *)(kept_score + p.pre);
         /* Only the words the walk reads (w above the row's own block): the
          * mask kernel never writes the lower tiles. */
-        for (int i = tid; i < take * words; i += kWalkThreads) {
-            const int row = i / words, w = i % words;
-            copy[i] = w > row / 64 ? m[i] : 0;
+        constexpr int kInFlight = 8; /* loads before the first store: not one latency each */
+        for (int i0 = tid; i0 < take * words; i0 += kInFlight * kWalkThreads) {
+            unsigned long long v[kInFlight];
+#pragma unroll
+            for (int k = 0; k < kInFlight; k++) {
+                const int i = i0 + k * kWalkThreads, row = i / words, w = i % words;
+                v[k] = i < take * words && w > row / 64 ? m[i] : 0;
+            }
+#pragma unroll
+            for (int k = 0; k < kInFlight; k++)
+                if (i0 + k * kWalkThreads < take * words) copy[i0 + k * kWalkThreads] = v[k];
         }
         m = copy;
     }
@@ -122,41 +133,42 @@ __global__ void __launch_bounds__(kWalkThreads)
         diag[wb][i % 64] = row < take ? mask[((size_t)l * p.pre + row) * words + wb] : 0;
     }
     __syncthreads();
-    if (tid < 32) {
-        for (int wb = 0; wb < words; wb++) {
-            unsigned long long cur = removed[wb];
+    if (tid < kb_shared_walk::kRoleThreads) {
+        /* The serial rule over the diagonal tile: RPN's dense anchors chain
+         * through whole blocks, so rounds (resolve_block) would not be fewer. */
+        auto fetch = [](int) { return 0; };
+        /* On 32-bit halves, every row loaded and masked by its box's bit: a
+         * row loaded under the bit (the plain `if`) waits a shared-memory
+         * latency per box; this way the chain is three ALU ops a box. Boxes
+         * 32-63 need only their rows' upper halves. */
+        auto resolve = [&](int wb, int, unsigned long long by_earlier, int) {
+            const unsigned long long cur = removed[wb] | by_earlier;
+            unsigned lo = (unsigned)cur, hi = (unsigned)(cur >> 32);
 #pragma unroll
-            for (int c = 0; c < 64; c++)
-                if (!((cur >> c) & 1)) cur |= diag[wb][c];
-            const unsigned long long kept = ~cur;
-            for (int w = wb + 1 + lane; w < words; w += 32) {
-                unsigned long long acc = 0; /* 64 independent predicated loads in flight */
-#pragma unroll
-                for (int c = 0; c < 64; c++)
-                    if ((kept >> c) & 1) acc |= m[(size_t)(wb * 64 + c) * words + w];
-                removed[w] |= acc;
+            for (int c = 0; c < 32; c++) {
+                const unsigned long long d = diag[wb][c];
+                const unsigned in = ((lo >> c) & 1) - 1u; /* all ones while box c stays */
+                lo |= (unsigned)d & in, hi |= (unsigned)(d >> 32) & in;
             }
-            if (lane == 0) kept_word[wb] = kept;
-            __syncwarp();
-        }
-        if (lane == 0) {
-            word_base[0] = 0;
-            for (int w = 0; w < words; w++)
-                word_base[w + 1] = word_base[w] + __popcll(kept_word[w]);
-        }
+#pragma unroll
+            for (int c = 0; c < 32; c++)
+                hi |= (unsigned)(diag[wb][32 + c] >> 32) & (((hi >> c) & 1) - 1u);
+            return ~(lo | (unsigned long long)hi << 32);
+        };
+        auto no_list = [](int, unsigned long long, int) {}; /* listed below, from hand */
+        const int nk = kb_shared_walk::walk(hand, m, max(take, 1), words, fetch, resolve, no_list);
+        if (tid == 0) kept_count = nk;
     }
     __syncthreads();
-    const int kept_n = word_base[words];
+    const int kept_n = kept_count;
     for (int j = tid; j < take; j += kWalkThreads) {
-        const unsigned long long w = kept_word[j / 64], below = (1ull << (j % 64)) - 1;
+        const unsigned long long w = hand.kept[j / 64], below = (1ull << (j % 64)) - 1;
         if ((w >> (j % 64)) & 1) {
-            const int at = word_base[j / 64] + __popcll(w & below);
+            const int at = hand.base[j / 64] + __popcll(w & below);
             kept_raw[at] = raw[j];
             kept_score[at] = score[j];
         }
     }
-    __shared__ int kept_count;
-    if (tid == 0) kept_count = kept_n;
     cluster.sync();
 
     int all = 0;
