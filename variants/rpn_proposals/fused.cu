@@ -18,38 +18,46 @@ namespace {
  * argument of kernels/rpn_proposals.h every cross-level IoU of the shifted
  * boxes is exactly 0, so those tiles are skipped, not approximated. Block
  * (cb, rb, l) decodes its 64 row and 64 column boxes straight from level l's
- * sorted top-k (decode is ~30 flops: cheaper than a pass through memory) and
- * writes mask[l][row][cb], bit c = row suppresses column cb * 64 + c. A
- * filtered-out box neither suppresses nor is suppressed (the walk drops it). */
-__global__ void __launch_bounds__(64)
+ * sorted top-k (decode is ~30 flops: cheaper than a pass through memory) into
+ * shared memory, two warps side by side, then four threads a row test 16
+ * columns each with the screened IoU (kb_nms_iou_above: the division's
+ * decision, dividing only near the threshold) and writes mask[l][row][cb],
+ * bit c = row suppresses column cb * 64 + c. A filtered-out box neither
+ * suppresses nor is suppressed (the walk drops it). */
+constexpr int kMaskThreads = 256, kRowParts = kMaskThreads / 64;
+__global__ void __launch_bounds__(kMaskThreads)
     level_masks(Params p, const float *sel_v, const int *sel_i, const float *anchors,
                 const float *deltas, const int *level_offsets, unsigned long long *mask) {
     const int l = blockIdx.z, rb = blockIdx.y, cb = blockIdx.x, t = threadIdx.x;
     const int take = min(p.pre, p.lv.size[l]), words = (p.pre + 63) / 64;
     if (cb < rb || rb * 64 >= take) return;
-    __shared__ float4 cols[64];
-    __shared__ bool col_ok[64];
-    float4 raw = {}, box = {};
-    float score = -INFINITY;
-    const int j = cb * 64 + t;
-    if (j < take)
-        decode_slot(p, l, anchors, deltas, level_offsets, sel_v[l * p.pre + j],
-                    sel_i[l * p.pre + j], &raw, &box, &score);
-    cols[t] = box;
-    col_ok[t] = score != -INFINITY;
+    __shared__ float4 boxes[2][64]; /* columns, rows */
+    __shared__ bool ok[2][64];
+    if (t < 128) {
+        const int side = t / 64, k = t % 64, j = (side ? rb : cb) * 64 + k;
+        float4 raw = {}, box = {};
+        float score = -INFINITY;
+        if (j < take)
+            decode_slot(p, l, anchors, deltas, level_offsets, sel_v[l * p.pre + j],
+                        sel_i[l * p.pre + j], &raw, &box, &score);
+        boxes[side][k] = box;
+        ok[side][k] = score != -INFINITY;
+    }
     __syncthreads();
-    const int row = rb * 64 + t;
-    if (row >= take) return;
-    score = -INFINITY;
-    decode_slot(p, l, anchors, deltas, level_offsets, sel_v[l * p.pre + row],
-                sel_i[l * p.pre + row], &raw, &box, &score);
+    const int r = t / kRowParts, first = t % kRowParts * (64 / kRowParts), row = rb * 64 + r;
     unsigned long long bits = 0;
-    if (score != -INFINITY)
-        for (int c = cb == rb ? t + 1 : 0; c < 64; c++)
-            if (col_ok[c] && kb_nms_iou(box.x, box.y, box.z, box.w, cols[c].x, cols[c].y, cols[c].z,
-                                        cols[c].w) > p.iou)
+    if (row < take && ok[1][r]) {
+        const float4 a = boxes[1][r];
+        for (int c = cb == rb ? max(first, r + 1) : first; c < first + 64 / kRowParts; c++) {
+            const float4 b = boxes[0][c];
+            if (ok[0][c] && kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, p.iou))
                 bits |= 1ull << c;
-    mask[((size_t)l * p.pre + row) * words + cb] = bits;
+        }
+    }
+    static_assert(kRowParts == 4, "a row's parts are lanes 4r .. 4r + 3");
+    bits |= __shfl_xor_sync(0xffffffffu, bits, 1);
+    bits |= __shfl_xor_sync(0xffffffffu, bits, 2);
+    if (t % kRowParts == 0 && row < take) mask[((size_t)l * p.pre + row) * words + cb] = bits;
 }
 
 /* fused, stage 3: a cluster of one block per level. Each block walks its
@@ -263,7 +271,7 @@ cudaError_t launch_fused_nms(const State *st, const float *anchors, const float 
     const Params &p = st->p;
     const unsigned words = (unsigned)(p.pre + 63) / 64;
     unsigned long long *mask = (unsigned long long *)st->nms_ws;
-    level_masks<<<dim3(words, words, (unsigned)p.lv.count), 64, 0, stream>>>(
+    level_masks<<<dim3(words, words, (unsigned)p.lv.count), kMaskThreads, 0, stream>>>(
         p, st->sel_v, st->sel_i, anchors, deltas, level_offsets, mask);
     cudaError_t rc = cudaGetLastError();
     if (rc != cudaSuccess) return rc;
