@@ -258,22 +258,26 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     int *rank_to_input = (int *)(diag + n);
     int t = threadIdx.x, lane = t & 31;
     /* A thread per (word, row of each 64-row pass): only the words the walk
-     * reads, every pass's load in flight before the first store (one L2
-     * latency, not one a pass); the diagonal and the ranking alongside. */
+     * reads, half the passes' loads in flight before their stores (two L2
+     * latencies, not one a pass; all sixteen at once spill under the
+     * 1024-thread register cap); the diagonal and the ranking alongside. */
     constexpr int kPasses = 64 * kSmallWalkWords / (kSmallWalkThreads / kSmallWalkWords);
+    constexpr int kBatch = kPasses / 2;
     const int w = t % kSmallWalkWords, r0 = t / kSmallWalkWords;
-    u64 v[kPasses];
-#pragma unroll
-    for (int p = 0; p < kPasses; p++) {
-        int r = r0 + p * (kSmallWalkThreads / kSmallWalkWords);
-        if (r < n && w < words && w > r / 64) v[p] = mask[(size_t)r * words + w];
-    }
     u64 d = t < n ? diag_col[t] : 0;
     int o = t < n ? (order ? order[t] : t) : 0;
+    for (int p0 = 0; p0 < kPasses; p0 += kBatch) {
+        u64 v[kBatch];
 #pragma unroll
-    for (int p = 0; p < kPasses; p++) {
-        int r = r0 + p * (kSmallWalkThreads / kSmallWalkWords);
-        if (r < n && w < words && w > r / 64) rows[r * words + w] = v[p];
+        for (int p = 0; p < kBatch; p++) {
+            int r = r0 + (p0 + p) * (kSmallWalkThreads / kSmallWalkWords);
+            if (r < n && w < words && w > r / 64) v[p] = mask[(size_t)r * words + w];
+        }
+#pragma unroll
+        for (int p = 0; p < kBatch; p++) {
+            int r = r0 + (p0 + p) * (kSmallWalkThreads / kSmallWalkWords);
+            if (r < n && w < words && w > r / 64) rows[r * words + w] = v[p];
+        }
     }
     if (t < n) diag[t] = d, rank_to_input[t] = o;
     __syncthreads();

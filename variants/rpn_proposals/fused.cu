@@ -164,11 +164,10 @@ __global__ void __launch_bounds__(kWalkThreads)
             return ~(lo | (unsigned long long)hi << 32);
         };
         auto no_list = [](int, unsigned long long, int) {}; /* listed below, from hand */
-        const int nk = kb_shared_walk::walk(hand, m, max(take, 1), words, fetch, resolve, no_list);
-        if (tid == 0) kept_count = nk;
+        kb_shared_walk::walk(hand, m, max(take, 1), words, fetch, resolve, no_list);
     }
     __syncthreads();
-    const int kept_n = kept_count;
+    const int kept_n = hand.base[words - 1] + __popcll(hand.kept[words - 1]);
     for (int j = tid; j < take; j += kWalkThreads) {
         const unsigned long long w = hand.kept[j / 64], below = (1ull << (j % 64)) - 1;
         if ((w >> (j % 64)) & 1) {
@@ -177,6 +176,7 @@ __global__ void __launch_bounds__(kWalkThreads)
             kept_score[at] = score[j];
         }
     }
+    if (tid == 0) kept_count = kept_n;
     cluster.sync();
 
     int all = 0;
