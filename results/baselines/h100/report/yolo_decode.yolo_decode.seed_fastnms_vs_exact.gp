@@ -7,7 +7,7 @@ set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
 set title "yolo_decode: seed_fastnms vs the fastest exact variant (cold mode) — NVIDIA H100 80GB HBM3"
-set xtics ("(defaults)\nvs atomic_bitmask" 0, "b=8\nvs atomic_greedy" 1, "b=32\nvs atomic_greedy" 2)
+set xtics ("(defaults)\nvs atomic_greedy" 0, "b=8\nvs atomic_greedy" 1, "b=32\nvs atomic_greedy" 2)
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set style data histogram
