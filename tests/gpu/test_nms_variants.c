@@ -142,17 +142,21 @@ KB_TEST(nms_variants_keep_zero_area_boxes) {
     expect_all_variants_match(&t, "zero-area boxes");
 }
 
-/* Boxes k < len in a row, each overlapping the next at IoU 0.54 and the one
- * after at 0.25, scores falling along the row: greedy keeps every other box,
- * and each decision waits on the one before (a chain of len, within a
- * 64-box block and across blocks); the other boxes lie far apart. */
-static void expect_chain_matches(int len, const char *what) {
+/* Boxes first <= k < first + len in a row, each overlapping the next at IoU
+ * 0.54 and the one after at 0.25, scores falling with k: greedy keeps every
+ * other box of the row, and each decision waits on the one before (a chain of
+ * len, within a 64-box block and across blocks); the other boxes lie far
+ * apart. From first = 0 box 63 of each block is removed, so no kept box
+ * reaches across a block edge; from first = 1 box 63 is kept and removes box
+ * 64 of the next block (the walks' carry). */
+static void expect_chain_matches(int first, int len, const char *what) {
     nms_case t;
     make_case(&t, "1000", "uniform", "1", "0", "0.5");
     float *b = boxes_of(&t), *s = kb_tensors_find(&t.in, "scores")->data;
     for (int k = 0; k < 1000; k++) {
-        const float x = k < len ? 3.0f * (float)k : 40.0f * (float)(k % 50),
-                    y = k < len ? 0.0f : 100.0f + 40.0f * (float)(k / 50);
+        const int in_row = k >= first && k < first + len;
+        const float x = in_row ? 3.0f * (float)(k - first) : 40.0f * (float)(k % 50),
+                    y = in_row ? 0.0f : 100.0f + 40.0f * (float)(k / 50);
         const float box[4] = {x, y, x + 10, y + 10};
         memcpy(b + 4 * k, box, sizeof box);
         s[k] = 1.0f - (float)k / 2048.0f;
@@ -162,6 +166,7 @@ static void expect_chain_matches(int len, const char *what) {
 
 KB_TEST(nms_variants_decide_suppression_chains_within_and_across_blocks) {
     KB_REQUIRE_DEVICE();
-    expect_chain_matches(40, "a chain of 40 boxes");
-    expect_chain_matches(1000, "a chain of 1000 boxes");
+    expect_chain_matches(0, 40, "a chain of 40 boxes");
+    expect_chain_matches(0, 1000, "a chain of 1000 boxes");
+    expect_chain_matches(1, 999, "a chain of 999 boxes from rank 1: kept boxes at block edges");
 }
