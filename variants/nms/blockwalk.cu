@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     if (t < n) diag[t] = d, rank_to_input[t] = o;
     __syncthreads();
     if (t >= kb_shared_walk::kRoleThreads) return;
-    /* Block j's diagonal column words, read before warp 0 waits. */
+    /* Block j's diagonal column words, loaded before warp 0 reads its removed word. */
     auto fetch = [&](int j) {
         return make_ulonglong2(diag[min(64 * j + lane, n - 1)],
                                diag[min(64 * j + lane + 32, n - 1)]);
