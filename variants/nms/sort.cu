@@ -16,6 +16,7 @@
  * launch-bound).
  */
 #include "nms.h"
+#include "variants/common/block_bitonic.cuh"
 #include "variants/common/nms_device.cuh"
 
 #include <cub/cub.cuh>
@@ -53,37 +54,10 @@ __device__ __forceinline__ unsigned long long rank_key(float score, int index) {
     return (unsigned long long)~u << 32 | (unsigned)index;
 }
 
-/* Bitonic network, one key per thread, kSize threads (a power of two >= n):
- * fully unrolled, so each stage is a handful of instructions (the loop form
- * spent ~45 a stage on its own bookkeeping: 18 us at 1000 boxes in ncu).
- * Partners closer than 32 are in the same warp (shuffles); the strides >= 32
- * go through shared memory, two buffers taking turns, so one barrier a stage
- * (15 of the 55 stages at 1024). Each thread also stages its own input box
- * in shared memory at the start, so the gather at the end reads no global
- * memory after the sort. */
-template <int kSize>
-__device__ __forceinline__ unsigned long long bitonic_sort(unsigned long long v,
-                                                           unsigned long long (*key)[kSize]) {
-    int t = threadIdx.x, buf = 0;
-#pragma unroll
-    for (int k = 2; k <= kSize; k <<= 1)
-#pragma unroll
-        for (int j = k >> 1; j > 0; j >>= 1) {
-            unsigned long long other;
-            if (j >= 32) {
-                key[buf][t] = v;
-                __syncthreads();
-                other = key[buf][t ^ j];
-                buf ^= 1;
-            } else {
-                other = __shfl_xor_sync(0xffffffffu, v, j);
-            }
-            bool keep_min = ((t & k) == 0) == ((t & j) == 0);
-            v = (other < v) == keep_min ? other : v; /* keys are distinct but the pads */
-        }
-    return v;
-}
-
+/* The small sort: kb_block_bitonic (variants/common/block_bitonic.cuh), a
+ * thread per key. Each thread also stages its own input box in shared memory
+ * at the start, so the gather at the end reads no global memory after the
+ * sort. */
 template <int kSize>
 __global__ void __launch_bounds__(kSize)
     small_sort_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
@@ -98,7 +72,7 @@ __global__ void __launch_bounds__(kSize)
         box[t] = boxes[t];
         if (classes_sorted) cls[t] = classes[t];
     }
-    v = bitonic_sort<kSize>(v, key);
+    v = kb_block_bitonic<kSize>(v, key);
     __syncthreads(); /* box[] and cls[] written by every thread */
     if (t < n) {
         int i = (int)(unsigned)v;
@@ -116,7 +90,7 @@ __global__ void __launch_bounds__(kChunk)
     chunk_sort_kernel(const float *scores, int n, unsigned long long *sorted) {
     __shared__ unsigned long long key[2][kChunk];
     int t = threadIdx.x, i = blockIdx.x * kChunk + t;
-    unsigned long long v = bitonic_sort<kChunk>(i < n ? rank_key(scores[i], i) : ~0ull, key);
+    unsigned long long v = kb_block_bitonic<kChunk>(i < n ? rank_key(scores[i], i) : ~0ull, key);
     if (i < n) sorted[i] = v; /* pads sort last: position t < the chunk's size */
 }
 

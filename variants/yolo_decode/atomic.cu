@@ -44,7 +44,7 @@ __device__ int load_sorted(const stage_smem &s, const kb_yolo_params &p, int img
     int m = min(counts[img], p.max_det);
     for (int r = threadIdx.x; r < m; r += blockDim.x)
         s.keys[r] = slots[(size_t)img * p.max_det + r];
-    block_sort(s.keys, m);
+    block_sort(s.keys, m, stage_scratch());
     return m;
 }
 
@@ -111,23 +111,60 @@ __global__ void finalize(kb_yolo_params p, const int *counts, const int *keep, c
 }
 
 /* atomic_greedy's stage: the exact top max_det of the image's slots (all its
- * candidates), sorted; block greedy NMS; count and dets. */
+ * candidates), sorted; block greedy NMS; count and dets. Image blockIdx.x /
+ * parts: with parts > 1 a cluster of that many blocks, each selecting,
+ * sorting and loading the same candidates, splits the mask build
+ * (greedy_nms), and its block 0 walks and writes. */
 __global__ void __launch_bounds__(kThreads)
-    greedy_stage(const float *pred, const float *d2i, kb_yolo_params p, const int *counts,
+    greedy_stage(const float *pred, const float *d2i, kb_yolo_params p, int parts, int *counts,
                  const u64 *slots, const int *cls_of, u64 *mask_ws, int *count, float *dets) {
     extern __shared__ __align__(16) unsigned char smem[];
     stage_smem s = carve(smem, p.max_det);
-    const int img = blockIdx.x;
+    const int img = blockIdx.x / parts, part = blockIdx.x - img * parts;
     const int m = take_top(s, slots + (size_t)img * p.n, counts[img], p.max_det);
-    block_sort(s.keys, m);
-    finish_image<false>(s, m, pred, d2i, p, img, cls_of, mask_ws, count, dets);
+    block_sort(s.keys, m, stage_scratch());
+    load_candidates(s, m, pred, d2i, p, img, cls_of);
+    const int nk =
+        greedy_nms(s, m, p.iou, p.max_out,
+                   mask_ws + (size_t)img * (size_t)p.max_det * words_of(p.max_det), part, parts);
+    /* Every block of the image read its count before greedy_nms's barrier:
+     * zeroed for the next run (setup zeroes them first), no memset launch. */
+    if (part == 0 && threadIdx.x == 0) counts[img] = 0;
+    if (part == 0) write_dets(s, nk, p, img, count, dets);
+}
+
+/* Blocks a cluster for atomic_greedy's stage: the most (8, 4, 2) whose
+ * clusters of 1024-thread blocks can all be resident at once for b images,
+ * as the device reports (cudaOccupancyMaxActiveClusters); 1 (no cluster)
+ * before 9.0 or when none fits. At b = 1 on an H100: 8. */
+int greedy_parts(int b, size_t smem) {
+    if (kb_gpu_require(KB_CC_CLUSTERS, "thread block clusters", nullptr) != KB_OK) return 1;
+    for (int parts = 8; parts > 1; parts /= 2) {
+        cudaLaunchConfig_t probe = {};
+        probe.gridDim = dim3((unsigned)(b * parts));
+        probe.blockDim = dim3(kThreads);
+        probe.dynamicSmemBytes = smem;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)parts;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        probe.attrs = attr;
+        probe.numAttrs = 1;
+        int clusters = 0;
+        const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, greedy_stage, &probe);
+        cudaGetLastError();
+        if (err == cudaSuccess && clusters >= b) return parts;
+    }
+    return 1;
 }
 
 enum kind { kFastNms, kBitmask, kGreedy };
 
 struct state : host_state {
     kind how;
-    int cap; /* slots per image */
+    int cap;   /* slots per image */
+    int parts; /* atomic_greedy: blocks a cluster for an image's stage */
     int *counts, *cls_of, *keep, *nk;
     u64 *slots, *keys, *mask;
     float4 *boxes;
@@ -194,7 +231,17 @@ int bitmask_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e)
     return setup<kBitmask>(c, pad_stage, out, e);
 }
 int greedy_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e) {
-    return setup<kGreedy>(c, greedy_stage, out, e);
+    const int rc = setup<kGreedy>(c, greedy_stage, out, e);
+    if (rc == KB_OK) {
+        state *st = (state *)*out;
+        st->parts = greedy_parts(st->p.b, stage_smem_bytes(st->p.max_det));
+        if (cudaMemset(st->counts, 0, (size_t)st->p.b * 4) != cudaSuccess) {
+            free_state(st);
+            *out = nullptr;
+            return kb_cuda_check(cudaGetLastError(), "cudaMemset(counts)", e);
+        }
+    }
+    return rc;
 }
 
 int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
@@ -203,7 +250,8 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     const kb_yolo_params &p = st->p;
     io t = io_of(dev_in, dev_out);
     size_t smem = stage_smem_bytes(p.max_det);
-    KB_CUDA_TRY(cudaMemsetAsync(st->counts, 0, (size_t)p.b * 4, stream), e);
+    /* atomic_greedy's stage zeroes the counts it has read */
+    if (st->how != kGreedy) KB_CUDA_TRY(cudaMemsetAsync(st->counts, 0, (size_t)p.b * 4, stream), e);
     kb_nvtx_push("decode");
     dim3 grid((p.n + kDecodeThreads - 1) / kDecodeThreads, p.b);
     decode_atomic<<<grid, kDecodeThreads, 0, stream>>>(t.pred, p, st->cap, st->counts, st->slots,
@@ -219,9 +267,23 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     }
     if (st->how == kGreedy) {
         kb_nvtx_push("select+sort+nms");
-        greedy_stage<<<p.b, kThreads, smem, stream>>>(t.pred, t.d2i, p, st->counts, st->slots,
-                                                      st->cls_of, st->mask, t.count, t.dets);
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3((unsigned)(p.b * st->parts));
+        cfg.blockDim = dim3(kThreads);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = stream;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)st->parts;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = st->parts > 1 ? 1 : 0;
+        cudaError_t err = cudaLaunchKernelEx(&cfg, greedy_stage, t.pred, t.d2i, p, st->parts,
+                                             st->counts, (const u64 *)st->slots,
+                                             (const int *)st->cls_of, st->mask, t.count, t.dets);
         kb_nvtx_pop();
+        if (err != cudaSuccess) return kb_cuda_check(err, "greedy_stage", e);
         return kb_cuda_check(cudaGetLastError(), "greedy_stage", e);
     }
     kb_nvtx_push("sort");

@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
     int k = kept;
-    block_sort(keys, k);
+    block_sort(keys, k, nullptr); /* the looped sort: no scratch beside the keys */
     int nk = min(k, p.max_out);
     float *out = dets + (size_t)img * p.max_out * 6;
     for (int t = threadIdx.x; t < p.max_out * 6; t += blockDim.x) {

@@ -14,6 +14,8 @@
 #ifndef KB_YOLO_DEVICE_CUH
 #define KB_YOLO_DEVICE_CUH
 
+#include "../common/arch.cuh"
+#include "../common/block_bitonic.cuh"
 #include "../common/block_scan.cuh"
 #include "../common/greedy_resolve.cuh"
 #include "nms_iou.h"
@@ -131,8 +133,29 @@ __device__ inline void score_warp(const float *pred, const kb_yolo_params &p, in
     }
 }
 
-/* Ascending bitonic sort of keys[0, m) in shared memory (pads [m, pow2) with kNone). */
-__device__ inline void block_sort(u64 *keys, int m) {
+/* 16 KB of the stage kernels' static shared memory, used in turn: the two
+ * key buffers of block_sort's network, then the class buckets of greedy_nms's
+ * mask build. */
+constexpr int kScratchWords = 2 * kThreads;
+__device__ inline u64 *stage_scratch() {
+    __shared__ u64 words[kScratchWords];
+    return words;
+}
+
+/* Ascending sort of keys[0, m) in shared memory, visible to the block on
+ * return. With a scratch of kScratchWords (stage_scratch) and up to kThreads
+ * keys: the unrolled network (kb_block_bitonic), a key per thread, pads of
+ * kNone sorting last. Else a looped bitonic sort over keys[0, pow2 >= m)
+ * (pads [m, pow2) with kNone). */
+__device__ inline void block_sort(u64 *keys, int m, u64 *scratch) {
+    if (scratch && m <= kThreads) {
+        const int t = threadIdx.x;
+        u64 v = t < m ? keys[t] : kNone;
+        v = kb_block_bitonic<kThreads>(v, reinterpret_cast<u64(*)[kThreads]>(scratch));
+        if (t < m) keys[t] = v;
+        __syncthreads();
+        return;
+    }
     int len = pow2_at_least(m);
     for (int i = m + threadIdx.x; i < len; i += blockDim.x) keys[i] = kNone;
     __syncthreads();
@@ -267,31 +290,33 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
     return nk;
 }
 
-/* Class-bucket words of the greedy mask build (greedy_nms): 16 KB of shared
- * memory, buckets x words of them. */
-constexpr int kBucketWords = 2048;
-
 /* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
- * keep list in s.keep. mask: this image's max_det x words_of(max_det) words. */
-__device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask) {
+ * keep list in s.keep. mask: this image's max_det x words_of(max_det) words.
+ * The mask build may be split over the `parts` blocks of a thread block
+ * cluster (9.0+), each block holding the same candidates: block `part` builds
+ * every parts-th slice of the (row, word) items, the cluster's barrier makes
+ * them visible, and part 0 alone walks (the others return 0 and write
+ * nothing). parts = 1: the block does it all, no cluster. */
+__device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask,
+                                 int part = 0, int parts = 1) {
     __shared__ int s_nk;
-    __shared__ u64 bucket_bits[kBucketWords];
+    u64 *bucket_bits = stage_scratch();
     int words = words_of(m);
     /* Word w of row r: which columns share r's class bucket (class mod
-     * buckets, as many buckets as kBucketWords allows: one per class up to
-     * 2048 / words classes) comes from one shared word, built by one
+     * buckets, as many buckets as the scratch's words allow: one per class up
+     * to 2048 / words classes) comes from one shared word, built by one
      * atomicOr per candidate; the IoU (screened: no division on most pairs)
      * runs only for those columns whose class equals r's. Boxes of another
      * class never suppress (class-aware NMS), and on detector output few
      * pairs share a class: testing every pair, or comparing every pair's
      * classes, was most of the stage on one SM. */
-    const int buckets = kBucketWords / max(words, 1);
+    const int buckets = kScratchWords / max(words, 1);
     for (int t = threadIdx.x; t < buckets * words; t += blockDim.x) bucket_bits[t] = 0;
     __syncthreads();
     for (int j = threadIdx.x; j < m; j += blockDim.x)
         atomicOr(&bucket_bits[(s.cls[j] % buckets) * words + (j >> 6)], 1ull << (j & 63));
     __syncthreads();
-    for (int t = threadIdx.x; t < m * words; t += blockDim.x) {
+    for (int t = part * blockDim.x + threadIdx.x; t < m * words; t += parts * blockDim.x) {
         int r = t / words, w = t - r * words;
         if (w < (r >> 6)) continue;
         const int cr = s.cls[r];
@@ -310,7 +335,13 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
         }
         mask[(size_t)r * words + w] = bits;
     }
-    __syncthreads(); /* the block's mask words visible to warp 0 */
+    /* Every part's mask words visible to part 0's warp 0 (the cluster's
+     * barrier releases and acquires at cluster scope, global memory too). */
+    if (parts > 1)
+        kb_this_cluster().sync();
+    else
+        __syncthreads();
+    if (part != 0) return 0;
     if (threadIdx.x < 32) {
         const int nk = greedy_walk(s, m, max_out, mask);
         if (threadIdx.x == 0) s_nk = nk;
@@ -434,7 +465,7 @@ __device__ inline void fused_image(unsigned char *smem, const float *pred, const
     }
     __syncthreads(); /* the global keys and classes visible to the block */
     int m = cnt > p.max_det ? take_top(s, cand, cnt, p.max_det) : cnt;
-    block_sort(s.keys, m);
+    block_sort(s.keys, m, stage_scratch());
     finish_image<false>(s, m, pred, d2i, p, img, cls_ws, mask_ws, count, dets);
 }
 
@@ -458,12 +489,12 @@ struct host_state {
 
 /* Every variant's block stage holds max_det candidates in shared memory:
  * max_det = 4096 takes 135 KB, more than a 99 KB-class GPU (L4, RTX 4090)
- * gives a block. The stage kernels' static arrays take the greedy mask
- * build's class buckets and under 2 KB besides. */
+ * gives a block. The stage kernels' static arrays take the stage scratch
+ * (stage_scratch) and under 2 KB besides. */
 inline int stage_fits(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
     const int max_det = kb_yolo_params_of(c).max_det;
-    const size_t need = stage_smem_bytes(max_det) + sizeof(u64) * kBucketWords + 2048;
+    const size_t need = stage_smem_bytes(max_det) + sizeof(u64) * kScratchWords + 2048;
     if (!g || need <= g->smem_optin) return KB_OK;
     kb_fail(why, "max_det=%d: the block stage needs %zu bytes of shared memory, this %s offers %zu",
             max_det, need, g->name, g->smem_optin);
