@@ -128,4 +128,23 @@ __device__ __forceinline__ kb_no_cluster kb_this_cluster() {
 }
 #endif
 
+/* The cluster barrier's two halves, for a block that must know every block
+ * of its cluster has started before it writes to their shared memory: arrive
+ * (relaxed: no memory ordering) early, wait just before the first remote
+ * access. Every thread of the block calls both, converged. */
+__device__ __forceinline__ void kb_cluster_arrive_relaxed() {
+#if KB_SM90
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+__device__ __forceinline__ void kb_cluster_wait() {
+#if KB_SM90
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
 #endif

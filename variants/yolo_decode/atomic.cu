@@ -114,23 +114,57 @@ __global__ void finalize(kb_yolo_params p, const int *counts, const int *keep, c
  * candidates), sorted; block greedy NMS; count and dets. Image blockIdx.x /
  * parts: with parts > 1 a cluster of that many blocks, each selecting,
  * sorting and loading the same candidates, splits the mask build
- * (greedy_nms), and its block 0 walks and writes. */
+ * (greedy_nms), and its block 0 walks and writes. rows_at: where the mask
+ * rows start in the dynamic shared memory when they are walked there, else
+ * 0 (the mask in mask_ws). */
 __global__ void __launch_bounds__(kThreads)
-    greedy_stage(const float *pred, const float *d2i, kb_yolo_params p, int parts, int *counts,
-                 const u64 *slots, const int *cls_of, u64 *mask_ws, int *count, float *dets) {
+    greedy_stage(const float *pred, const float *d2i, kb_yolo_params p, int parts, size_t rows_at,
+                 int *counts, const u64 *slots, const int *cls_of, u64 *mask_ws, int *count,
+                 float *dets) {
     extern __shared__ __align__(16) unsigned char smem[];
     stage_smem s = carve(smem, p.max_det);
+    u64 *rows = rows_at ? (u64 *)(smem + rows_at) : nullptr;
     const int img = blockIdx.x / parts, part = blockIdx.x - img * parts;
+    if (rows && parts > 1) kb_cluster_arrive_relaxed(); /* waited on before block 0's rows */
     const int m = take_top(s, slots + (size_t)img * p.n, counts[img], p.max_det);
     block_sort(s.keys, m, stage_scratch());
     load_candidates(s, m, pred, d2i, p, img, cls_of);
-    const int nk =
-        greedy_nms(s, m, p.iou, p.max_out,
-                   mask_ws + (size_t)img * (size_t)p.max_det * words_of(p.max_det), part, parts);
+    const int nk = greedy_nms(s, m, p.iou, p.max_out,
+                              mask_ws + (size_t)img * (size_t)p.max_det * words_of(p.max_det), rows,
+                              part, parts);
+    if (nk < 0) return;
     /* Every block of the image read its count before greedy_nms's barrier:
      * zeroed for the next run (setup zeroes them first), no memset launch. */
-    if (part == 0 && threadIdx.x == 0) counts[img] = 0;
-    if (part == 0) write_dets(s, nk, p, img, count, dets);
+    if (threadIdx.x == 0) counts[img] = 0;
+    write_dets(s, nk, p, img, count, dets, rows ? kb_shared_walk::kRoleThreads : kThreads);
+}
+
+/* Where atomic_greedy's stage puts the mask rows in its dynamic shared
+ * memory: after the stage's arrays, 16-byte aligned. */
+size_t rows_offset(int max_det) {
+    return (stage_smem_bytes(max_det) + 15) / 16 * 16;
+}
+
+/* The stage's dynamic shared memory with the mask rows walked there
+ * (max_det <= 1024: 128 KB of rows at 1024), with the kernel's attribute
+ * raised to it; 0 where they do not fit this device's per-block opt-in (the
+ * mask then stays in global memory, walked by warp 0). */
+size_t greedy_rows_smem(int max_det) {
+    const kb_gpu *g = kb_gpu_current();
+    cudaFuncAttributes a;
+    if (max_det > 64 * kSmemWalkWords || !g ||
+        cudaFuncGetAttributes(&a, greedy_stage) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    const size_t bytes = rows_offset(max_det) + smem_rows_bytes(max_det);
+    if (bytes + a.sharedSizeBytes > g->smem_optin ||
+        cudaFuncSetAttribute(greedy_stage, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return bytes;
 }
 
 /* Blocks a cluster for atomic_greedy's stage: the most (8, 4, 2) whose
@@ -163,8 +197,10 @@ enum kind { kFastNms, kBitmask, kGreedy };
 
 struct state : host_state {
     kind how;
-    int cap;   /* slots per image */
-    int parts; /* atomic_greedy: blocks a cluster for an image's stage */
+    int cap;          /* slots per image */
+    int parts;        /* atomic_greedy: blocks a cluster for an image's stage */
+    size_t rows_smem; /* atomic_greedy: its stage's dynamic shared memory with the mask rows
+                       * in it, 0: the mask in global memory */
     int *counts, *cls_of, *keep, *nk;
     u64 *slots, *keys, *mask;
     float4 *boxes;
@@ -234,7 +270,9 @@ int greedy_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e) 
     const int rc = setup<kGreedy>(c, greedy_stage, out, e);
     if (rc == KB_OK) {
         state *st = (state *)*out;
-        st->parts = greedy_parts(st->p.b, stage_smem_bytes(st->p.max_det));
+        st->rows_smem = greedy_rows_smem(st->p.max_det);
+        st->parts =
+            greedy_parts(st->p.b, st->rows_smem ? st->rows_smem : stage_smem_bytes(st->p.max_det));
         if (cudaMemset(st->counts, 0, (size_t)st->p.b * 4) != cudaSuccess) {
             free_state(st);
             *out = nullptr;
@@ -270,7 +308,7 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3((unsigned)(p.b * st->parts));
         cfg.blockDim = dim3(kThreads);
-        cfg.dynamicSmemBytes = smem;
+        cfg.dynamicSmemBytes = st->rows_smem ? st->rows_smem : smem;
         cfg.stream = stream;
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -280,6 +318,7 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
         cfg.attrs = attr;
         cfg.numAttrs = st->parts > 1 ? 1 : 0;
         cudaError_t err = cudaLaunchKernelEx(&cfg, greedy_stage, t.pred, t.d2i, p, st->parts,
+                                             st->rows_smem ? rows_offset(p.max_det) : (size_t)0,
                                              st->counts, (const u64 *)st->slots,
                                              (const int *)st->cls_of, st->mask, t.count, t.dets);
         kb_nvtx_pop();

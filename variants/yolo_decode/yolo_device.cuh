@@ -18,6 +18,7 @@
 #include "../common/block_bitonic.cuh"
 #include "../common/block_scan.cuh"
 #include "../common/greedy_resolve.cuh"
+#include "../common/shared_walk.cuh"
 #include "nms_iou.h"
 #include "yolo_decode.h"
 
@@ -290,15 +291,31 @@ __device__ inline int greedy_walk(const stage_smem &s, int m, int max_out, const
     return nk;
 }
 
+/* The most mask words a row may have for the mask to be walked from shared
+ * memory (kb_shared_walk): max_det <= 1024. */
+constexpr int kSmemWalkWords = 16;
+/* Shared memory of the mask rows walked there: max_det rows of their words. */
+inline size_t smem_rows_bytes(int max_det) {
+    return (size_t)max_det * (size_t)words_of(max_det) * 8;
+}
+
 /* Greedy NMS of the m sorted candidates; returns the keep count (<= max_out),
- * keep list in s.keep. mask: this image's max_det x words_of(max_det) words.
+ * keep list in s.keep. mask: this image's max_det x words_of(max_det) words
+ * in global memory, or `rows` (max_det <= 1024): the mask rows in this
+ * block's shared memory (smem_rows_bytes), walked there by
+ * kb_shared_walk's roles instead of warp 0 alone.
  * The mask build may be split over the `parts` blocks of a thread block
  * cluster (9.0+), each block holding the same candidates: block `part` builds
- * every parts-th slice of the (row, word) items, the cluster's barrier makes
- * them visible, and part 0 alone walks (the others return 0 and write
- * nothing). parts = 1: the block does it all, no cluster. */
+ * every parts-th slice of the (row, word) items (into block 0's `rows` when
+ * in shared memory: the caller has arrived at the cluster's barrier
+ * (kb_cluster_arrive_relaxed) first), the cluster's barrier makes them
+ * visible, and part 0 alone walks. parts = 1: the block does it all, no
+ * cluster. Returns -1 in the threads that are done: every thread of the
+ * other parts, and with `rows` every thread but the walk's roles
+ * (kb_shared_walk::kRoleThreads), which return the count and must write the
+ * dets by themselves. */
 __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_out, u64 *mask,
-                                 int part = 0, int parts = 1) {
+                                 u64 *rows = nullptr, int part = 0, int parts = 1) {
     __shared__ int s_nk;
     u64 *bucket_bits = stage_scratch();
     int words = words_of(m);
@@ -311,6 +328,13 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
      * pairs share a class: testing every pair, or comparing every pair's
      * classes, was most of the stage on one SM. */
     const int buckets = kScratchWords / max(words, 1);
+    u64 *out = mask;
+    if (rows && parts > 1) {
+        kb_cluster_wait(); /* block 0 has started (the caller arrived) */
+        out = kb_this_cluster().map_shared_rank(rows, 0);
+    } else if (rows) {
+        out = rows;
+    }
     for (int t = threadIdx.x; t < buckets * words; t += blockDim.x) bucket_bits[t] = 0;
     __syncthreads();
     for (int j = threadIdx.x; j < m; j += blockDim.x)
@@ -333,7 +357,7 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
             if (s.cls[j] == cr && kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr))
                 bits |= 1ull << q;
         }
-        mask[(size_t)r * words + w] = bits;
+        out[(size_t)r * words + w] = bits;
     }
     /* Every part's mask words visible to part 0's warp 0 (the cluster's
      * barrier releases and acquires at cluster scope, global memory too). */
@@ -341,7 +365,36 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
         kb_this_cluster().sync();
     else
         __syncthreads();
-    if (part != 0) return 0;
+    if (part != 0) return -1;
+    if (rows) {
+        /* Only the walk's roles go on: they walk, then write the dets. */
+        if (threadIdx.x >= kb_shared_walk::kRoleThreads) return -1;
+        __shared__ kb_shared_walk::state<kSmemWalkWords> hand;
+        const int lane = threadIdx.x & 31;
+        /* Block j's diagonal words (rows 64 j + lane, + 32), read before
+         * warp 0's removed word. */
+        auto fetch = [&](int j) {
+            const int r0 = 64 * j + lane, r1 = r0 + 32;
+            return make_ulonglong2(r0 < m ? rows[r0 * words + j] : 0ull,
+                                   r1 < m ? rows[r1 * words + j] : 0ull);
+        };
+        auto resolve = [&](int j, ulonglong2 d, u64 removed, int nk) {
+            const int nb = min(64, m - 64 * j);
+            const u64 valid = nb == 64 ? ~0ull : (1ull << nb) - 1;
+            u64 kept = nk < max_out ? kb_greedy_resolve64(d.x, d.y, valid & ~removed) : 0ull;
+            for (int left = max_out - nk; __popcll(kept) > left;)
+                kept &= ~(1ull << (63 - __clzll(kept)));
+            return kept;
+        };
+        auto keep = [&](int j, u64 kb, int base) {
+            for (int b = lane; b < 64; b += 32)
+                if ((kb >> b) & 1) s.keep[base + __popcll(kb & ((1ull << b) - 1))] = 64 * j + b;
+        };
+        const int nk = kb_shared_walk::walk(hand, rows, m, words, fetch, resolve, keep);
+        if (threadIdx.x == 0) s_nk = nk;
+        kb_shared_walk::step_barrier(); /* the count and the last keeps */
+        return s_nk;
+    }
     if (threadIdx.x < 32) {
         const int nk = greedy_walk(s, m, max_out, mask);
         if (threadIdx.x == 0) s_nk = nk;
@@ -369,11 +422,12 @@ __device__ inline int fast_nms(const stage_smem &s, int m, float thr, int max_ou
     return min(base, max_out);
 }
 
-/* Write count[img] and dets[img] (rows past the count zeroed). */
+/* Write count[img] and dets[img] (rows past the count zeroed), by the
+ * block's first `threads` threads. */
 __device__ inline void write_dets(const stage_smem &s, int nk, const kb_yolo_params &p, int img,
-                                  int *count, float *dets) {
+                                  int *count, float *dets, int threads) {
     float *out = dets + (size_t)img * (size_t)p.max_out * 6;
-    for (int t = threadIdx.x; t < p.max_out * 6; t += blockDim.x) {
+    for (int t = threadIdx.x; t < p.max_out * 6; t += threads) {
         int k = t / 6, j = t - 6 * k;
         float v = 0.0f;
         if (k < nk) {
@@ -403,7 +457,7 @@ __device__ inline void finish_image(const stage_smem &s, int m, const float *pre
     else
         nk = greedy_nms(s, m, p.iou, p.max_out,
                         mask_ws + (size_t)img * (size_t)p.max_det * words_of(p.max_det));
-    write_dets(s, nk, p, img, count, dets);
+    write_dets(s, nk, p, img, count, dets, blockDim.x);
 }
 
 /* The keys of image img's top max_det candidates into s.keys[0, m), unsorted,
