@@ -13,6 +13,7 @@
 #define KB_TOPK_DEVICE_CUH
 
 #include "kbench.h"
+#include "topk.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -45,5 +46,26 @@ kb_topk_coop *kb_topk_coop_new(const int64_t *len, int segments, int k, int *sta
 cudaError_t kb_topk_coop_run(const kb_topk_coop *plan, const float *values, const int *offsets,
                              float *out_v, int *out_i, int *out_n, cudaStream_t stream);
 void kb_topk_coop_delete(kb_topk_coop *plan);
+
+/* The selects' first pass (radix_select, coop_select): a block of kThreads
+ * reads src[0, m) with kBatch loads in flight per thread, and hands each
+ * value's radix key (kb_topk_key) with its place to f(i, key), which stores
+ * and counts it. */
+template <int kThreads, int kBatch, class F>
+__device__ __forceinline__ void kb_topk_load_keys(const float *src, int m, F f) {
+    for (int i0 = (int)threadIdx.x; i0 < m; i0 += kBatch * kThreads) {
+        float v[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; u++) {
+            const int i = i0 + u * kThreads;
+            v[u] = i < m ? __ldg(src + i) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; u++) {
+            const int i = i0 + u * kThreads;
+            if (i < m) f(i, kb_topk_key(v[u]));
+        }
+    }
+}
 
 #endif

@@ -73,23 +73,10 @@ struct Grid {
  * kb_grid_flush_hist barrier publishes both. */
 __device__ __forceinline__ void load_keys(const float *seg, int lo, int hi, uint32_t *keys,
                                           unsigned *sh) {
-    for (int base = lo + (int)threadIdx.x; base < hi; base += kThreads * kLoadBatch) {
-        float v[kLoadBatch];
-#pragma unroll
-        for (int u = 0; u < kLoadBatch; u++) {
-            const int i = base + u * kThreads;
-            v[u] = i < hi ? __ldg(seg + i) : 0.f;
-        }
-#pragma unroll
-        for (int u = 0; u < kLoadBatch; u++) {
-            const int i = base + u * kThreads;
-            if (i < hi) {
-                const uint32_t key = kb_topk_key(v[u]);
-                keys[i - lo] = key;
-                atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key, 0), 0)], 1u);
-            }
-        }
-    }
+    kb_topk_load_keys<kThreads, kLoadBatch>(seg + lo, hi - lo, [&](int i, uint32_t key) {
+        keys[i] = key;
+        atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key, 0), 0)], 1u);
+    });
 }
 
 /* Level `level`'s (>= 1) digits of the block's composites still in play
@@ -164,10 +151,7 @@ __device__ void rank_candidates(const float *values, const int *offsets, const i
             const int idx = kb_grid_index(x);
             /* the value re-read bitwise, its load in flight during the count */
             const float v = lane == 0 ? seg[idx] : 0.f;
-            int larger = 0;
-            for (int j = lane; j < m; j += 32) larger += sw[j] > x;
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) larger += __shfl_xor_sync(0xffffffffu, larger, o);
+            const int larger = kb_grid_warp_rank(sw, m, x);
             if (lane == 0 && larger < want) {
                 out_i[(size_t)s * k + larger] = idx;
                 out_v[(size_t)s * k + larger] = v;

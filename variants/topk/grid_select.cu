@@ -290,15 +290,6 @@ __global__ void __launch_bounds__(kThreads)
     if (last_block(&ctl->arrived[level + 1])) next_level(ctl, level + 1, b, want, cap, sh, sh2);
 }
 
-/* Output slot j of a segment's k: the j-th sorted winner's index and its
- * value re-read bitwise, or the sentinel past want. */
-__device__ __forceinline__ void write_slot(const float *seg, const u64 *sorted, int j, int want,
-                                           float *out_v, int *out_i) {
-    const int idx = j < want ? kb_grid_index(sorted[j]) : -1;
-    out_i[j] = idx;
-    out_v[j] = j < want ? seg[idx] : -INFINITY;
-}
-
 /* want <= kRankMax: the winners ranked and written by a grid of blocks
  * (kb_grid_rank_write: a warp per winner), the sentinels past want and the
  * count. In place of a one-block bitonic sort of the winners (55 dependent
@@ -318,11 +309,15 @@ __global__ void __launch_bounds__(kRankThreads)
 }
 
 /* Every output slot and the count, after CUB's sort (want > kRankMax) or
- * alone (want = 0). */
+ * alone (want = 0): slot j gets the j-th sorted winner's index and its value
+ * re-read bitwise, or the sentinel past want. */
 __global__ void write_out(const float *seg, const u64 *sorted, int want, int k, float *out_v,
                           int *out_i, int *out_n) {
-    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < k; j += gridDim.x * blockDim.x)
-        write_slot(seg, sorted, j, want, out_v, out_i);
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < k; j += gridDim.x * blockDim.x) {
+        const int idx = j < want ? kb_grid_index(sorted[j]) : -1;
+        out_i[j] = idx;
+        out_v[j] = j < want ? seg[idx] : -INFINITY;
+    }
     if (blockIdx.x == 0 && threadIdx.x == 0) *out_n = want;
 }
 

@@ -57,6 +57,17 @@ template <int kBlock> __device__ kb_grid_pick kb_grid_block_pick(const unsigned 
     return out;
 }
 
+/* How many of the distinct composites sw[0, m) are larger than x: the
+ * warp's lanes count 32 apart, one reduction; every lane gets the count. */
+__device__ __forceinline__ int kb_grid_warp_rank(const unsigned long long *sw, int m,
+                                                 unsigned long long x) {
+    int larger = 0;
+    for (int j = (int)(threadIdx.x & 31); j < m; j += 32) larger += sw[j] > x;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) larger += __shfl_xor_sync(0xffffffffu, larger, o);
+    return larger;
+}
+
 /* The want winners (distinct composites, in any order) ranked and written:
  * warp w of the grid (kBlock / 32 per block) takes winners w, w + warps,
  * ...; its lanes count the larger composites 32 apart, one reduction; the
@@ -75,10 +86,7 @@ __device__ __forceinline__ void kb_grid_rank_write(const float *seg, const unsig
     __syncthreads();
     for (int i = (int)blockIdx.x * kWarps + (int)(threadIdx.x >> 5); i < want; i += warps) {
         const unsigned long long x = sw[i];
-        int larger = 0;
-        for (int j = lane; j < want; j += 32) larger += sw[j] > x;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) larger += __shfl_xor_sync(0xffffffffu, larger, o);
+        const int larger = kb_grid_warp_rank(sw, want, x);
         if (lane == 0) {
             const int idx = kb_grid_index(x);
             out_i[larger] = idx;

@@ -147,23 +147,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         __syncthreads();
         if (pass == 0) {
             /* The load, fused with the first histogram: kLoadBatch loads in flight per thread. */
-            for (int i0 = tid; i0 < m; i0 += kLoadBatch * kThreads) {
-                float v[kLoadBatch];
-#pragma unroll
-                for (int u = 0; u < kLoadBatch; u++) {
-                    const int i = i0 + u * kThreads;
-                    v[u] = i < m ? __ldg(src + i) : 0.0f;
-                }
-#pragma unroll
-                for (int u = 0; u < kLoadBatch; u++) {
-                    const int i = i0 + u * kThreads;
-                    if (i < m) {
-                        const uint32_t key = kb_topk_key(v[u]);
-                        if (cached) cache[i] = key;
-                        atomicAdd(&hist[key >> shift], 1u);
-                    }
-                }
-            }
+            kb_topk_load_keys<kThreads, kLoadBatch>(src, m, [&](int i, uint32_t key) {
+                if (cached) cache[i] = key;
+                atomicAdd(&hist[key >> shift], 1u);
+            });
         } else {
             for (int i = tid; i < m; i += kThreads) {
                 const uint32_t key = key_at(i);
