@@ -9,6 +9,7 @@
 #define KB_ARCH_CUH
 
 #include <cooperative_groups.h>
+#include <cuda_runtime.h>
 #include <cstdint>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -127,6 +128,29 @@ __device__ __forceinline__ kb_no_cluster kb_this_cluster() {
     return {};
 }
 #endif
+
+/* A launch (or occupancy probe) configuration of grid x threads blocks with
+ * `smem` bytes of dynamic shared memory, in clusters of `cluster` blocks
+ * along x (1: no cluster attribute). The configuration points into the
+ * struct: keep it where it was filled. Host code. */
+struct kb_cluster_config {
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr[1];
+};
+inline void kb_cluster_config_fill(kb_cluster_config *c, dim3 grid, int threads, size_t smem,
+                                   int cluster, cudaStream_t stream) {
+    c->cfg = cudaLaunchConfig_t{};
+    c->cfg.gridDim = grid;
+    c->cfg.blockDim = dim3((unsigned)threads);
+    c->cfg.dynamicSmemBytes = smem;
+    c->cfg.stream = stream;
+    c->attr[0].id = cudaLaunchAttributeClusterDimension;
+    c->attr[0].val.clusterDim.x = (unsigned)cluster;
+    c->attr[0].val.clusterDim.y = 1;
+    c->attr[0].val.clusterDim.z = 1;
+    c->cfg.attrs = c->attr;
+    c->cfg.numAttrs = cluster > 1 ? 1 : 0;
+}
 
 /* The cluster barrier's two halves, for a block that must know every block
  * of its cluster has started before it writes to their shared memory: arrive

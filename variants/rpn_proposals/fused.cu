@@ -275,21 +275,13 @@ cudaError_t launch_fused_nms(const State *st, const float *anchors, const float 
         p, st->sel_v, st->sel_i, anchors, deltas, level_offsets, mask);
     cudaError_t rc = cudaGetLastError();
     if (rc != cudaSuccess) return rc;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)p.lv.count);
-    cfg.blockDim = dim3(kWalkThreads);
-    cfg.dynamicSmemBytes = walk_smem_bytes(p.pre, p.mask_in_smem);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)p.lv.count;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, walk_merge, p, (const float *)st->sel_v, (const int *)st->sel_i,
-                              anchors, deltas, level_offsets, (const unsigned long long *)mask,
-                              proposals, count);
+    kb_cluster_config c;
+    kb_cluster_config_fill(&c, dim3((unsigned)p.lv.count), kWalkThreads,
+                           walk_smem_bytes(p.pre, p.mask_in_smem), p.lv.count, stream);
+    c.cfg.numAttrs = 1; /* one level is a cluster of one: the kernel reads its cluster */
+    return cudaLaunchKernelEx(&c.cfg, walk_merge, p, (const float *)st->sel_v,
+                              (const int *)st->sel_i, anchors, deltas, level_offsets,
+                              (const unsigned long long *)mask, proposals, count);
 }
 
 /* The top-k, then fused's masks and walk (its masks cover the offset boxes

@@ -373,19 +373,12 @@ const Occupancy &occupancy() {
                              1) != cudaSuccess)
         cudaGetLastError(); /* then only the portable sizes (<= 8) can run */
     for (int i = 0; i < kClusterSizes; i++) {
-        cudaLaunchConfig_t probe = {};
-        probe.gridDim = dim3(1u << i);
-        probe.blockDim = dim3(kThreads);
-        probe.dynamicSmemBytes = occ.smem;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1u << i;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        probe.attrs = attr;
-        probe.numAttrs = 1;
+        kb_cluster_config probe;
+        kb_cluster_config_fill(&probe, dim3(1u << i), kThreads, occ.smem, 1 << i, 0);
+        probe.cfg.numAttrs = 1; /* size 1 probed as a cluster too */
         int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel, &probe) == cudaSuccess &&
+        if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel, &probe.cfg) ==
+                cudaSuccess &&
             clusters > 0) {
             occ.active[i] = clusters;
             occ.largest = 1 << i;
@@ -431,20 +424,12 @@ cudaError_t kb_topk_select(const float *values, const int *offsets, int segments
     const size_t chunk = ((size_t)longest + blocks - 1) / blocks;
     const size_t cand_bytes = (size_t)(k + kSlack) * sizeof(u64);
     const size_t cache_cap = cand_bytes + 4 * chunk <= occupancy().smem ? chunk : 0;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)blocks, (unsigned)segments);
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = cand_bytes + 4 * cache_cap;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)blocks;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, radix_select_kernel, values, offsets, k, (int)cache_cap, out_v,
-                              out_i, out_n);
+    kb_cluster_config c;
+    kb_cluster_config_fill(&c, dim3((unsigned)blocks, (unsigned)segments), kThreads,
+                           cand_bytes + 4 * cache_cap, blocks, stream);
+    c.cfg.numAttrs = 1; /* a cluster of one block too: the kernel reads its cluster */
+    return cudaLaunchKernelEx(&c.cfg, radix_select_kernel, values, offsets, k, (int)cache_cap,
+                              out_v, out_i, out_n);
 }
 
 extern "C" const kb_variant_impl kb_topk_radix_select = {supports, workspace_bytes, setup, run,

@@ -174,19 +174,10 @@ size_t greedy_rows_smem(int max_det) {
 int greedy_parts(int b, size_t smem) {
     if (kb_gpu_require(KB_CC_CLUSTERS, "thread block clusters", nullptr) != KB_OK) return 1;
     for (int parts = 8; parts > 1; parts /= 2) {
-        cudaLaunchConfig_t probe = {};
-        probe.gridDim = dim3((unsigned)(b * parts));
-        probe.blockDim = dim3(kThreads);
-        probe.dynamicSmemBytes = smem;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)parts;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        probe.attrs = attr;
-        probe.numAttrs = 1;
+        kb_cluster_config probe;
+        kb_cluster_config_fill(&probe, dim3((unsigned)(b * parts)), kThreads, smem, parts, 0);
         int clusters = 0;
-        const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, greedy_stage, &probe);
+        const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, greedy_stage, &probe.cfg);
         cudaGetLastError();
         if (err == cudaSuccess && clusters >= b) return parts;
     }
@@ -305,19 +296,10 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     }
     if (st->how == kGreedy) {
         kb_nvtx_push("select+sort+nms");
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(p.b * st->parts));
-        cfg.blockDim = dim3(kThreads);
-        cfg.dynamicSmemBytes = st->rows_smem ? st->rows_smem : smem;
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = (unsigned)st->parts;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = st->parts > 1 ? 1 : 0;
-        cudaError_t err = cudaLaunchKernelEx(&cfg, greedy_stage, t.pred, t.d2i, p, st->parts,
+        kb_cluster_config c;
+        kb_cluster_config_fill(&c, dim3((unsigned)(p.b * st->parts)), kThreads,
+                               st->rows_smem ? st->rows_smem : smem, st->parts, stream);
+        cudaError_t err = cudaLaunchKernelEx(&c.cfg, greedy_stage, t.pred, t.d2i, p, st->parts,
                                              st->rows_smem ? rows_offset(p.max_det) : (size_t)0,
                                              st->counts, (const u64 *)st->slots,
                                              (const int *)st->cls_of, st->mask, t.count, t.dets);
