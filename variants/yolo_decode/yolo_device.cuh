@@ -8,8 +8,10 @@
  * The per-image block stage (one block of kThreads per image, dynamic shared
  * memory of stage_smem_bytes(max_det)): sorted keys in shared memory ->
  * boxes and classes recomputed from the prediction rows -> class-aware
- * greedy NMS (IoU masks of 64 candidates per word in global workspace, the
- * walk 64 candidates a step) or fast NMS -> count and dets written.
+ * greedy NMS (IoU masks of 64 candidates per word, in global workspace or,
+ * for atomic_greedy, in the shared memory of block 0 of a cluster whose
+ * blocks split the mask build; the walk 64 candidates a step) or fast NMS ->
+ * count and dets written.
  */
 #ifndef KB_YOLO_DEVICE_CUH
 #define KB_YOLO_DEVICE_CUH
