@@ -131,8 +131,10 @@ __device__ __forceinline__ kb_no_cluster kb_this_cluster() {
 
 /* A launch (or occupancy probe) configuration of grid x threads blocks with
  * `smem` bytes of dynamic shared memory, in clusters of `cluster` blocks
- * along x (1: no cluster attribute). The configuration points into the
- * struct: keep it where it was filled. Host code. */
+ * along x; 0: no cluster attribute (a plain launch, as before 9.0). A
+ * cluster of 1 is still a cluster launch, for kernels that ask theirs. The
+ * configuration points into the struct: keep it where it was filled. Host
+ * code. */
 struct kb_cluster_config {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
@@ -149,7 +151,7 @@ inline void kb_cluster_config_fill(kb_cluster_config *c, dim3 grid, int threads,
     c->attr[0].val.clusterDim.y = 1;
     c->attr[0].val.clusterDim.z = 1;
     c->cfg.attrs = c->attr;
-    c->cfg.numAttrs = cluster > 1 ? 1 : 0;
+    c->cfg.numAttrs = cluster > 0 ? 1 : 0;
 }
 
 /* The cluster barrier's two halves, for a block that must know every block

@@ -278,7 +278,6 @@ cudaError_t launch_fused_nms(const State *st, const float *anchors, const float 
     kb_cluster_config c;
     kb_cluster_config_fill(&c, dim3((unsigned)p.lv.count), kWalkThreads,
                            walk_smem_bytes(p.pre, p.mask_in_smem), p.lv.count, stream);
-    c.cfg.numAttrs = 1; /* one level is a cluster of one: the kernel reads its cluster */
     return cudaLaunchKernelEx(&c.cfg, walk_merge, p, (const float *)st->sel_v,
                               (const int *)st->sel_i, anchors, deltas, level_offsets,
                               (const unsigned long long *)mask, proposals, count);

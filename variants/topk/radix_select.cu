@@ -375,7 +375,6 @@ const Occupancy &occupancy() {
     for (int i = 0; i < kClusterSizes; i++) {
         kb_cluster_config probe;
         kb_cluster_config_fill(&probe, dim3(1u << i), kThreads, occ.smem, 1 << i, 0);
-        probe.cfg.numAttrs = 1; /* size 1 probed as a cluster too */
         int clusters = 0;
         if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel, &probe.cfg) ==
                 cudaSuccess &&
@@ -427,7 +426,6 @@ cudaError_t kb_topk_select(const float *values, const int *offsets, int segments
     kb_cluster_config c;
     kb_cluster_config_fill(&c, dim3((unsigned)blocks, (unsigned)segments), kThreads,
                            cand_bytes + 4 * cache_cap, blocks, stream);
-    c.cfg.numAttrs = 1; /* a cluster of one block too: the kernel reads its cluster */
     return cudaLaunchKernelEx(&c.cfg, radix_select_kernel, values, offsets, k, (int)cache_cap,
                               out_v, out_i, out_n);
 }

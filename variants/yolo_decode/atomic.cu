@@ -188,10 +188,11 @@ enum kind { kFastNms, kBitmask, kGreedy };
 
 struct state : host_state {
     kind how;
-    int cap;          /* slots per image */
-    int parts;        /* atomic_greedy: blocks a cluster for an image's stage */
-    size_t rows_smem; /* atomic_greedy: its stage's dynamic shared memory with the mask rows
-                       * in it, 0: the mask in global memory */
+    int cap;           /* slots per image */
+    int parts;         /* atomic_greedy: blocks a cluster for an image's stage */
+    size_t stage_smem; /* atomic_greedy: its stage's dynamic shared memory */
+    size_t rows_at;    /* atomic_greedy: where the mask rows start in it, 0: the mask in
+                        * global memory */
     int *counts, *cls_of, *keep, *nk;
     u64 *slots, *keys, *mask;
     float4 *boxes;
@@ -261,9 +262,10 @@ int greedy_setup(const kb_case *c, const kb_tensors *, void **out, kb_error *e) 
     const int rc = setup<kGreedy>(c, greedy_stage, out, e);
     if (rc == KB_OK) {
         state *st = (state *)*out;
-        st->rows_smem = greedy_rows_smem(st->p.max_det);
-        st->parts =
-            greedy_parts(st->p.b, st->rows_smem ? st->rows_smem : stage_smem_bytes(st->p.max_det));
+        const size_t with_rows = greedy_rows_smem(st->p.max_det);
+        st->stage_smem = with_rows ? with_rows : stage_smem_bytes(st->p.max_det);
+        st->rows_at = with_rows ? rows_offset(st->p.max_det) : 0;
+        st->parts = greedy_parts(st->p.b, st->stage_smem);
         if (cudaMemset(st->counts, 0, (size_t)st->p.b * 4) != cudaSuccess) {
             free_state(st);
             *out = nullptr;
@@ -297,11 +299,10 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
     if (st->how == kGreedy) {
         kb_nvtx_push("select+sort+nms");
         kb_cluster_config c;
-        kb_cluster_config_fill(&c, dim3((unsigned)(p.b * st->parts)), kThreads,
-                               st->rows_smem ? st->rows_smem : smem, st->parts, stream);
+        kb_cluster_config_fill(&c, dim3((unsigned)(p.b * st->parts)), kThreads, st->stage_smem,
+                               st->parts > 1 ? st->parts : 0, stream);
         cudaError_t err = cudaLaunchKernelEx(&c.cfg, greedy_stage, t.pred, t.d2i, p, st->parts,
-                                             st->rows_smem ? rows_offset(p.max_det) : (size_t)0,
-                                             st->counts, (const u64 *)st->slots,
+                                             st->rows_at, st->counts, (const u64 *)st->slots,
                                              (const int *)st->cls_of, st->mask, t.count, t.dets);
         kb_nvtx_pop();
         if (err != cudaSuccess) return kb_cuda_check(err, "greedy_stage", e);
