@@ -45,8 +45,23 @@ static inline const kb_variant_impl *kbt_impl(const char *op, const char *name) 
     return v ? v->impl : NULL;
 }
 
+/* The outputs poisoned (0xFF bytes), then one run, waited for. */
+static inline int kbt_run_once(const kb_variant_impl *impl, void *state, const kb_tensors *din,
+                               kb_tensors *dout, kb_error *e) {
+    for (int i = 0; i < dout->count; i++) {
+        size_t n = kb_nbytes(&dout->t[i]);
+        if (n && cudaMemset(dout->t[i].data, 0xFF, n) != cudaSuccess)
+            return kb_fail(e, "poisoning %s failed", dout->t[i].name);
+    }
+    if (impl->run(state, din, dout, 0, e) != KB_OK) return KB_ERR;
+    return kb_cuda_check(cudaDeviceSynchronize(), "run", e);
+}
+
 /* impl on case c: host inputs in, outputs into got (allocated like out).
- * Returns supports' or setup's status when not KB_OK, KB_ERR when the run or
+ * The variant runs twice on one setup, as kbench runs it many times, and got
+ * holds the second run's outputs: a run must leave its state fit for the
+ * next (the first run's outputs are what `kbench check` judges).
+ * Returns supports' or setup's status when not KB_OK, KB_ERR when a run or
  * a copy failed (e says why), else KB_OK. */
 static inline int kbt_run(const kb_variant_impl *impl, const kb_case *c, const kb_tensors *in,
                           const kb_tensors *out, kb_tensors *got, kb_error *e) {
@@ -57,9 +72,8 @@ static inline int kbt_run(const kb_variant_impl *impl, const kb_case *c, const k
     if (status == KB_OK && (kbt_device_tensors(in, &din, 1) || kbt_device_tensors(out, &dout, 0)))
         status = kb_fail(e, "device allocation failed");
     if (status == KB_OK) status = impl->setup(c, &din, &state, e);
-    if (status == KB_OK && (impl->run(state, &din, &dout, 0, e) != KB_OK ||
-                            kb_cuda_check(cudaDeviceSynchronize(), "run", e) != KB_OK))
-        status = KB_ERR;
+    for (int r = 0; r < 2 && status == KB_OK; r++)
+        if (kbt_run_once(impl, state, &din, &dout, e) != KB_OK) status = KB_ERR;
     for (int i = 0; status == KB_OK && i < got->count; i++)
         if (cudaMemcpy(got->t[i].data, dout.t[i].data, kb_nbytes(&got->t[i]),
                        cudaMemcpyDeviceToHost) != cudaSuccess)

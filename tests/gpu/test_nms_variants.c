@@ -62,12 +62,17 @@ KB_TEST(nms_variants_match_at_block_edge_sizes) {
 
 KB_TEST(nms_variants_match_on_every_distribution) {
     KB_REQUIRE_DEVICE();
+    /* 700: blockwalk's one launch (<= 1024 boxes); 3000: its three. */
     static const char *const dists[] = {"clustered", "ties", "degenerate"};
-    for (int d = 0; d < 3; d++) {
-        nms_case t;
-        make_case(&t, "3000", dists[d], "1", "0", "0.5");
-        expect_all_variants_match(&t, dists[d]);
-    }
+    static const char *const sizes[] = {"700", "3000"};
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            nms_case t;
+            char what[64];
+            snprintf(what, sizeof what, "%s, %s boxes", dists[d], sizes[s]);
+            make_case(&t, sizes[s], dists[d], "1", "0", "0.5");
+            expect_all_variants_match(&t, what);
+        }
 }
 
 KB_TEST(nms_variants_class_aware_match_the_reference) {
@@ -77,6 +82,8 @@ KB_TEST(nms_variants_class_aware_match_the_reference) {
     expect_all_variants_match(&t, "clustered, 7 classes");
     make_case(&t, "5000", "uniform", "3", "0", "0.3");
     expect_all_variants_match(&t, "uniform, 3 classes, iou 0.3");
+    make_case(&t, "1000", "clustered", "7", "0", "0.5");
+    expect_all_variants_match(&t, "1000 clustered, 7 classes");
 }
 
 KB_TEST(nms_variants_cap_at_max_out) {
@@ -86,6 +93,8 @@ KB_TEST(nms_variants_cap_at_max_out) {
     expect_all_variants_match(&t, "max_out 100");
     make_case(&t, "5000", "clustered", "1", "77", "0.5");
     expect_all_variants_match(&t, "max_out 77, clustered");
+    make_case(&t, "1000", "uniform", "1", "100", "0.5");
+    expect_all_variants_match(&t, "max_out 100 of 1000");
 }
 
 KB_TEST(nms_variants_keep_one_of_identical_boxes) {

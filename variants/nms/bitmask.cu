@@ -10,7 +10,6 @@
  *   kbench run nms --sweep default -v bitmask_host,bitmask_gpu
  */
 #include "masks.cuh"
-#include "nms_iou.h"
 #include "variants/common/arch.cuh"
 
 #include <stdint.h>
@@ -20,11 +19,6 @@
 using namespace kb_nms_masks;
 
 namespace {
-
-/* kb_nms_iou(a, b) > thr exactly, the division only near the threshold. */
-__device__ __forceinline__ bool suppresses(float4 a, float4 b, float thr) {
-    return kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr);
-}
 
 /* Rank by counting (64 compares per thread, one barrier): a strict order on
  * (pad, x1, index) when no x is NaN, so the ranks are a permutation. */
@@ -87,7 +81,6 @@ __global__ void __launch_bounds__(64 * kSplit)
                 u64 *mask, u64 *diag_col, xsorted xs, far_lists far) {
     int rb = blockIdx.y, cb0 = blockIdx.x * tiles, tid = threadIdx.x;
     int t = tid / kSplit, q = tid % kSplit;
-    unsigned group = (kFull >> (32 - kSplit)) << ((tid & 31) & ~(kSplit - 1));
     if (cb0 + tiles - 1 < rb) return;
     __shared__ float4 col[64];
     __shared__ float col_max_x2[64];
@@ -113,11 +106,8 @@ __global__ void __launch_bounds__(64 * kSplit)
         if (t >= rows) continue;
         int lo = rb == cb ? t + 1 : 0, hi = cols;
         if (!whole && !a_nan) x_window(a, col, col_max_x2, cols, lo, hi);
-        u64 bits = 0;
-        for (int k = lo + q; k < hi; k += kSplit)
-            if ((!kClasses || col_class[k] == a_class) && suppresses(a, col[k], thr))
-                bits |= 1ull << col_pos[k];
-        for (int o = 1; o < kSplit; o <<= 1) bits |= __shfl_xor_sync(group, bits, o);
+        u64 bits = tile_word<kClasses, kSplit, false>(a, a_class, col, col_class, lo, hi, thr,
+                                                      [&](int k) { return col_pos[k]; });
         if (q == 0) mask[(size_t)r * words + cb] = bits;
         if (q == 0 && far.count && bits && cb >= rb + 2) {
             int slot = atomicAdd(&far.count[r], 1);
@@ -127,11 +117,8 @@ __global__ void __launch_bounds__(64 * kSplit)
             }
         }
         if (rb == cb && diag_col) {
-            u64 col_bits = 0;
-            for (int k = q; k < t; k += kSplit)
-                if ((!kClasses || col_class[k] == a_class) && suppresses(col[k], a, thr))
-                    col_bits |= 1ull << k;
-            for (int o = 1; o < kSplit; o <<= 1) col_bits |= __shfl_xor_sync(group, col_bits, o);
+            u64 col_bits = tile_word<kClasses, kSplit, true>(a, a_class, col, col_class, 0, t, thr,
+                                                             [](int k) { return k; });
             if (q == 0) diag_col[r] = col_bits;
         }
     }

@@ -12,11 +12,14 @@
  *   kbench run nms --sweep default -v bitmask_gpu,blockwalk
  */
 #include "masks.cuh"
+#include "rank_key.cuh"
+#include "variants/common/block_bitonic.cuh"
 #include "variants/common/arch.cuh"
 #include "variants/common/greedy_resolve.cuh"
 #include "variants/common/shared_walk.cuh"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 using namespace kb_nms_masks;
 
@@ -249,29 +252,24 @@ size_t small_walk_smem(int n) {
     return (size_t)n * (words_of(n) + 1) * sizeof(u64) + (size_t)n * sizeof(int);
 }
 
-__global__ void __launch_bounds__(kSmallWalkThreads)
-    walk_small_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
-                      const int *order, int *keep, int *count) {
-    extern __shared__ u64 sm[];
-    __shared__ kb_shared_walk::state<kSmallWalkWords> hand;
-    u64 *rows = sm, *diag = sm + (size_t)n * words;
-    int *rank_to_input = (int *)(diag + n);
-    int t = threadIdx.x, lane = t & 31;
-    /* A thread per (word, row of each 64-row pass): only the words the walk
-     * reads, half the passes' loads in flight before their stores (two L2
-     * latencies, not one a pass; all sixteen at once spill under the
-     * 1024-thread register cap); the diagonal and the ranking alongside. */
+/* The mask words the small walk reads (w > r / 64) and the diagonal column
+ * words, into rows and diag: a thread per (word, row of each 64-row pass),
+ * half the passes' loads in flight before their stores (two L2 latencies,
+ * not one a pass; all sixteen at once spill under the 1024-thread register
+ * cap). Loads from L2 (ld.global.cg): in the one-launch path other blocks of
+ * the grid wrote the mask. */
+__device__ __forceinline__ void copy_walk_rows(const u64 *mask, const u64 *diag_col, int n,
+                                               int words, u64 *rows, u64 *diag) {
     constexpr int kPasses = 64 * kSmallWalkWords / (kSmallWalkThreads / kSmallWalkWords);
     constexpr int kBatch = kPasses / 2;
-    const int w = t % kSmallWalkWords, r0 = t / kSmallWalkWords;
-    u64 d = t < n ? diag_col[t] : 0;
-    int o = t < n ? (order ? order[t] : t) : 0;
+    const int t = threadIdx.x, w = t % kSmallWalkWords, r0 = t / kSmallWalkWords;
+    u64 d = t < n ? __ldcg(diag_col + t) : 0;
     for (int p0 = 0; p0 < kPasses; p0 += kBatch) {
         u64 v[kBatch];
 #pragma unroll
         for (int p = 0; p < kBatch; p++) {
             int r = r0 + (p0 + p) * (kSmallWalkThreads / kSmallWalkWords);
-            if (r < n && w < words && w > r / 64) v[p] = mask[(size_t)r * words + w];
+            if (r < n && w < words && w > r / 64) v[p] = __ldcg(mask + (size_t)r * words + w);
         }
 #pragma unroll
         for (int p = 0; p < kBatch; p++) {
@@ -279,8 +277,17 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
             if (r < n && w < words && w > r / 64) rows[r * words + w] = v[p];
         }
     }
-    if (t < n) diag[t] = d, rank_to_input[t] = o;
-    __syncthreads();
+    if (t < n) diag[t] = d;
+}
+
+/* The walk over rows and diag in shared memory (after a block barrier), in
+ * shared_walk.cuh's roles; keeps through rank_to_input. Threads past the
+ * roles return at once. */
+__device__ __forceinline__ void walk_shared_rows(const u64 *rows, const u64 *diag,
+                                                 const int *rank_to_input, int n, int words,
+                                                 int cap, int *keep, int *count,
+                                                 kb_shared_walk::state<kSmallWalkWords> &hand) {
+    const int t = threadIdx.x, lane = t & 31;
     if (t >= kb_shared_walk::kRoleThreads) return;
     /* Block j's diagonal column words, loaded before warp 0 reads its removed word. */
     auto fetch = [&](int j) {
@@ -301,6 +308,21 @@ __global__ void __launch_bounds__(kSmallWalkThreads)
     if (t == 0) *count = nk;
 }
 
+__global__ void __launch_bounds__(kSmallWalkThreads)
+    walk_small_kernel(const u64 *mask, const u64 *diag_col, int n, int words, int cap,
+                      const int *order, int *keep, int *count) {
+    extern __shared__ u64 sm[];
+    __shared__ kb_shared_walk::state<kSmallWalkWords> hand;
+    u64 *rows = sm, *diag = sm + (size_t)n * words;
+    int *rank_to_input = (int *)(diag + n);
+    const int t = threadIdx.x;
+    int o = t < n ? (order ? order[t] : t) : 0;
+    copy_walk_rows(mask, diag_col, n, words, rows, diag);
+    if (t < n) rank_to_input[t] = o;
+    __syncthreads();
+    walk_shared_rows(rows, diag, rank_to_input, n, words, cap, keep, count, hand);
+}
+
 cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int cap,
                               const int *order, int *keep, int *count, cudaStream_t s) {
     size_t smem = small_walk_smem(n);
@@ -312,6 +334,87 @@ cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int c
     walk_small_kernel<<<1, kSmallWalkThreads, smem, s>>>(mask, diag_col, n, words_of(n), cap, order,
                                                          keep, count);
     return cudaGetLastError();
+}
+
+/* One launch up to 1024 boxes (the nms op's blockwalk; the sorted entry
+ * kb_nms_sorted_blockwalk keeps the launches above): sort.cu's small sort, the
+ * mask kernel and walk_small_kernel are three launches of ~5-8 us each at
+ * 1000 boxes, mostly launch and ramp. Here every block ranks all the boxes
+ * itself (kb_block_bitonic over 1024 keys, ~2.5 us, the same on every SM at
+ * once), builds its share of the 64x64 tiles from shared memory (tile q by
+ * block q mod the grid, 16 lanes a row: at 1000 boxes 136 tiles over 132
+ * SMs, about one each), writes them to global memory and counts itself
+ * finished; the last block to finish copies the mask in and walks it. No
+ * block waits on another, so the grid needs no co-residency. Shared memory:
+ * the walk's rows (128 KB at 1024 boxes) and the ranked boxes; 1 block an SM. */
+constexpr int kFusedThreads = 1024, kRowLanes = kFusedThreads / 64;
+static_assert(kFusedThreads == kSmallWalkThreads, "the walk's copy is a thread per (word, row)");
+
+size_t fused_smem(int n) {
+    return (size_t)n * (words_of(n) + 1) * sizeof(u64) +
+           (size_t)kFusedThreads * (sizeof(float4) + 2 * sizeof(int));
+}
+
+template <bool kClasses>
+__global__ void __launch_bounds__(kFusedThreads)
+    fused_small_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
+                       int words, float thr, int cap, u64 *mask, u64 *diag_col, unsigned *finished,
+                       int *keep, int *count) {
+    extern __shared__ u64 sm[];
+    __shared__ unsigned long long key[2][kFusedThreads];
+    __shared__ kb_shared_walk::state<kSmallWalkWords> hand;
+    __shared__ int last;
+    const int t = threadIdx.x;
+    float4 *box = (float4 *)sm; /* first: 16-byte aligned */
+    u64 *rows = (u64 *)(box + kFusedThreads), *diag = rows + (size_t)n * words;
+    int *cls = (int *)(diag + n), *rank_to_input = cls + kFusedThreads;
+    /* The ranking, as sort.cu's small sort: each thread stages its own box,
+     * then takes its rank's box from the stage. */
+    unsigned long long v = ~0ull;
+    if (t < n) {
+        v = kb_nms_rank_key(scores[t], t);
+        box[t] = boxes[t];
+        if (kClasses) cls[t] = classes[t];
+    }
+    v = kb_block_bitonic<kFusedThreads>(v, key);
+    __syncthreads(); /* box[] and cls[] staged by every thread */
+    const int from = (int)(unsigned)v;
+    const float4 b = t < n ? box[from] : make_float4(0, 0, 0, 0);
+    const int c = kClasses && t < n ? cls[from] : 0;
+    __syncthreads(); /* every rank's box read from the stage */
+    if (t < n) box[t] = b, cls[t] = c, rank_to_input[t] = from;
+    __syncthreads();
+    /* Tiles (rb, cb >= rb) in row-major order. */
+    const int row = t / kRowLanes, tiles = words * (words + 1) / 2;
+    auto same = [](int k) { return k; };
+    for (int q = blockIdx.x; q < tiles; q += gridDim.x) {
+        int rb = 0, left = q;
+        while (left >= words - rb) left -= words - rb, rb++;
+        const int cb = rb + left, r = 64 * rb + row, cols = min(64, n - 64 * cb);
+        if (r >= n) continue; /* a row's lanes alike */
+        const float4 a = box[r], *col = box + 64 * cb;
+        const int a_class = kClasses ? cls[r] : 0, *col_class = cls + 64 * cb;
+        u64 bits = tile_word<kClasses, kRowLanes, false>(a, a_class, col, col_class,
+                                                         rb == cb ? row + 1 : 0, cols, thr, same);
+        if (t % kRowLanes == 0) mask[(size_t)r * words + cb] = bits;
+        if (rb == cb) {
+            u64 col_bits =
+                tile_word<kClasses, kRowLanes, true>(a, a_class, col, col_class, 0, row, thr, same);
+            if (t % kRowLanes == 0) diag_col[r] = col_bits;
+        }
+    }
+    /* Every thread's stores visible before its block counts itself; the
+     * last block's loads come after the count (and a fence). atomicInc wraps
+     * the count back to 0 on the last block. */
+    __threadfence();
+    __syncthreads();
+    if (t == 0) last = atomicInc(finished, gridDim.x - 1) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    copy_walk_rows(mask, diag_col, n, words, rows, diag);
+    __syncthreads();
+    walk_shared_rows(rows, diag, rank_to_input, n, words, cap, keep, count, hand);
 }
 
 /* Sorted boxes -> x-pruned masks with far lists -> the block-step walk, or
@@ -354,6 +457,82 @@ cudaError_t kb_nms_sorted_blockwalk(const float4 *boxes_sorted, const int *class
                              count_out, workspace, stream);
 }
 
+namespace {
+
+/* The nms op's blockwalk: the sorted boxes' state, and the one launch's
+ * shape where it fits (smem 0: the three launches). */
+struct blockwalk_state {
+    kb_nms_sorted sorted;
+    int grid;
+    size_t smem;
+    unsigned *finished;
+};
+
+/* The one launch fits up to kSmallWalkWords column blocks and where its
+ * shared memory, dynamic and static, is within the device's opt-in. */
+cudaError_t plan_fused(blockwalk_state *st) {
+    const kb_gpu *g = kb_gpu_current();
+    int n = st->sorted.n, words = words_of(n);
+    st->smem = 0;
+    if (!g || n < 1 || words > kSmallWalkWords) return cudaSuccess;
+    auto kernel = st->sorted.class_aware ? fused_small_kernel<true> : fused_small_kernel<false>;
+    cudaFuncAttributes fa;
+    cudaError_t rc = cudaFuncGetAttributes(&fa, kernel);
+    if (rc != cudaSuccess) return rc;
+    size_t smem = fused_smem(n);
+    if (smem + fa.sharedSizeBytes > g->smem_optin) return cudaSuccess;
+    rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (rc != cudaSuccess) return rc;
+    st->finished = carve(st->sorted.nms_ws, n, nullptr).finished;
+    rc = cudaMemset(st->finished, 0, sizeof(unsigned));
+    if (rc != cudaSuccess) return rc;
+    st->grid = min(words * (words + 1) / 2, g->sm_count);
+    st->smem = smem;
+    return cudaSuccess;
+}
+
+void blockwalk_delete(void *state) {
+    blockwalk_state *st = (blockwalk_state *)state;
+    if (!st) return;
+    kb_nms_sorted_free(&st->sorted);
+    free(st);
+}
+
+int blockwalk_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    blockwalk_state *st = (blockwalk_state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "nms: out of host memory");
+    int rc = kb_nms_sorted_setup(c, &st->sorted, e);
+    if (rc == KB_OK) rc = kb_cuda_check(plan_fused(st), "nms blockwalk: the one launch's setup", e);
+    if (rc != KB_OK) {
+        blockwalk_delete(st);
+        return rc;
+    }
+    *state = st;
+    return KB_OK;
+}
+
+int blockwalk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
+                  kb_error *e) {
+    blockwalk_state *st = (blockwalk_state *)state;
+    if (!st->smem) return device_walk_run<nms_sorted_blocks>(&st->sorted, dev_in, dev_out, s, e);
+    const kb_nms_sorted *so = &st->sorted;
+    const float *scores = (const float *)kb_tensors_get(dev_in, "scores")->data;
+    const float4 *boxes = (const float4 *)kb_tensors_get(dev_in, "boxes")->data;
+    const int *classes = (const int *)kb_tensors_get(dev_in, "classes")->data;
+    int *keep = (int *)kb_tensors_find(dev_out, "keep")->data;
+    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
+    ws_layout l = carve(so->nms_ws, so->n, nullptr);
+    auto kernel = so->class_aware ? fused_small_kernel<true> : fused_small_kernel<false>;
+    kb_nvtx_push("sort, masks and walk");
+    kernel<<<st->grid, kFusedThreads, st->smem, s>>>(scores, boxes, classes, so->n, words_of(so->n),
+                                                     so->iou, cap_of(so->n, so->max_out), l.mask,
+                                                     l.diag_col, st->finished, keep, count);
+    kb_nvtx_pop();
+    return kb_cuda_check(cudaGetLastError(), "nms blockwalk: sort, masks and walk", e);
+}
+
+} // namespace
+
 extern "C" const kb_variant_impl kb_nms_blockwalk = {
-    masks_supports, device_walk_bytes, kb_nms_sorted_new, device_walk_run<nms_sorted_blocks>,
-    kb_nms_sorted_delete};
+    masks_supports, device_walk_bytes, blockwalk_new, blockwalk_run, blockwalk_delete};

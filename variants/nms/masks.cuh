@@ -8,6 +8,7 @@
 #define KB_NMS_MASKS_CUH
 
 #include "nms.h"
+#include "nms_iou.h"
 #include "variants/common/nms_device.cuh"
 
 #include <stdint.h>
@@ -23,6 +24,32 @@ inline int words_of(int n) {
 }
 inline int cap_of(int n, int max_out) {
     return max_out > 0 && max_out < n ? max_out : n;
+}
+
+/* kb_nms_iou(a, b) > thr exactly, the division only near the threshold. */
+__device__ __forceinline__ bool suppresses(float4 a, float4 b, float thr) {
+    return kb_nms_iou_above(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, thr);
+}
+
+/* One mask word of a 64x64 tile, by the kSplit lanes of an aligned group of
+ * a warp that share box a's row: columns k in [lo, hi), k = lo + (lane mod
+ * kSplit) + kSplit i, each setting bit bit(k) when box a suppresses col[k]
+ * (kColumnForm: when col[k] suppresses a; the same argument order as the
+ * other form's test of that pair, so the two agree bit for bit); the group's
+ * bits ORed by shuffles, every lane of the group returns the word. Every lane
+ * of the group calls it. */
+template <bool kClasses, int kSplit, bool kColumnForm, class Bit>
+__device__ __forceinline__ u64 tile_word(float4 a, int a_class, const float4 *col,
+                                         const int *col_class, int lo, int hi, float thr, Bit bit) {
+    const int lane = threadIdx.x & 31;
+    const unsigned group = (kFull >> (32 - kSplit)) << (lane & ~(kSplit - 1));
+    u64 bits = 0;
+    for (int k = lo + lane % kSplit; k < hi; k += kSplit)
+        if ((!kClasses || col_class[k] == a_class) &&
+            (kColumnForm ? suppresses(col[k], a, thr) : suppresses(a, col[k], thr)))
+            bits |= 1ull << bit(k);
+    for (int o = 1; o < kSplit; o <<= 1) bits |= __shfl_xor_sync(group, bits, o);
+    return bits;
 }
 
 /* Column blocks in x order, for pruning (xsort_kernel, once per 64-box
@@ -59,12 +86,14 @@ inline size_t align_up(size_t b) {
     return (b + 255) / 256 * 256;
 }
 
-/* Workspace: the mask (n rows of words), the diagonal column words (n), then
- * the x-sorted column blocks. */
+/* Workspace: the mask (n rows of words), the diagonal column words (n), the
+ * x-sorted column blocks, the far lists, and blockwalk's one-launch count of
+ * finished blocks (zeroed once by its setup; each launch leaves it at 0). */
 struct ws_layout {
     u64 *mask, *diag_col;
     xsorted xs;
     far_lists far;
+    unsigned *finished;
 };
 
 /* One list of the regions, for both the pointers and the size. */
@@ -86,6 +115,7 @@ inline ws_layout carve(void *ws, int n, size_t *bytes) {
     l.far.bits = (u64 *)take((size_t)n * l.far.slots * sizeof(u64));
     l.far.word = (int *)take((size_t)n * l.far.slots * sizeof(int));
     l.far.count = (int *)take((size_t)n * sizeof(int));
+    l.finished = (unsigned *)take(sizeof(unsigned));
     if (bytes) *bytes = at;
     return l;
 }

@@ -16,6 +16,7 @@
  * launch-bound).
  */
 #include "nms.h"
+#include "rank_key.cuh"
 #include "variants/common/block_bitonic.cuh"
 #include "variants/common/nms_device.cuh"
 
@@ -47,13 +48,6 @@ __global__ void gather_kernel(const int *order, const float4 *boxes, const int *
 
 constexpr int kSmallSort = 4096, kSmallThreads = 1024;
 
-/* Unsigned order of the result = descending score; equal scores by index. */
-__device__ __forceinline__ unsigned long long rank_key(float score, int index) {
-    unsigned u = __float_as_uint(__fadd_rn(score, 0.0f)); /* -0 + 0 = +0 */
-    u = (u & 0x80000000u) ? ~u : u | 0x80000000u;         /* ascending score */
-    return (unsigned long long)~u << 32 | (unsigned)index;
-}
-
 /* The small sort: kb_block_bitonic (variants/common/block_bitonic.cuh), a
  * thread per key. Each thread also stages its own input box in shared memory
  * at the start, so the gather at the end reads no global memory after the
@@ -68,7 +62,7 @@ __global__ void __launch_bounds__(kSize)
     int t = threadIdx.x;
     unsigned long long v = ~0ull;
     if (t < n) {
-        v = rank_key(scores[t], t);
+        v = kb_nms_rank_key(scores[t], t);
         box[t] = boxes[t];
         if (classes_sorted) cls[t] = classes[t];
     }
@@ -90,7 +84,8 @@ __global__ void __launch_bounds__(kChunk)
     chunk_sort_kernel(const float *scores, int n, unsigned long long *sorted) {
     __shared__ unsigned long long key[2][kChunk];
     int t = threadIdx.x, i = blockIdx.x * kChunk + t;
-    unsigned long long v = kb_block_bitonic<kChunk>(i < n ? rank_key(scores[i], i) : ~0ull, key);
+    unsigned long long v =
+        kb_block_bitonic<kChunk>(i < n ? kb_nms_rank_key(scores[i], i) : ~0ull, key);
     if (i < n) sorted[i] = v; /* pads sort last: position t < the chunk's size */
 }
 
@@ -139,7 +134,7 @@ __global__ void __launch_bounds__(kSmallThreads)
 #pragma unroll
     for (int m = 0; m < kPerThread; m++) {
         int i = t + kSmallThreads * m;
-        v[m] = i < n ? rank_key(scores[i], i) : ~0ull;
+        v[m] = i < n ? kb_nms_rank_key(scores[i], i) : ~0ull;
     }
     for (int k = 2; k <= size; k <<= 1)
         for (int j = k >> 1; j > 0; j >>= 1) {
