@@ -8,7 +8,7 @@
 #   OUT=/tmp/prof KB_BUILD=build scripts/ncu-split.sh              # every split
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
-# Splits: nms1000 topk-rpn5 walk25200 walk1000 yolo1-stage yolo1-fused
+# Splits: nms1000 topk-rpn5 walk25200 walk1000 nms1000-sass yolo1-stage yolo1-fused
 # yolo32-stage rpn-masks rpn-walk gs1m-hist gs1m-keys gs1m-rank coop1m coop-rpn5
 # dcn4-explicit dcn4-implicit
 # dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5
@@ -38,7 +38,8 @@ split() { # name, kbench check args...
 }
 
 
-# Stall samples per SASS line: blockwalk's walk at 25200 boxes, the small walk at 1000.
+# Stall samples per SASS line: blockwalk's walk at 25200 boxes, its one launch at 1000,
+# the small walk (yolo_decode's atomic_bitmask walks each image's ~600 boxes with it).
 sass() { # name, kernel regex, kbench check args...
     local name=$1 kernel=$2
     shift 2
@@ -69,13 +70,14 @@ dcn5=(-a n=8 -a c_in=256 -a c_out=256 -a h=64 -a w=64)
 names=("$@")
 [ ${#names[@]} -eq 0 ] &&
     names=(nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit dcn5-explicit
-        dcn4-nhwc dcn5-nhwc)
+        nms1000-sass dcn4-nhwc dcn5-nhwc)
 for name in "${names[@]}"; do
     case $name in
     nms1000) split nms1000 nms -v blockwalk -a n=1000 -a iou=0.5 ;;
     topk-rpn5) split topk-rpn5 topk -v radix_select -a segments=rpn5 -a k=1000 ;;
     walk25200) sass walk25200 walk_blocks nms -v blockwalk -a n=25200 -a iou=0.5 ;;
-    walk1000) sass walk1000 walk_small nms -v blockwalk -a n=1000 -a iou=0.5 ;;
+    walk1000) sass walk1000 walk_small yolo_decode -v atomic_bitmask -a b=1 ;;
+    nms1000-sass) sass "$name" fused_small nms -v blockwalk -a n=1000 -a iou=0.5 ;;
     yolo1-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=1 ;;
     yolo32-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=32 ;;
     yolo1-fused) sass "$name" "^fused" yolo_decode -v fused_batch -a b=1 ;;

@@ -45,6 +45,20 @@ __device__ __forceinline__ void kb_cp_async16(uint32_t dst, const void *src, boo
     __trap();
 #endif
 }
+/* 8 bytes global -> shared through L1 (cp.async has no 8-byte .cg form): L1
+ * must hold no stale copy of src (nothing this SM loaded since another block
+ * wrote it, or a fence since). Before 8.0 a plain load and store. Wait with
+ * kb_cp_async_wait_all. */
+__device__ __forceinline__ void kb_cp_async8(void *dst, const void *src) {
+#if KB_SM80
+    asm volatile(
+        "cp.async.ca.shared.global [%0], [%1], 8;" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+        "l"(src)
+        : "memory");
+#else
+    *(unsigned long long *)dst = *(const unsigned long long *)src;
+#endif
+}
 __device__ __forceinline__ void kb_cp_async_commit() {
 #if KB_SM80
     asm volatile("cp.async.commit_group;");

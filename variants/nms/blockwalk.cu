@@ -254,29 +254,24 @@ size_t small_walk_smem(int n) {
 
 /* The mask words the small walk reads (w > r / 64) and the diagonal column
  * words, into rows and diag: a thread per (word, row of each 64-row pass),
- * half the passes' loads in flight before their stores (two L2 latencies,
- * not one a pass; all sixteen at once spill under the 1024-thread register
- * cap). Loads from L2 (ld.global.cg): in the one-launch path other blocks of
- * the grid wrote the mask. */
+ * every pass's word in flight at once as cp.async (no registers held: plain
+ * loads for all sixteen spill under the 1024-thread register cap, half of
+ * them cost two L2 latencies). The caller's block barrier follows. In the
+ * one-launch path other blocks of the grid wrote the mask: this SM loaded
+ * none of it before the fence that precedes the copy (which empties L1). */
 __device__ __forceinline__ void copy_walk_rows(const u64 *mask, const u64 *diag_col, int n,
                                                int words, u64 *rows, u64 *diag) {
-    constexpr int kPasses = 64 * kSmallWalkWords / (kSmallWalkThreads / kSmallWalkWords);
-    constexpr int kBatch = kPasses / 2;
+    constexpr int kRowsAPass = kSmallWalkThreads / kSmallWalkWords;
+    constexpr int kPasses = 64 * kSmallWalkWords / kRowsAPass;
     const int t = threadIdx.x, w = t % kSmallWalkWords, r0 = t / kSmallWalkWords;
     u64 d = t < n ? __ldcg(diag_col + t) : 0;
-    for (int p0 = 0; p0 < kPasses; p0 += kBatch) {
-        u64 v[kBatch];
 #pragma unroll
-        for (int p = 0; p < kBatch; p++) {
-            int r = r0 + (p0 + p) * (kSmallWalkThreads / kSmallWalkWords);
-            if (r < n && w < words && w > r / 64) v[p] = __ldcg(mask + (size_t)r * words + w);
-        }
-#pragma unroll
-        for (int p = 0; p < kBatch; p++) {
-            int r = r0 + (p0 + p) * (kSmallWalkThreads / kSmallWalkWords);
-            if (r < n && w < words && w > r / 64) rows[r * words + w] = v[p];
-        }
+    for (int p = 0; p < kPasses; p++) {
+        int r = r0 + p * kRowsAPass;
+        if (r < n && w < words && w > r / 64)
+            kb_cp_async8(rows + (size_t)r * words + w, mask + (size_t)r * words + w);
     }
+    kb_cp_async_wait_all();
     if (t < n) diag[t] = d;
 }
 
@@ -403,15 +398,18 @@ __global__ void __launch_bounds__(kFusedThreads)
             if (t % kRowLanes == 0) diag_col[r] = col_bits;
         }
     }
-    /* Every thread's stores visible before its block counts itself; the
-     * last block's loads come after the count (and a fence). atomicInc wraps
-     * the count back to 0 on the last block. */
-    __threadfence();
+    /* The block's stores, then one thread's fence and count (the pattern of
+     * cooperative groups' grid barrier: the block barrier orders every
+     * thread's stores before the fence); the last block's loads come after
+     * its count and a fence. atomicInc wraps the count to 0 on the last. */
     __syncthreads();
-    if (t == 0) last = atomicInc(finished, gridDim.x - 1) == gridDim.x - 1;
+    if (t == 0) {
+        __threadfence();
+        last = atomicInc(finished, gridDim.x - 1) == gridDim.x - 1;
+        if (last) __threadfence();
+    }
     __syncthreads();
     if (!last) return;
-    __threadfence();
     copy_walk_rows(mask, diag_col, n, words, rows, diag);
     __syncthreads();
     walk_shared_rows(rows, diag, rank_to_input, n, words, cap, keep, count, hand);
