@@ -13,7 +13,6 @@
  */
 #include "masks.cuh"
 #include "rank_key.cuh"
-#include "variants/common/block_bitonic.cuh"
 #include "variants/common/arch.cuh"
 #include "variants/common/greedy_resolve.cuh"
 #include "variants/common/shared_walk.cuh"
@@ -363,17 +362,10 @@ __global__ void __launch_bounds__(kFusedThreads)
     float4 *box = (float4 *)sm; /* first: 16-byte aligned */
     u64 *rows = (u64 *)(box + kFusedThreads), *diag = rows + (size_t)n * words;
     int *cls = (int *)(diag + n), *rank_to_input = cls + kFusedThreads;
-    /* The ranking, as sort.cu's small sort: each thread stages its own box,
-     * then takes its rank's box from the stage. */
-    unsigned long long v = ~0ull;
-    if (t < n) {
-        v = kb_nms_rank_key(scores[t], t);
-        box[t] = boxes[t];
-        if (kClasses) cls[t] = classes[t];
-    }
-    v = kb_block_bitonic<kFusedThreads>(v, key);
-    __syncthreads(); /* box[] and cls[] staged by every thread */
-    const int from = (int)(unsigned)v;
+    /* The ranking, as sort.cu's small sort; each thread then takes its
+     * rank's box from the stage. */
+    const int from = kb_nms_block_rank<kFusedThreads>(scores, boxes, kClasses ? classes : nullptr,
+                                                      n, box, cls, key);
     const float4 b = t < n ? box[from] : make_float4(0, 0, 0, 0);
     const int c = kClasses && t < n ? cls[from] : 0;
     __syncthreads(); /* every rank's box read from the stage */

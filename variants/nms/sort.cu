@@ -60,16 +60,9 @@ __global__ void __launch_bounds__(kSize)
     __shared__ float4 box[kSize];
     __shared__ int cls[kSize];
     int t = threadIdx.x;
-    unsigned long long v = ~0ull;
+    int i = kb_nms_block_rank<kSize>(scores, boxes, classes_sorted ? classes : nullptr, n, box, cls,
+                                     key);
     if (t < n) {
-        v = kb_nms_rank_key(scores[t], t);
-        box[t] = boxes[t];
-        if (classes_sorted) cls[t] = classes[t];
-    }
-    v = kb_block_bitonic<kSize>(v, key);
-    __syncthreads(); /* box[] and cls[] written by every thread */
-    if (t < n) {
-        int i = (int)(unsigned)v;
         order[t] = i;
         boxes_sorted[t] = box[i];
         if (classes_sorted) classes_sorted[t] = cls[i];
