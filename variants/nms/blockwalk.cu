@@ -335,9 +335,9 @@ cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int c
  * mask kernel and walk_small_kernel are three launches of ~5-8 us each at
  * 1000 boxes, mostly launch and ramp. Here every block ranks all the boxes
  * itself (kb_block_bitonic over 1024 keys, ~2.5 us, the same on every SM at
- * once), builds its share of the 64x64 tiles from shared memory (tile q by
- * block q mod the grid, 16 lanes a row: at 1000 boxes 136 tiles over 132
- * SMs, about one each), writes them to global memory and counts itself
+ * once), builds its share of the 64x64 tiles' rows from shared memory (an
+ * even split of the rows, 16 lanes a row: at 1000 boxes 136 tiles' rows over
+ * 132 SMs), writes them to global memory and counts itself
  * finished; the last block to finish copies the mask in and walks it. No
  * block waits on another, so the grid needs no co-residency. Shared memory:
  * the walk's rows (128 KB at 1024 boxes) and the ranked boxes; 1 block an SM. */
@@ -371,22 +371,29 @@ __global__ void __launch_bounds__(kFusedThreads)
     __syncthreads(); /* every rank's box read from the stage */
     if (t < n) box[t] = b, cls[t] = c, rank_to_input[t] = from;
     __syncthreads();
-    /* Tiles (rb, cb >= rb) in row-major order. */
+    /* Tile rows: item i is row i % 64 of tile i / 64, the tiles (rb, cb >= rb)
+     * in row-major order; block b takes items [b N / G, (b + 1) N / G), 64 a
+     * pass (16 lanes a row). At 1000 boxes, 66 rows a block: whole tiles
+     * left four blocks two tiles each, and the walk waits on the last block. */
     const int row = t / kRowLanes, tiles = words * (words + 1) / 2;
+    const long long items = 64ll * tiles;
+    const int first = (int)(items * blockIdx.x / gridDim.x);
+    const int end = (int)(items * (blockIdx.x + 1) / gridDim.x);
     auto same = [](int k) { return k; };
-    for (int q = blockIdx.x; q < tiles; q += gridDim.x) {
-        int rb = 0, left = q;
+    for (int i = first + row; i < end; i += kFusedThreads / kRowLanes) {
+        int rb = 0, left = i / 64;
         while (left >= words - rb) left -= words - rb, rb++;
-        const int cb = rb + left, r = 64 * rb + row, cols = min(64, n - 64 * cb);
+        const int cb = rb + left, in_tile = i % 64, r = 64 * rb + in_tile;
         if (r >= n) continue; /* a row's lanes alike */
+        const int cols = min(64, n - 64 * cb);
         const float4 a = box[r], *col = box + 64 * cb;
         const int a_class = kClasses ? cls[r] : 0, *col_class = cls + 64 * cb;
-        u64 bits = tile_word<kClasses, kRowLanes, false>(a, a_class, col, col_class,
-                                                         rb == cb ? row + 1 : 0, cols, thr, same);
+        u64 bits = tile_word<kClasses, kRowLanes, false>(
+            a, a_class, col, col_class, rb == cb ? in_tile + 1 : 0, cols, thr, same);
         if (t % kRowLanes == 0) mask[(size_t)r * words + cb] = bits;
         if (rb == cb) {
-            u64 col_bits =
-                tile_word<kClasses, kRowLanes, true>(a, a_class, col, col_class, 0, row, thr, same);
+            u64 col_bits = tile_word<kClasses, kRowLanes, true>(a, a_class, col, col_class, 0,
+                                                                in_tile, thr, same);
             if (t % kRowLanes == 0) diag_col[r] = col_bits;
         }
     }

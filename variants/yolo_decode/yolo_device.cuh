@@ -308,7 +308,7 @@ inline size_t smem_rows_bytes(int max_det) {
  * kb_shared_walk's roles instead of warp 0 alone.
  * The mask build may be split over the `parts` blocks of a thread block
  * cluster (9.0+), each block holding the same candidates: block `part` builds
- * every parts-th slice of the (row, word) items (into block 0's `rows` when
+ * every parts-th run of 32 (row, word) items (into block 0's `rows` when
  * in shared memory: the caller has arrived at the cluster's barrier
  * (kb_cluster_arrive_relaxed) first), the cluster's barrier makes them
  * visible, and part 0 alone walks. parts = 1: the block does it all, no
@@ -342,9 +342,14 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
     for (int j = threadIdx.x; j < m; j += blockDim.x)
         atomicOr(&bucket_bits[(s.cls[j] % buckets) * words + (j >> 6)], 1ull << (j & 63));
     __syncthreads();
-    for (int t = part * blockDim.x + threadIdx.x; t < m * words; t += parts * blockDim.x) {
-        int r = t / words, w = t - r * words;
-        if (w < (r >> 6)) continue;
+    /* Item t = (row t / words, word t % words), in runs of 32 (a warp's
+     * stores side by side), run c to part c mod parts: the rows near the top
+     * have the most words on or above the diagonal, so slices of consecutive
+     * items left the first part the most work. */
+    const int items = m * words, warps = blockDim.x / 32;
+    for (int c = part + parts * (threadIdx.x / 32); 32 * c < items; c += parts * warps) {
+        const int t = 32 * c + (threadIdx.x & 31), r = t / words, w = t - r * words;
+        if (t >= items || w < (r >> 6)) continue;
         const int cr = s.cls[r];
         /* columns > r of word w */
         const int lo = r + 1 - w * 64;
