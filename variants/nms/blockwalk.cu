@@ -5,8 +5,10 @@
  * previous block's kept rows in from prefetched registers, so the walk ORs ~24
  * words per kept row, not n/64. Up to 1024 boxes the walk reads rows copied
  * to shared memory, warp 0 resolving while other warps OR the kept rows in
- * and write the keeps (walk_small_kernel). Also kb_nms_sorted_blockwalk,
- * which yolo_decode reuses. The steps: above each kernel. Sorting: sort.cu.
+ * and write the keeps (walk_small_kernel); the op's own path there is one
+ * launch that also ranks the boxes and builds the tiles (fused_small_kernel).
+ * Also kb_nms_sorted_blockwalk, which yolo_decode reuses. The steps: above
+ * each kernel. Sorting: sort.cu.
  * Measurements: docs/perf-nms.md.
  *
  *   kbench run nms --sweep default -v bitmask_gpu,blockwalk
@@ -373,8 +375,9 @@ __global__ void __launch_bounds__(kFusedThreads)
     __syncthreads();
     /* Tile rows: item i is row i % 64 of tile i / 64, the tiles (rb, cb >= rb)
      * in row-major order; block b takes items [b N / G, (b + 1) N / G), 64 a
-     * pass (16 lanes a row). At 1000 boxes, 66 rows a block: whole tiles
-     * left four blocks two tiles each, and the walk waits on the last block. */
+     * pass (16 lanes a row). At 1000 boxes, 66 rows a block, where whole
+     * tiles would give four blocks two tiles each: the walk waits on the
+     * last block. */
     const int row = t / kRowLanes, tiles = words * (words + 1) / 2;
     const long long items = 64ll * tiles;
     const int first = (int)(items * blockIdx.x / gridDim.x);
