@@ -44,6 +44,16 @@ if [ ! -x "$BUILD/kbench" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Stopped itself (an outer timeout, ^C), the script stops its runs, and each
+# run its `timeout`, which passes the signal on to compute-sanitizer and
+# kbench: `timeout` leads a process group of its own, so a signal to this
+# script's group alone would leave them running on the GPU.
+stop_runs() {
+    kill -TERM $(jobs -p) 2>/dev/null
+    wait
+}
+trap 'stop_runs; exit 143' TERM
+trap 'stop_runs; exit 130' INT
 mkdir -p "$OUT"
 ops=("$@")
 [ ${#ops[@]} -eq 0 ] && mapfile -t ops < <("$BUILD/kbench" list --names | grep -v /)
@@ -66,11 +76,14 @@ run_one() {
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     [ "$tool" = racecheck ] && [ -n "$RACE_CASES" ] && cases=(--max-cases "$RACE_CASES")
     [ -n "$one" ] && cases=(--first-case "$one" --max-cases 1)
-    local t0=$SECONDS
+    local t0=$SECONDS run=
+    trap 'kill -TERM $run 2>/dev/null; exit 143' TERM INT # see stop_runs
     timeout -s KILL "$LIMIT" "$san" --tool "$tool" "${extra[@]}" \
         --error-exitcode 99 --print-limit 20 --log-file "$base.san.log" \
         "$BUILD/kbench" check "$op" -v "$variant" --sweep "$sweep" ${axes[@]+"${axes[@]}"} \
-        ${cases[@]+"${cases[@]}"} --no-isolate -q -o "$base.csv" >"$base.kbench.log" 2>&1
+        ${cases[@]+"${cases[@]}"} --no-isolate -q -o "$base.csv" >"$base.kbench.log" 2>&1 &
+    run=$!
+    wait "$run" 2>/dev/null # no "Killed" notice for a TIMEOUT
     local rc=$? result reports rows
     # The tool's own count where it prints one, else the reports' first lines.
     reports=$(grep -oE "ERROR SUMMARY: [0-9]+" "$base.san.log" 2>/dev/null | tail -1 | grep -oE "[0-9]+$")

@@ -58,7 +58,7 @@ case " $* " in
     printf '========= Invalid __global__ read of size 4 bytes\n%.0s' 1 2 >"$log"
     echo "========= ERROR SUMMARY: 2 errors" >>"$log"
     exit 99 ;;
-*" -v slow "*) sleep 30 ;;
+*" -v slow "*) sleep "${STUB_SLOW:-30}" ;;
 *" -v fails "*) echo "========= ERROR SUMMARY: 0 errors" >"$log"; exit 1 ;;
 esac
 echo "========= ERROR SUMMARY: 0 errors" >"$log"
@@ -109,6 +109,18 @@ PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/calls" OUT="$tmp/out2" KB_BUILD="$tmp/build
 check "KB_SAN_RACE_CASES=2: racecheck's runs take --max-cases 2, memcheck's all" \
     [ "$(grep -c -- "--max-cases 2 " "$tmp/calls")" -eq 3 ]
 check "a list of ops narrows the runs" [ "$(wc -l <"$tmp/calls")" -eq 6 ]
+
+# Stopped from outside (here an outer timeout, which signals the script's
+# process group), it stops its runs: no hung tool is left on the GPU.
+PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/calls" STUB_SLOW=47.25 OUT="$tmp/out3" KB_BUILD="$tmp/build" \
+    KB_SAN_TOOLS="memcheck" KB_SAN_TIMEOUT=60 timeout 2 bash "$repo/scripts/sanitize.sh" opa \
+    >/dev/null 2>&1
+rc=$?
+for _ in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "sleep 47.25" >/dev/null || break; sleep 0.2; done
+check "stopped, it exits as stopped (got $rc)" [ $rc -eq 124 ]
+left=$(pgrep -fc "sleep 47.25")
+check "stopped, it leaves no run behind ($left left)" [ "$left" -eq 0 ]
+pkill -f "sleep 47.25"
 
 echo "sanitize.sh summary: $pass passed, $fail failed"
 [ $fail -eq 0 ]
