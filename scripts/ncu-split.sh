@@ -69,8 +69,8 @@ dcn4=(-a n=2 -a c_in=64 -a c_out=64 -a h=200 -a w=336)
 dcn5=(-a n=8 -a c_in=256 -a c_out=256 -a h=64 -a w=64)
 names=("$@")
 [ ${#names[@]} -eq 0 ] &&
-    names=(nms1000 topk-rpn5 walk25200 walk1000 dcn4-explicit dcn4-implicit dcn5-explicit
-        nms1000-sass dcn4-nhwc dcn5-nhwc)
+    names=(nms1000 topk-rpn5 walk25200 walk1000 nms1000-sass dcn4-explicit dcn4-implicit
+        dcn5-explicit dcn4-nhwc dcn5-nhwc)
 for name in "${names[@]}"; do
     case $name in
     nms1000) split nms1000 nms -v blockwalk -a n=1000 -a iou=0.5 ;;

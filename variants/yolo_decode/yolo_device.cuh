@@ -344,8 +344,8 @@ __device__ inline int greedy_nms(const stage_smem &s, int m, float thr, int max_
     __syncthreads();
     /* Item t = (row t / words, word t % words), in runs of 32 (a warp's
      * stores side by side), run c to part c mod parts: the rows near the top
-     * have the most words on or above the diagonal, so slices of consecutive
-     * items left the first part the most work. */
+     * have the most words on or above the diagonal, so one slice of
+     * consecutive items a part would give the first part the most work. */
     const int items = m * words, warps = blockDim.x / 32;
     for (int c = part + parts * (threadIdx.x / 32); 32 * c < items; c += parts * warps) {
         const int t = 32 * c + (threadIdx.x & 31), r = t / words, w = t - r * words;
