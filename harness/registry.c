@@ -75,6 +75,7 @@ extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16;
 extern const kb_variant_impl kb_nms_bitmask_host;
 extern const kb_variant_impl kb_nms_bitmask_gpu;
 extern const kb_variant_impl kb_nms_blockwalk;
+extern const kb_variant_impl kb_nms_rounds;
 extern const kb_variant_impl kb_nms_pairwise_fast;
 extern const kb_variant_impl kb_nms_cpu_greedy;
 extern const kb_variant_impl kb_nms_cpu_bitmask;
@@ -174,6 +175,8 @@ const kb_variant kb_variants[] = {
                "the same masks; one block walks them box by box (mmcv)"),
     KB_VARIANT(nms, blockwalk, "blockwalk.cu", 0,
                "the same masks; one block walks 64 boxes a step, bulk OR overlapped"),
+    KB_VARIANT(nms, rounds, "rounds.cu", 0,
+               "the same masks; every box decided in parallel rounds over the suppression graph"),
     KB_VARIANT(nms, pairwise_fast, "pairwise.cu", KB_INEXACT,
                "fast NMS: a thread per box vs every higher-ranked box of its class"),
     KB_VARIANT(nms, cpu_greedy, "cpu_greedy.c", KB_HOST,

@@ -12,10 +12,7 @@ static const struct {
     const char *name;
     int fast;
 } variants[] = {
-    {"bitmask_host", 0},
-    {"bitmask_gpu", 0},
-    {"blockwalk", 0},
-    {"pairwise_fast", 1},
+    {"bitmask_host", 0}, {"bitmask_gpu", 0}, {"blockwalk", 0}, {"rounds", 0}, {"pairwise_fast", 1},
 };
 
 typedef kbt_fixture nms_case;
@@ -62,7 +59,8 @@ KB_TEST(nms_variants_match_at_block_edge_sizes) {
 
 KB_TEST(nms_variants_match_on_every_distribution) {
     KB_REQUIRE_DEVICE();
-    /* 700: blockwalk's one launch (<= 1024 boxes); 3000: its three. */
+    /* 700: blockwalk's and rounds' one launch (<= 1024 boxes); 3000: their
+     * launches for larger n. */
     static const char *const dists[] = {"clustered", "ties", "degenerate"};
     static const char *const sizes[] = {"700", "3000"};
     for (int d = 0; d < 3; d++)
@@ -97,13 +95,20 @@ KB_TEST(nms_variants_cap_at_max_out) {
     expect_all_variants_match(&t, "max_out 100 of 1000");
 }
 
+/* Every row suppresses every later box: at 3000 each row's far words
+ * overflow their list and are read from the dense mask. */
 KB_TEST(nms_variants_keep_one_of_identical_boxes) {
     KB_REQUIRE_DEVICE();
-    nms_case t;
-    make_case(&t, "300", "ties", "1", "0", "0.5");
-    float *b = boxes_of(&t);
-    for (int i = 1; i < 300; i++) memcpy(b + 4 * i, b, 4 * sizeof *b);
-    expect_all_variants_match(&t, "300 identical boxes, tied scores");
+    static const char *const sizes[] = {"300", "3000"};
+    for (int s = 0; s < 2; s++) {
+        nms_case t;
+        make_case(&t, sizes[s], "ties", "1", "0", "0.5");
+        float *b = boxes_of(&t);
+        for (int i = 1; i < atoi(sizes[s]); i++) memcpy(b + 4 * i, b, 4 * sizeof *b);
+        char what[64];
+        snprintf(what, sizeof what, "%s identical boxes, tied scores", sizes[s]);
+        expect_all_variants_match(&t, what);
+    }
 }
 
 KB_TEST(nms_variants_keep_pairs_at_iou_exactly_the_threshold) {
@@ -158,24 +163,29 @@ KB_TEST(nms_variants_keep_zero_area_boxes) {
  * apart. From first = 0 box 63 of each block is removed, so no kept box
  * reaches across a block edge; from first = 1 box 63 is kept and removes box
  * 64 of the next block (the walks' carry). */
-static void expect_chain_matches(int first, int len, const char *what) {
+static void expect_chain_matches(int n, int first, int len, const char *what) {
     nms_case t;
-    make_case(&t, "1000", "uniform", "1", "0", "0.5");
+    char count[16];
+    snprintf(count, sizeof count, "%d", n);
+    make_case(&t, count, "uniform", "1", "0", "0.5");
     float *b = boxes_of(&t), *s = kb_tensors_find(&t.in, "scores")->data;
-    for (int k = 0; k < 1000; k++) {
+    for (int k = 0; k < n; k++) {
         const int in_row = k >= first && k < first + len;
         const float x = in_row ? 3.0f * (float)(k - first) : 40.0f * (float)(k % 50),
                     y = in_row ? 0.0f : 100.0f + 40.0f * (float)(k / 50);
         const float box[4] = {x, y, x + 10, y + 10};
         memcpy(b + 4 * k, box, sizeof box);
-        s[k] = 1.0f - (float)k / 2048.0f;
+        s[k] = 1.0f - (float)k / 8192.0f;
     }
     expect_all_variants_match(&t, what);
 }
 
 KB_TEST(nms_variants_decide_suppression_chains_within_and_across_blocks) {
     KB_REQUIRE_DEVICE();
-    expect_chain_matches(0, 40, "a chain of 40 boxes");
-    expect_chain_matches(0, 1000, "a chain of 1000 boxes");
-    expect_chain_matches(1, 999, "a chain of 999 boxes from rank 1: kept boxes at block edges");
+    expect_chain_matches(1000, 0, 40, "a chain of 40 boxes");
+    expect_chain_matches(1000, 0, 1000, "a chain of 1000 boxes");
+    expect_chain_matches(1000, 1, 999,
+                         "a chain of 999 boxes from rank 1: kept boxes at block edges");
+    expect_chain_matches(3000, 0, 3000, "a chain of 3000 boxes");
+    expect_chain_matches(3000, 5, 2000, "a chain of 2000 boxes from rank 5");
 }

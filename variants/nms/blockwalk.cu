@@ -14,7 +14,7 @@
  *   kbench run nms --sweep default -v bitmask_gpu,blockwalk
  */
 #include "masks.cuh"
-#include "rank_key.cuh"
+#include "one_launch.cuh"
 #include "variants/common/arch.cuh"
 #include "variants/common/greedy_resolve.cuh"
 #include "variants/common/shared_walk.cuh"
@@ -343,7 +343,8 @@ cudaError_t launch_small_walk(const u64 *mask, const u64 *diag_col, int n, int c
  * finished; the last block to finish copies the mask in and walks it. No
  * block waits on another, so the grid needs no co-residency. Shared memory:
  * the walk's rows (128 KB at 1024 boxes) and the ranked boxes; 1 block an SM. */
-constexpr int kFusedThreads = 1024, kRowLanes = kFusedThreads / 64;
+constexpr int kFusedThreads = kb_nms_one_launch::kThreads,
+              kRowLanes = kb_nms_one_launch::kItemLanes;
 static_assert(kFusedThreads == kSmallWalkThreads, "the walk's copy is a thread per (word, row)");
 
 size_t fused_smem(int n) {
@@ -364,30 +365,13 @@ __global__ void __launch_bounds__(kFusedThreads)
     float4 *box = (float4 *)sm; /* first: 16-byte aligned */
     u64 *rows = (u64 *)(box + kFusedThreads), *diag = rows + (size_t)n * words;
     int *cls = (int *)(diag + n), *rank_to_input = cls + kFusedThreads;
-    /* The ranking, as sort.cu's small sort; each thread then takes its
-     * rank's box from the stage. */
-    const int from = kb_nms_block_rank<kFusedThreads>(scores, boxes, kClasses ? classes : nullptr,
-                                                      n, box, cls, key);
-    const float4 b = t < n ? box[from] : make_float4(0, 0, 0, 0);
-    const int c = kClasses && t < n ? cls[from] : 0;
-    __syncthreads(); /* every rank's box read from the stage */
-    if (t < n) box[t] = b, cls[t] = c, rank_to_input[t] = from;
-    __syncthreads();
-    /* Tile rows: item i is row i % 64 of tile i / 64, the tiles (rb, cb >= rb)
-     * in row-major order; block b takes items [b N / G, (b + 1) N / G), 64 a
-     * pass (16 lanes a row). At 1000 boxes, 66 rows a block, where whole
-     * tiles would give four blocks two tiles each: the walk waits on the
-     * last block. */
-    const int row = t / kRowLanes, tiles = words * (words + 1) / 2;
-    const long long items = 64ll * tiles;
-    const int first = (int)(items * blockIdx.x / gridDim.x);
-    const int end = (int)(items * (blockIdx.x + 1) / gridDim.x);
+    kb_nms_one_launch::rank_boxes<kClasses>(scores, boxes, classes, n, box, cls, key, box, cls,
+                                            rank_to_input);
+    /* Tile rows: entry e of tile (rb, cb) is row box 64 rb + e. */
     auto same = [](int k) { return k; };
-    for (int i = first + row; i < end; i += kFusedThreads / kRowLanes) {
-        int rb = 0, left = i / 64;
-        while (left >= words - rb) left -= words - rb, rb++;
-        const int cb = rb + left, in_tile = i % 64, r = 64 * rb + in_tile;
-        if (r >= n) continue; /* a row's lanes alike */
+    kb_nms_one_launch::for_block_items(words, [&](int rb, int cb, int in_tile) {
+        const int r = 64 * rb + in_tile;
+        if (r >= n) return; /* a row's lanes alike */
         const int cols = min(64, n - 64 * cb);
         const float4 a = box[r], *col = box + 64 * cb;
         const int a_class = kClasses ? cls[r] : 0, *col_class = cls + 64 * cb;
@@ -399,19 +383,8 @@ __global__ void __launch_bounds__(kFusedThreads)
                                                                 in_tile, thr, same);
             if (t % kRowLanes == 0) diag_col[r] = col_bits;
         }
-    }
-    /* The block's stores, then one thread's fence and count (the pattern of
-     * cooperative groups' grid barrier: the block barrier orders every
-     * thread's stores before the fence); the last block's loads come after
-     * its count and a fence. atomicInc wraps the count to 0 on the last. */
-    __syncthreads();
-    if (t == 0) {
-        __threadfence();
-        last = atomicInc(finished, gridDim.x - 1) == gridDim.x - 1;
-        if (last) __threadfence();
-    }
-    __syncthreads();
-    if (!last) return;
+    });
+    if (!kb_nms_one_launch::last_to_finish(finished, &last)) return;
     copy_walk_rows(mask, diag_col, n, words, rows, diag);
     __syncthreads();
     walk_shared_rows(rows, diag, rank_to_input, n, words, cap, keep, count, hand);

@@ -1,0 +1,505 @@
+/* rounds.cu — nms/rounds: exact greedy NMS decided in parallel rounds over
+ * the suppression graph instead of a walk in rank order. A box is kept when
+ * every box that suppresses it (same class, IoU > thr, ranked before it) is
+ * decided and none of them is kept; it is removed as soon as one of them is
+ * kept. Every round decides at least the lowest undecided box, so this is
+ * greedy, and the rounds number the longest chain of boxes waiting on one
+ * another (4 at 1000 uniform boxes @0.5, 11 at 25200, 16 at 100000), where a
+ * walk takes a step per 64 boxes (16, 394, 1563). Within a round each warp's
+ * 32 boxes settle among themselves first (ballot rounds), so a chain of
+ * consecutive ranks costs a round per warp at most.
+ *
+ *   up to 1024 boxes   one launch (one_launch.cuh): every block ranks the
+ *                      boxes and builds an even share of the column words
+ *                      (box c's word rb: which boxes of block rb suppress
+ *                      it); the last block to finish loads them into shared
+ *                      memory and runs the rounds there, a block barrier
+ *                      each (rounds_small_kernel)
+ *   above              the sort and blockwalk's masks (x-pruned rows, far
+ *                      lists), then one cooperative kernel: round 0 counts
+ *                      each box's suppressors; a box kept in a round ORs
+ *                      its row into the "removed" bits, one removed counts
+ *                      its row's boxes down; a grid barrier a round
+ *                      (rounds_kernel)
+ *
+ * Measurements and the design's floor: docs/perf-nms.md, section rounds.
+ *
+ *   kbench run nms --sweep default -v blockwalk,rounds
+ */
+#include "masks.cuh"
+#include "one_launch.cuh"
+
+#include <cooperative_groups.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+using namespace kb_nms_masks;
+namespace cg = cooperative_groups;
+
+namespace {
+
+typedef unsigned u32;
+
+/* One warp's 32 boxes settled among themselves. mine: this lane's box is
+ * undecided; ext_kept / ext_blocked: a box outside the warp that suppresses
+ * it is kept / undecided; own: which lanes of the warp suppress it (lower
+ * lanes only). kept and open (warp-uniform) are the warp's kept and
+ * undecided bits, updated. A lane whose suppressors in the warp are all
+ * decided, none kept, and none outside undecided, is kept; one with a kept
+ * suppressor is removed; repeated while anything decides. */
+__device__ __forceinline__ void settle_warp(bool mine, bool ext_kept, bool ext_blocked, u32 own,
+                                            u32 &kept, u32 &open) {
+    while (true) {
+        bool removed = mine && (ext_kept || (own & kept));
+        bool keep = mine && !removed && !ext_blocked && !(own & open);
+        u32 kb = __ballot_sync(kFull, keep), db = __ballot_sync(kFull, keep || removed);
+        if (!db) return;
+        kept |= kb;
+        open &= ~db;
+        mine = mine && !keep && !removed;
+    }
+}
+
+/* ---- up to 1024 boxes: one launch ---- */
+
+using kb_nms_one_launch::kItemLanes;
+using kb_nms_one_launch::kMaxWords;
+using kb_nms_one_launch::kThreads;
+constexpr int kWarps = kThreads / 32;
+
+/* Dynamic shared memory: the ranking's stage and sort scratch, then, in the
+ * last block, the column words (a word per 64-box block and box). */
+size_t small_smem(int n) {
+    size_t stage = (size_t)kThreads * (sizeof(float4) + 2 * sizeof(u64) + sizeof(int));
+    size_t words = (size_t)words_of(n) * kThreads * sizeof(u64);
+    return stage > words ? stage : words;
+}
+
+template <bool kClasses>
+__global__ void __launch_bounds__(kThreads)
+    rounds_small_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
+                        int words, float thr, int cap, u64 *colw, unsigned *finished, int *keep,
+                        int *count) {
+    extern __shared__ u64 sm[];
+    __shared__ float4 box[kThreads];
+    __shared__ int cls[kThreads], rank_to_input[kThreads];
+    __shared__ u64 state[2][kWarps]; /* a warp's kept bits | its undecided bits << 32 */
+    __shared__ int before[kWarps + 1], last;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    {
+        float4 *stage = (float4 *)sm; /* first: 16-byte aligned */
+        auto key = (unsigned long long(*)[kThreads])(stage + kThreads);
+        int *stage_cls = (int *)(key + 2);
+        kb_nms_one_launch::rank_boxes<kClasses>(scores, boxes, classes, n, stage, stage_cls, key,
+                                                box, cls, rank_to_input);
+    }
+    /* Column words: entry e of tile (rb, cb) is box c = 64 cb + e, its word rb
+     * the boxes of block rb that suppress it (kColumnForm: the row form's
+     * argument order, so the same decisions bit for bit). */
+    auto same = [](int k) { return k; };
+    kb_nms_one_launch::for_block_items(words, [&](int rb, int cb, int e) {
+        const int c = 64 * cb + e;
+        if (c >= n) return; /* an item's lanes alike */
+        const int rows = rb == cb ? e : min(64, n - 64 * rb);
+        u64 bits = tile_word<kClasses, kItemLanes, true>(
+            box[c], kClasses ? cls[c] : 0, box + 64 * rb, cls + 64 * rb, 0, rows, thr, same);
+        if (t % kItemLanes == 0) colw[(size_t)rb * n + c] = bits;
+    });
+    if (!kb_nms_one_launch::last_to_finish(finished, &last)) return;
+
+    /* The last block: box t's column words into shared memory (the stage is
+     * dead), which of them are nonzero in a mask. */
+    u64 *col = sm;
+    u32 nz = 0;
+#pragma unroll
+    for (int rb = 0; rb < kMaxWords; rb++)
+        if (t < n && rb <= t / 64) {
+            const u64 v = __ldcg(colw + (size_t)rb * n + t);
+            col[rb * kThreads + t] = v;
+            nz |= (u32)(v != 0) << rb;
+        }
+    bool mine = t < n;
+    u32 kept = 0, open = __ballot_sync(kFull, mine);
+    if (lane == 0) state[0][warp] = (u64)open << 32;
+    __syncthreads();
+    /* Rounds: read the warps' states of the last round (buffer p), settle,
+     * write this round's (buffer p ^ 1); a block barrier between. */
+    for (int p = 0;; p ^= 1) {
+        if (open) {
+            bool ext_kept = false, ext_blocked = false;
+            u32 own = 0;
+            for (u32 m = mine ? nz : 0; m; m &= m - 1) {
+                const int rb = __ffs(m) - 1;
+                const u64 w = col[rb * kThreads + t];
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const u32 bits = (u32)(w >> (32 * h));
+                    const int from = 2 * rb + h;
+                    if (from == warp) {
+                        own = bits;
+                    } else {
+                        const u64 s = state[p][from];
+                        ext_kept |= (bits & (u32)s) != 0;
+                        ext_blocked |= (bits & (u32)(s >> 32)) != 0;
+                    }
+                }
+            }
+            settle_warp(mine, ext_kept, ext_blocked, own, kept, open);
+            mine = mine && ((open >> lane) & 1);
+        }
+        if (lane == 0) state[p ^ 1][warp] = kept | (u64)open << 32;
+        if (!__syncthreads_or(open != 0)) break;
+    }
+    /* The keeps in rank order, the first cap of them. */
+    if (lane == 0) before[warp + 1] = __popc(kept);
+    __syncthreads();
+    if (t == 0) {
+        before[0] = 0;
+        for (int w = 1; w <= kWarps; w++) before[w] += before[w - 1];
+        *count = min(before[kWarps], cap);
+    }
+    __syncthreads();
+    if ((kept >> lane) & 1) {
+        int at = before[warp] + __popc(kept & ((1u << lane) - 1));
+        if (at < cap) keep[at] = rank_to_input[t];
+    }
+}
+
+/* ---- above: the masks, then the rounds in one cooperative kernel ---- */
+
+constexpr int kCoopThreads = 512;
+
+/* The rounds' own state (zero between launches; each launch leaves it so).
+ * removed: bit c set once a kept box suppresses c; pending[c]: c's
+ * suppressors outside its warp not yet decided, counted in round 0 and
+ * counted down as they are removed (a kept one removes c instead); kept /
+ * open: 32 boxes a word; undecided[3]: the boxes left open by round s go to
+ * undecided[s % 3], which round s - 1 zeroed (its last reads were before
+ * that round's barrier); before[g]: block g's keeps, for the compaction. */
+struct push_state {
+    u64 *removed;
+    int *pending;
+    u32 *kept, *open;
+    int *undecided, *before;
+};
+
+size_t push_bytes(int n, int blocks) {
+    return (size_t)words_of(n) * sizeof(u64) + (size_t)n * sizeof(int) +
+           (size_t)2 * ((n + 31) / 32) * sizeof(u32) + (size_t)(3 + blocks) * sizeof(int);
+}
+
+push_state carve_push(void *base, int n) {
+    push_state p;
+    p.removed = (u64 *)base;
+    p.pending = (int *)(p.removed + words_of(n));
+    p.kept = (u32 *)(p.pending + n);
+    p.open = p.kept + (n + 31) / 32;
+    p.undecided = (int *)(p.open + (n + 31) / 32);
+    p.before = p.undecided + 3;
+    return p;
+}
+
+/* Every nonzero word w of row r's suppression bits to apply(w, bits): the
+ * dense words r / 64 (without the bits of r's own warp of boxes, which
+ * settle_warp decides from the diagonal column words) and the next, then
+ * the far list's words. A row whose list overflowed returns true: its far
+ * words are the dense row's, which push_rows reads with the whole warp. */
+template <class Apply>
+__device__ __forceinline__ bool near_and_listed(const u64 *mask, far_lists far, int r, int words,
+                                                Apply apply) {
+    const int rb = r / 64;
+    const u64 *row = mask + (size_t)r * words;
+    const u64 own = 0xffffffffull << (32 * ((r >> 5) & 1));
+    const u64 near = __ldcg(row + rb) & ~own, next = rb + 1 < words ? __ldcg(row + rb + 1) : 0;
+    const int listed = __ldcg(far.count + r);
+    if (near) apply(rb, near);
+    if (next) apply(rb + 1, next);
+    if (listed > far.slots) return true;
+    const size_t at = (size_t)r * far.slots;
+    for (int s = 0; s < listed; s += 4) {
+        int w[4];
+        u64 b[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (s + q < listed)
+                w[q] = __ldcg(far.word + at + s + q), b[q] = __ldcg(far.bits + at + s + q);
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (s + q < listed) apply(w[q], b[q]);
+    }
+    return false;
+}
+
+/* The rows of the warp's lanes with push set, each to apply: the near
+ * words and lists by their lanes, the overflowed rows' far words by the
+ * whole warp, 32 words a load. Every lane of the warp calls it. */
+template <class Apply>
+__device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r, int words,
+                                          bool push, Apply apply) {
+    const int lane = threadIdx.x & 31;
+    bool dense = push && near_and_listed(mask, far, r, words, apply);
+    for (u32 m = __ballot_sync(kFull, dense); m; m &= m - 1) {
+        const int src = 32 * (r / 32) + __ffs(m) - 1;
+        const u64 *row = mask + (size_t)src * words;
+        for (int w = src / 64 + 2 + lane; w < words; w += 32) {
+            const u64 v = __ldcg(row + w);
+            if (v) apply(w, v);
+        }
+    }
+}
+
+__device__ __forceinline__ void add_bits(int *pending, int w, u64 bits, int by) {
+    for (; bits; bits &= bits - 1) atomicAdd(pending + 64 * w + __ffsll(bits) - 1, by);
+}
+
+/* Launched cooperatively, every block resident. Each warp owns the 32-box
+ * chunks gw, gw + W, ...; round 0 counts every box's pending suppressors;
+ * round s settles the open chunks from removed, pending and the diagonal
+ * column words, and the boxes it decides push: a kept one ORs its row into
+ * removed, a removed one counts its row's boxes down; then a grid barrier,
+ * and every block leaves after the round that left nothing open (a round's
+ * reads of another warp's news of the same round are safe: both only
+ * move one way). The keeps are then compacted in rank order (block g:
+ * chunks [gC / G, (g + 1)C / G)). Round 0 also sets every chunk's kept and
+ * open words; the compaction zeroes removed and pending behind it. */
+__global__ void __launch_bounds__(kCoopThreads)
+    rounds_kernel(const u64 *mask, const u64 *diag_col, far_lists far, int n, int words, int cap,
+                  const int *order, push_state ps, int *keep, int *count) {
+    cg::grid_group grid = cg::this_grid();
+    const int lane = threadIdx.x & 31;
+    const int warps = gridDim.x * (kCoopThreads / 32);
+    const int gw = (blockIdx.x * kCoopThreads + threadIdx.x) / 32;
+    const int chunks = (n + 31) / 32;
+    auto count_up = [&](int w, u64 bits) { add_bits(ps.pending, w, bits, 1); };
+    auto count_down = [&](int w, u64 bits) { add_bits(ps.pending, w, bits, -1); };
+    auto remove = [&](int w, u64 bits) { atomicOr(ps.removed + w, bits); };
+    for (int ch = gw; ch < chunks; ch += warps) {
+        const int r = 32 * ch + lane;
+        push_rows(mask, far, r, words, r < n, count_up);
+        const u32 open = __ballot_sync(kFull, r < n);
+        if (lane == 0) ps.open[ch] = open, ps.kept[ch] = 0;
+    }
+    if (gw == 0 && lane == 0) ps.undecided[1] = 0;
+    grid.sync();
+    for (int s = 1;; s++) {
+        int left = 0;
+        for (int ch = gw; ch < chunks; ch += warps) {
+            u32 open = ps.open[ch];
+            if (!open) continue;
+            const int r = 32 * ch + lane;
+            const bool mine = (open >> lane) & 1;
+            const u32 removed = __ldcg((const u32 *)ps.removed + ch);
+            const bool blocked = mine && __ldcg(ps.pending + r) > 0;
+            const u32 own = mine ? (u32)(__ldcg(diag_col + r) >> (32 * (ch & 1))) : 0;
+            u32 kept = ps.kept[ch];
+            const u32 was_open = open, was_kept = kept;
+            settle_warp(mine, (removed >> lane) & 1, blocked, own, kept, open);
+            const bool now_kept = ((kept & ~was_kept) >> lane) & 1;
+            const bool now_removed = ((was_open & ~open & ~kept) >> lane) & 1;
+            push_rows(mask, far, r, words, now_kept, remove);
+            push_rows(mask, far, r, words, now_removed, count_down);
+            if (lane == 0) ps.open[ch] = open, ps.kept[ch] = kept;
+            left += __popc(open);
+        }
+        if (lane == 0 && left) atomicAdd(&ps.undecided[s % 3], left);
+        if (gw == 0 && lane == 0) ps.undecided[(s + 1) % 3] = 0;
+        grid.sync();
+        if (__ldcg(&ps.undecided[s % 3]) == 0) break;
+    }
+    /* Compaction: each block's keeps counted, a grid barrier, then written
+     * from the block's base; the state zeroed behind. */
+    __shared__ int block_kept;
+    const int from = (int)((long long)chunks * blockIdx.x / gridDim.x);
+    const int to = (int)((long long)chunks * (blockIdx.x + 1) / gridDim.x);
+    if (threadIdx.x == 0) block_kept = 0;
+    __syncthreads();
+    int mine = 0;
+    for (int ch = from + (int)threadIdx.x; ch < to; ch += kCoopThreads)
+        mine += __popc(__ldcg(ps.kept + ch));
+    if (mine) atomicAdd(&block_kept, mine);
+    const int stride = gridDim.x * kCoopThreads, first = blockIdx.x * kCoopThreads + threadIdx.x;
+    for (int w = first; w < words; w += stride) ps.removed[w] = 0;
+    for (int c = first; c < n; c += stride) ps.pending[c] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) ps.before[blockIdx.x] = block_kept;
+    grid.sync();
+    if (threadIdx.x < 32) {
+        int sum = 0;
+        for (int g = lane; g < (int)blockIdx.x; g += 32) sum += __ldcg(ps.before + g);
+        for (int o = 16; o; o >>= 1) sum += __shfl_xor_sync(kFull, sum, o);
+        /* Chunks a lane each, 32 at a time, in rank order. */
+        for (int ch0 = from; ch0 < to; ch0 += 32) {
+            const int ch = ch0 + lane;
+            const u32 k = ch < to ? __ldcg(ps.kept + ch) : 0;
+            int at = __popc(k);
+            for (int o = 1; o < 32; o <<= 1) {
+                int v = __shfl_up_sync(kFull, at, o);
+                if (lane >= o) at += v;
+            }
+            const int total = __shfl_sync(kFull, at, 31);
+            at += sum - __popc(k);
+            for (u32 m = k; m; m &= m - 1, at++)
+                if (at < cap) keep[at] = order[32 * ch + __ffs(m) - 1];
+            sum += total;
+        }
+        if (blockIdx.x == gridDim.x - 1 && lane == 0) *count = min(sum, cap);
+    }
+}
+
+/* ---- the variant ---- */
+
+struct rounds_state {
+    kb_nms_sorted sorted;
+    int small_grid; /* the one launch's grid; 0: the masks and the cooperative kernel */
+    size_t small_smem;
+    int coop_grid;
+    push_state push;
+    void *push_base;
+};
+
+int cooperative(const kb_gpu *g) {
+    int coop = 0;
+    if (g && cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, g->ordinal) != cudaSuccess)
+        cudaGetLastError(), coop = 0;
+    return coop;
+}
+
+/* The one launch where n fits a block and its shared memory the device. */
+bool small_fits(int n, size_t *smem_out) {
+    const kb_gpu *g = kb_gpu_current();
+    if (!g || n < 1 || words_of(n) > kMaxWords) return false;
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, rounds_small_kernel<true>) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    size_t smem = small_smem(n);
+    if (smem + fa.sharedSizeBytes > g->smem_optin) return false;
+    *smem_out = smem;
+    return true;
+}
+
+int rounds_supports(const kb_case *c, kb_error *why) {
+    int rc = masks_supports(c, why);
+    if (rc != KB_OK) return rc;
+    const kb_gpu *g = kb_gpu_current();
+    size_t smem;
+    int n = (int)kb_nms_params_of(c).n;
+    if (g && n > 0 && !small_fits(n, &smem) && !cooperative(g))
+        return kb_fail(why, "above %d boxes rounds needs cooperative launch, which this %s lacks",
+                       kThreads, g->name),
+               KB_UNSUPPORTED;
+    return KB_OK;
+}
+
+size_t rounds_bytes(const kb_case *c) {
+    int n = (int)kb_nms_params_of(c).n;
+    return kb_nms_sorted_state_bytes(c) + push_bytes(n > 0 ? n : 1, kb_gpu_sms(132) * 4);
+}
+
+void rounds_delete(void *state) {
+    rounds_state *st = (rounds_state *)state;
+    if (!st) return;
+    kb_nms_sorted_free(&st->sorted);
+    cudaFree(st->push_base);
+    free(st);
+}
+
+cudaError_t plan(rounds_state *st) {
+    const kb_gpu *g = kb_gpu_current();
+    const int n = st->sorted.n;
+    if (!g || n < 1) return cudaSuccess;
+    if (small_fits(n, &st->small_smem)) {
+        auto kernel =
+            st->sorted.class_aware ? rounds_small_kernel<true> : rounds_small_kernel<false>;
+        cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)st->small_smem);
+        if (rc == cudaSuccess)
+            rc = cudaMemset(carve(st->sorted.nms_ws, n, nullptr).finished, 0, sizeof(unsigned));
+        const int words = words_of(n);
+        st->small_grid = min(words * (words + 1) / 2, g->sm_count);
+        return rc;
+    }
+    int per_sm = 0;
+    cudaError_t rc =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rounds_kernel, kCoopThreads, 0);
+    if (rc != cudaSuccess) return rc;
+    st->coop_grid = g->sm_count * min(per_sm, 4);
+    if (st->coop_grid < 1) return cudaErrorInvalidConfiguration;
+    size_t bytes = push_bytes(n, st->coop_grid);
+    rc = cudaMalloc(&st->push_base, bytes);
+    if (rc == cudaSuccess) rc = cudaMemset(st->push_base, 0, bytes);
+    st->push = carve_push(st->push_base, n);
+    return rc;
+}
+
+int rounds_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    rounds_state *st = (rounds_state *)calloc(1, sizeof *st);
+    if (!st) return kb_fail(e, "nms: out of host memory");
+    int rc = kb_nms_sorted_setup(c, &st->sorted, e);
+    if (rc == KB_OK) {
+        cudaError_t planned = plan(st);
+        rc = planned == cudaErrorMemoryAllocation
+                 ? (cudaGetLastError(), kb_fail(e, "nms rounds: out of device memory"),
+                    KB_OUT_OF_MEMORY)
+                 : kb_cuda_check(planned, "nms rounds: setup", e);
+    }
+    if (rc != KB_OK) {
+        rounds_delete(st);
+        return rc;
+    }
+    *state = st;
+    return KB_OK;
+}
+
+int run_small(rounds_state *st, const kb_tensors *dev_in, int *keep, int *count, cudaStream_t s,
+              kb_error *e) {
+    const kb_nms_sorted *so = &st->sorted;
+    const float *scores = (const float *)kb_tensors_get(dev_in, "scores")->data;
+    const float4 *boxes = (const float4 *)kb_tensors_get(dev_in, "boxes")->data;
+    const int *classes = (const int *)kb_tensors_get(dev_in, "classes")->data;
+    ws_layout l = carve(so->nms_ws, so->n, nullptr);
+    auto kernel = so->class_aware ? rounds_small_kernel<true> : rounds_small_kernel<false>;
+    kb_nvtx_push("sort, column words and rounds");
+    kernel<<<st->small_grid, kThreads, st->small_smem, s>>>(
+        scores, boxes, classes, so->n, words_of(so->n), so->iou, cap_of(so->n, so->max_out), l.mask,
+        l.finished, keep, count);
+    kb_nvtx_pop();
+    return kb_cuda_check(cudaGetLastError(), "nms rounds: one launch", e);
+}
+
+int rounds_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t s,
+               kb_error *e) {
+    rounds_state *st = (rounds_state *)state;
+    kb_nms_sorted *so = &st->sorted;
+    int *keep = (int *)kb_tensors_find(dev_out, "keep")->data;
+    int *count = (int *)kb_tensors_find(dev_out, "count")->data;
+    if (so->n <= 0) return kb_cuda_check(cudaMemsetAsync(count, 0, sizeof(int), s), "nms", e);
+    if (st->small_grid) return run_small(st, dev_in, keep, count, s, e);
+    if (kb_nms_sorted_fill(so, dev_in, s, e) != KB_OK) return KB_ERR;
+    ws_layout l = carve(so->nms_ws, so->n, nullptr);
+    if (words_of(so->n) < 64) l.xs = xsorted{}; /* pruning pays for its launch from 64 blocks */
+    kb_nvtx_push("mask");
+    cudaError_t rc =
+        build_masks(so->boxes, so->classes, so->n, so->iou, l.mask, l.diag_col, l.xs, l.far, s);
+    kb_nvtx_pop();
+    if (rc != cudaSuccess) return kb_cuda_check(rc, "nms rounds: masks", e);
+    int n = so->n, words = words_of(n), cap = cap_of(n, so->max_out);
+    const u64 *mask = l.mask, *diag_col = l.diag_col;
+    far_lists far = l.far;
+    const int *order = so->order;
+    push_state ps = st->push;
+    void *args[] = {(void *)&mask, (void *)&diag_col, (void *)&far, (void *)&n,    (void *)&words,
+                    (void *)&cap,  (void *)&order,    (void *)&ps,  (void *)&keep, (void *)&count};
+    kb_nvtx_push("rounds");
+    rc = cudaLaunchCooperativeKernel((const void *)rounds_kernel, dim3(st->coop_grid),
+                                     dim3(kCoopThreads), args, 0, s);
+    kb_nvtx_pop();
+    return kb_cuda_check(rc, "nms rounds: cudaLaunchCooperativeKernel", e);
+}
+
+} // namespace
+
+extern "C" const kb_variant_impl kb_nms_rounds = {rounds_supports, rounds_bytes, rounds_new,
+                                                  rounds_run, rounds_delete};
