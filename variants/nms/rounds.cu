@@ -183,67 +183,99 @@ struct push_state {
     int *undecided, *before;
 };
 
+/* The far lists the masks are built with here: a row whose list overflows
+ * is read densely by its warp in each of its two pushes, so the lists are
+ * longer than blockwalk's (whose walk holds every slot of a step's rows in
+ * registers): uniform 100000 boxes @0.5 have at most 168 far words a row,
+ * clustered 25200 ~40 a row in a cluster. */
+constexpr int kRoundsFarSlots = 128;
+
 size_t push_bytes(int n, int blocks) {
     return (size_t)words_of(n) * sizeof(u64) + (size_t)n * sizeof(int) +
-           (size_t)2 * ((n + 31) / 32) * sizeof(u32) + (size_t)(3 + blocks) * sizeof(int);
+           (size_t)2 * ((n + 31) / 32) * sizeof(u32) + (size_t)(3 + blocks) * sizeof(int) +
+           (size_t)n * (1 + kRoundsFarSlots) * sizeof(int) +
+           (size_t)n * kRoundsFarSlots * sizeof(u64);
 }
 
-push_state carve_push(void *base, int n) {
+push_state carve_push(void *base, int n, far_lists *far) {
     push_state p;
     p.removed = (u64 *)base;
-    p.pending = (int *)(p.removed + words_of(n));
-    p.kept = (u32 *)(p.pending + n);
+    far->bits = p.removed + words_of(n);
+    p.pending = (int *)(far->bits + (size_t)n * kRoundsFarSlots);
+    far->word = p.pending + n;
+    far->count = far->word + (size_t)n * kRoundsFarSlots;
+    far->slots = kRoundsFarSlots;
+    p.kept = (u32 *)(far->count + n);
     p.open = p.kept + (n + 31) / 32;
     p.undecided = (int *)(p.open + (n + 31) / 32);
     p.before = p.undecided + 3;
     return p;
 }
 
-/* Every nonzero word w of row r's suppression bits to apply(w, bits): the
- * dense words r / 64 (without the bits of r's own warp of boxes, which
- * settle_warp decides from the diagonal column words) and the next, then
- * the far list's words. A row whose list overflowed returns true: its far
- * words are the dense row's, which push_rows reads with the whole warp. */
-template <class Apply>
-__device__ __forceinline__ bool near_and_listed(const u64 *mask, far_lists far, int r, int words,
-                                                Apply apply) {
-    const int rb = r / 64;
-    const u64 *row = mask + (size_t)r * words;
-    const u64 own = 0xffffffffull << (32 * ((r >> 5) & 1));
-    const u64 near = __ldcg(row + rb) & ~own, next = rb + 1 < words ? __ldcg(row + rb + 1) : 0;
-    const int listed = __ldcg(far.count + r);
-    if (near) apply(rb, near);
-    if (next) apply(rb + 1, next);
-    if (listed > far.slots) return true;
-    const size_t at = (size_t)r * far.slots;
-    for (int s = 0; s < listed; s += 4) {
-        int w[4];
-        u64 b[4];
-#pragma unroll
-        for (int q = 0; q < 4; q++)
-            if (s + q < listed)
-                w[q] = __ldcg(far.word + at + s + q), b[q] = __ldcg(far.bits + at + s + q);
-#pragma unroll
-        for (int q = 0; q < 4; q++)
-            if (s + q < listed) apply(w[q], b[q]);
-    }
-    return false;
-}
+/* Loads in flight a lane where rows' words are read: the pushes apply
+ * atomics between the batches, which loads cannot pass. */
+constexpr int kBatch = 8;
 
-/* The rows of the warp's lanes with push set, each to apply: the near
- * words and lists by their lanes, the overflowed rows' far words by the
- * whole warp, 32 words a load. Every lane of the warp calls it. */
+/* The rows of the warp's lanes with push set, every nonzero word w of each
+ * row's suppression bits to apply(w, bits), the warp's lanes sharing the
+ * work: the dense words r / 64 (without the bits of r's own warp of boxes,
+ * which settle_warp decides from the diagonal column words) and the next by
+ * each row's lane; the far lists' entries of all the rows as one run of
+ * items, 32 x kBatch loads at once (a row's list is 0 to 128 entries, so a
+ * lane walking its own would set the round's time); a row whose list
+ * overflowed read from the dense mask by the whole warp. Every lane of the
+ * warp calls it. */
 template <class Apply>
 __device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r, int words,
                                           bool push, Apply apply) {
-    const int lane = threadIdx.x & 31;
-    bool dense = push && near_and_listed(mask, far, r, words, apply);
+    const int lane = threadIdx.x & 31, rb = r / 64;
+    const u64 *row = mask + (size_t)r * words;
+    int listed = 0;
+    if (push) {
+        const u64 own = 0xffffffffull << (32 * ((r >> 5) & 1));
+        const u64 near = __ldcg(row + rb) & ~own, next = rb + 1 < words ? __ldcg(row + rb + 1) : 0;
+        listed = __ldcg(far.count + r);
+        if (near) apply(rb, near);
+        if (next) apply(rb + 1, next);
+    }
+    const bool dense = listed > far.slots;
+    int items = dense ? 0 : listed, end = items; /* end: inclusive prefix over the lanes */
+    for (int o = 1; o < 32; o <<= 1) {
+        const int v = __shfl_up_sync(kFull, end, o);
+        if (lane >= o) end += v;
+    }
+    const int total = __shfl_sync(kFull, end, 31);
+    for (int k0 = 0; k0 < total; k0 += 32 * kBatch) {
+        int w[kBatch];
+        u64 b[kBatch];
+#pragma unroll
+        for (int q = 0; q < kBatch; q++) {
+            const int k = k0 + 32 * q + lane;
+            int owner = 0; /* the lowest lane whose items end past k */
+            for (int step = 16; step; step >>= 1)
+                if (__shfl_sync(kFull, end, owner + step - 1) <= k) owner += step;
+            const int first = __shfl_sync(kFull, end - items, owner);
+            w[q] = -1;
+            if (k < total) {
+                const size_t at = (size_t)(32 * (r / 32) + owner) * far.slots + (k - first);
+                w[q] = __ldcg(far.word + at), b[q] = __ldcg(far.bits + at);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < kBatch; q++)
+            if (w[q] >= 0) apply(w[q], b[q]);
+    }
     for (u32 m = __ballot_sync(kFull, dense); m; m &= m - 1) {
         const int src = 32 * (r / 32) + __ffs(m) - 1;
-        const u64 *row = mask + (size_t)src * words;
-        for (int w = src / 64 + 2 + lane; w < words; w += 32) {
-            const u64 v = __ldcg(row + w);
-            if (v) apply(w, v);
+        const u64 *src_row = mask + (size_t)src * words;
+        for (int w0 = src / 64 + 2 + lane; w0 < words; w0 += 32 * kBatch) {
+            u64 v[kBatch];
+#pragma unroll
+            for (int q = 0; q < kBatch; q++)
+                v[q] = w0 + 32 * q < words ? __ldcg(src_row + w0 + 32 * q) : 0;
+#pragma unroll
+            for (int q = 0; q < kBatch; q++)
+                if (v[q]) apply(w0 + 32 * q, v[q]);
         }
     }
 }
@@ -253,7 +285,7 @@ __device__ __forceinline__ void add_bits(int *pending, int w, u64 bits, int by) 
 }
 
 /* Launched cooperatively, every block resident. Each warp owns the 32-box
- * chunks gw, gw + W, ...; round 0 counts every box's pending suppressors;
+ * chunks gw, gw + W, ... (gw: block-major); round 0 counts every box's pending suppressors;
  * round s settles the open chunks from removed, pending and the diagonal
  * column words, and the boxes it decides push: a kept one ORs its row into
  * removed, a removed one counts its row's boxes down; then a grid barrier,
@@ -268,7 +300,9 @@ __global__ void __launch_bounds__(kCoopThreads)
     cg::grid_group grid = cg::this_grid();
     const int lane = threadIdx.x & 31;
     const int warps = gridDim.x * (kCoopThreads / 32);
-    const int gw = (blockIdx.x * kCoopThreads + threadIdx.x) / 32;
+    /* Warp w of block g is warp g + w G of the grid: consecutive chunks go
+     * to different blocks, so a few hundred chunks spread over every SM. */
+    const int gw = blockIdx.x + gridDim.x * ((int)threadIdx.x / 32);
     const int chunks = (n + 31) / 32;
     auto count_up = [&](int w, u64 bits) { add_bits(ps.pending, w, bits, 1); };
     auto count_down = [&](int w, u64 bits) { add_bits(ps.pending, w, bits, -1); };
@@ -354,6 +388,7 @@ struct rounds_state {
     size_t small_smem;
     int coop_grid;
     push_state push;
+    far_lists far;
     void *push_base;
 };
 
@@ -429,7 +464,7 @@ cudaError_t plan(rounds_state *st) {
     size_t bytes = push_bytes(n, st->coop_grid);
     rc = cudaMalloc(&st->push_base, bytes);
     if (rc == cudaSuccess) rc = cudaMemset(st->push_base, 0, bytes);
-    st->push = carve_push(st->push_base, n);
+    st->push = carve_push(st->push_base, n, &st->far);
     return rc;
 }
 
@@ -480,6 +515,7 @@ int rounds_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaS
     if (kb_nms_sorted_fill(so, dev_in, s, e) != KB_OK) return KB_ERR;
     ws_layout l = carve(so->nms_ws, so->n, nullptr);
     if (words_of(so->n) < 64) l.xs = xsorted{}; /* pruning pays for its launch from 64 blocks */
+    l.far = st->far;
     kb_nvtx_push("mask");
     cudaError_t rc =
         build_masks(so->boxes, so->classes, so->n, so->iou, l.mask, l.diag_col, l.xs, l.far, s);

@@ -83,30 +83,48 @@ __global__ void __launch_bounds__(kChunk)
 }
 
 /* Key r's rank: its place in its chunk plus, in every other chunk, the number
- * of keys below it (keys are distinct: the index is their low half); a
- * branchless lower bound, the chunks' searches side by side (independent
- * loads). Then the gather, scattered to the rank. */
-__global__ void __launch_bounds__(256)
+ * of keys below it (keys are distinct: the index is their low half). A block
+ * ranks kRankThreads keys of one chunk: each other chunk in turn goes to
+ * shared memory (the next one's loads in flight meanwhile) and every thread
+ * finds its key's lower bound there, 11 shared loads. Then the gather,
+ * scattered to the rank. (Every thread searching every chunk in global
+ * memory, 32 searches side by side, took ~57 us at 25200 keys on an H100 at
+ * base clocks: ~9M scattered L1 loads.) */
+constexpr int kRankThreads = 256, kRankPer = kChunk / kRankThreads;
+
+__global__ void __launch_bounds__(kRankThreads)
     merge_rank_kernel(const unsigned long long *sorted, int n, const float4 *boxes,
                       const int *classes, int *order, float4 *boxes_sorted, int *classes_sorted) {
-    int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= n) return;
-    unsigned long long x = sorted[r];
-    int a = r / kChunk, rank = r - a * kChunk;
-    int pos[kMaxChunks];
+    __shared__ unsigned long long other[kChunk];
+    const int t = threadIdx.x, r = blockIdx.x * kRankThreads + t;
+    const int a = blockIdx.x * kRankThreads / kChunk, chunks = (n + kChunk - 1) / kChunk;
+    const unsigned long long x = r < n ? sorted[r] : ~0ull;
+    int rank = r - a * kChunk;
+    unsigned long long next[kRankPer];
+    auto fetch = [&](int b) {
 #pragma unroll
-    for (int b = 0; b < kMaxChunks; b++) pos[b] = 0;
-#pragma unroll
-    for (int step = kChunk; step; step >>= 1)
-#pragma unroll
-        for (int b = 0; b < kMaxChunks; b++) {
-            int len = min(kChunk, n - b * kChunk); /* <= 0 past the last chunk */
-            if (b != a && pos[b] + step <= len && sorted[b * kChunk + pos[b] + step - 1] < x)
-                pos[b] += step;
+        for (int q = 0; q < kRankPer; q++) {
+            const int i = b * kChunk + t + q * kRankThreads;
+            next[q] = b < chunks && i < n ? sorted[i] : ~0ull; /* pads rank after every key */
         }
+    };
+    int b = a == 0 ? 1 : 0;
+    fetch(b);
+    while (b < chunks) {
+        __syncthreads(); /* the last chunk's searches are done */
 #pragma unroll
-    for (int b = 0; b < kMaxChunks; b++) rank += pos[b];
-    int i = (int)(unsigned)x;
+        for (int q = 0; q < kRankPer; q++) other[t + q * kRankThreads] = next[q];
+        __syncthreads();
+        const int after = b + 1 == a ? b + 2 : b + 1;
+        fetch(after);
+        int pos = 0;
+        for (int step = kChunk; step; step >>= 1)
+            if (pos + step <= kChunk && other[pos + step - 1] < x) pos += step;
+        rank += pos;
+        b = after;
+    }
+    if (r >= n) return;
+    const int i = (int)(unsigned)x;
     order[rank] = i;
     boxes_sorted[rank] = boxes[i];
     if (classes_sorted) classes_sorted[rank] = classes[i];
@@ -204,8 +222,8 @@ cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const
     if (n <= kChunkSortMax) { /* the 64-bit keys in the keys_in + keys_out space (2 v >= 8 n) */
         unsigned long long *sorted = (unsigned long long *)ws;
         chunk_sort_kernel<<<(n + kChunk - 1) / kChunk, kChunk, 0, stream>>>(scores, n, sorted);
-        merge_rank_kernel<<<(n + 255) / 256, 256, 0, stream>>>(sorted, n, boxes, classes, order,
-                                                               boxes_sorted, classes_sorted);
+        merge_rank_kernel<<<(n + kRankThreads - 1) / kRankThreads, kRankThreads, 0, stream>>>(
+            sorted, n, boxes, classes, order, boxes_sorted, classes_sorted);
         return cudaGetLastError();
     }
     float *keys_in = (float *)ws, *keys_out = (float *)(ws + v);
