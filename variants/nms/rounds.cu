@@ -216,8 +216,9 @@ push_state carve_push(void *base, int n, far_lists *far) {
  * atomics between the batches, which loads cannot pass. */
 constexpr int kBatch = 8;
 
-/* The rows of the warp's lanes with push set, every nonzero word w of each
- * row's suppression bits to apply(w, bits), the warp's lanes sharing the
+/* The rows of the warp's lanes with a push (kind > 0), every nonzero word w
+ * of each row's suppression bits to apply(kind, w, bits), the warp's lanes
+ * sharing the
  * work: the dense words r / 64 (without the bits of r's own warp of boxes,
  * which settle_warp decides from the diagonal column words) and the next by
  * each row's lane; the far lists' entries of all the rows as one run of
@@ -227,16 +228,16 @@ constexpr int kBatch = 8;
  * warp calls it. */
 template <class Apply>
 __device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r, int words,
-                                          bool push, Apply apply) {
+                                          int kind, Apply apply) {
     const int lane = threadIdx.x & 31, rb = r / 64;
     const u64 *row = mask + (size_t)r * words;
     int listed = 0;
-    if (push) {
+    if (kind) {
         const u64 own = 0xffffffffull << (32 * ((r >> 5) & 1));
         const u64 near = __ldcg(row + rb) & ~own, next = rb + 1 < words ? __ldcg(row + rb + 1) : 0;
         listed = __ldcg(far.count + r);
-        if (near) apply(rb, near);
-        if (next) apply(rb + 1, next);
+        if (near) apply(kind, rb, near);
+        if (next) apply(kind, rb + 1, next);
     }
     const bool dense = listed > far.slots;
     int items = dense ? 0 : listed, end = items; /* end: inclusive prefix over the lanes */
@@ -246,7 +247,7 @@ __device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r,
     }
     const int total = __shfl_sync(kFull, end, 31);
     for (int k0 = 0; k0 < total; k0 += 32 * kBatch) {
-        int w[kBatch];
+        int w[kBatch], of[kBatch];
         u64 b[kBatch];
 #pragma unroll
         for (int q = 0; q < kBatch; q++) {
@@ -255,6 +256,7 @@ __device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r,
             for (int step = 16; step; step >>= 1)
                 if (__shfl_sync(kFull, end, owner + step - 1) <= k) owner += step;
             const int first = __shfl_sync(kFull, end - items, owner);
+            of[q] = __shfl_sync(kFull, kind, owner);
             w[q] = -1;
             if (k < total) {
                 const size_t at = (size_t)(32 * (r / 32) + owner) * far.slots + (k - first);
@@ -263,10 +265,10 @@ __device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r,
         }
 #pragma unroll
         for (int q = 0; q < kBatch; q++)
-            if (w[q] >= 0) apply(w[q], b[q]);
+            if (w[q] >= 0) apply(of[q], w[q], b[q]);
     }
     for (u32 m = __ballot_sync(kFull, dense); m; m &= m - 1) {
-        const int src = 32 * (r / 32) + __ffs(m) - 1;
+        const int src = 32 * (r / 32) + __ffs(m) - 1, src_kind = __shfl_sync(kFull, kind, src & 31);
         const u64 *src_row = mask + (size_t)src * words;
         for (int w0 = src / 64 + 2 + lane; w0 < words; w0 += 32 * kBatch) {
             u64 v[kBatch];
@@ -275,7 +277,7 @@ __device__ __forceinline__ void push_rows(const u64 *mask, far_lists far, int r,
                 v[q] = w0 + 32 * q < words ? __ldcg(src_row + w0 + 32 * q) : 0;
 #pragma unroll
             for (int q = 0; q < kBatch; q++)
-                if (v[q]) apply(w0 + 32 * q, v[q]);
+                if (v[q]) apply(src_kind, w0 + 32 * q, v[q]);
         }
     }
 }
@@ -304,12 +306,17 @@ __global__ void __launch_bounds__(kCoopThreads)
      * to different blocks, so a few hundred chunks spread over every SM. */
     const int gw = blockIdx.x + gridDim.x * ((int)threadIdx.x / 32);
     const int chunks = (n + 31) / 32;
-    auto count_up = [&](int w, u64 bits) { add_bits(ps.pending, w, bits, 1); };
-    auto count_down = [&](int w, u64 bits) { add_bits(ps.pending, w, bits, -1); };
-    auto remove = [&](int w, u64 bits) { atomicOr(ps.removed + w, bits); };
+    /* What a row's push does to each word of boxes it suppresses. */
+    enum { kNone, kCountUp, kRemove, kCountDown };
+    auto apply = [&](int kind, int w, u64 bits) {
+        if (kind == kRemove)
+            atomicOr(ps.removed + w, bits);
+        else
+            add_bits(ps.pending, w, bits, kind == kCountUp ? 1 : -1);
+    };
     for (int ch = gw; ch < chunks; ch += warps) {
         const int r = 32 * ch + lane;
-        push_rows(mask, far, r, words, r < n, count_up);
+        push_rows(mask, far, r, words, r < n ? kCountUp : kNone, apply);
         const u32 open = __ballot_sync(kFull, r < n);
         if (lane == 0) ps.open[ch] = open, ps.kept[ch] = 0;
     }
@@ -330,8 +337,11 @@ __global__ void __launch_bounds__(kCoopThreads)
             settle_warp(mine, (removed >> lane) & 1, blocked, own, kept, open);
             const bool now_kept = ((kept & ~was_kept) >> lane) & 1;
             const bool now_removed = ((was_open & ~open & ~kept) >> lane) & 1;
-            push_rows(mask, far, r, words, now_kept, remove);
-            push_rows(mask, far, r, words, now_removed, count_down);
+            push_rows(mask, far, r, words,
+                      now_kept      ? kRemove
+                      : now_removed ? kCountDown
+                                    : kNone,
+                      apply);
             if (lane == 0) ps.open[ch] = open, ps.kept[ch] = kept;
             left += __popc(open);
         }
