@@ -56,7 +56,9 @@ static const char *const full_lines[] = {
  * chunks + merge <= 32768, CUB beyond; the masks: 4 threads a row under 64
  * words (n / 64 rounded up), 4 tiles a block from 256 words; blockwalk's walk:
  * the small walk up to 16 words, the block walk unpruned under 64, x-pruned
- * with far lists of 30 slots up to 512 words, 60 beyond. */
+ * with far lists of 30 slots up to 512 words, 60 beyond; rounds: one launch
+ * up to 16 words, then the cooperative kernel on the same masks with far
+ * lists of 128 slots (rows past them read densely: 32769 boxes at IoU 0). */
 static const char *const sanitize_lines[] = {
     /* n = 0 (no launch); n = 1, 64, 65, 200, 500, 1024: each one-block sort
      * size; 1024 = 16 words, the small walk's largest */
