@@ -7,7 +7,7 @@ set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
 set title "nms: pairwise_fast vs the fastest exact variant (cold mode) — NVIDIA H100 80GB HBM3"
-set xtics ("(defaults)\nvs blockwalk" 0, "n=25200\nvs blockwalk" 1, "n=25200\niou=0.7\nvs blockwalk" 2, "n=25200\ndist=clustered\nvs blockwalk" 3, "n=25200\nclasses=80\ndist=clustered\nvs blockwalk" 4, "n=100000\nvs blockwalk" 5)
+set xtics ("(defaults)\nvs rounds" 0, "n=25200\nvs rounds" 1, "n=25200\niou=0.7\nvs rounds" 2, "n=25200\ndist=clustered\nvs rounds" 3, "n=25200\nclasses=80\ndist=clustered\nvs rounds" 4, "n=100000\nvs rounds" 5)
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set style data histogram
@@ -28,12 +28,12 @@ do for [fmt in "png svg"] {
     set multiplot layout 2,1
     set ylabel "median time (µs)"
     plot "nms.nms.pairwise_fast_vs_exact.dat" using 2 lc rgb "#8c8c8c" fs solid 0.9 title "fastest exact variant", \
-        "" using 3 lc rgb "#76b7b2" fs solid 0.9 title "pairwise_fast", \
+        "" using 3 lc rgb "#59a14f" fs solid 0.9 title "pairwise_fast", \
         "" using 0:($2 > $3 ? $2 : $3):(sprintf("saved %.0f µs (%.0f%%)", $4, 100 * $4 / $2)) with labels offset 0,0.8 font ",9" notitle
     if (1) {
     unset title
     set ylabel "kept by the exact op,\ndropped by pairwise_fast"
-    plot "nms.nms.pairwise_fast_vs_exact.dat" using 5 lc rgb "#76b7b2" fs pattern 2 border lc rgb "#76b7b2" title "dropped (from the row's note)", \
+    plot "nms.nms.pairwise_fast_vs_exact.dat" using 5 lc rgb "#59a14f" fs pattern 2 border lc rgb "#59a14f" title "dropped (from the row's note)", \
         "" using 0:5:5 with labels offset 0,0.8 font ",9" notitle
     }
     unset multiplot
