@@ -437,9 +437,12 @@ int rounds_supports(const kb_case *c, kb_error *why) {
     return KB_OK;
 }
 
+/* The sorted boxes' state; the cooperative kernel's own above the one launch. */
 size_t rounds_bytes(const kb_case *c) {
     int n = (int)kb_nms_params_of(c).n;
-    return kb_nms_sorted_state_bytes(c) + push_bytes(n > 0 ? n : 1, kb_gpu_sms(132) * 4);
+    size_t smem;
+    if (n < 1 || small_fits(n, &smem)) return kb_nms_sorted_state_bytes(c);
+    return kb_nms_sorted_state_bytes(c) + push_bytes(n, kb_gpu_sms(132) * 4);
 }
 
 void rounds_delete(void *state) {
