@@ -218,12 +218,11 @@ constexpr int kBatch = 8;
 
 /* The rows of the warp's lanes with a push (kind > 0), every nonzero word w
  * of each row's suppression bits to apply(kind, w, bits), the warp's lanes
- * sharing the
- * work: the dense words r / 64 (without the bits of r's own warp of boxes,
- * which settle_warp decides from the diagonal column words) and the next by
- * each row's lane; the far lists' entries of all the rows as one run of
- * items, 32 x kBatch loads at once (a row's list is 0 to 128 entries, so a
- * lane walking its own would set the round's time); a row whose list
+ * sharing the work: the dense words r / 64 (without the bits of r's own warp
+ * of boxes, which settle_warp decides from the diagonal column words) and
+ * the next by each row's lane; the far lists' entries of all the rows as one
+ * run of items, 32 x kBatch loads at once (a row's list is 0 to 128 entries,
+ * so a lane walking its own would set the round's time); a row whose list
  * overflowed read from the dense mask by the whole warp. Every lane of the
  * warp calls it. */
 template <class Apply>
@@ -287,8 +286,8 @@ __device__ __forceinline__ void add_bits(int *pending, int w, u64 bits, int by) 
 }
 
 /* Launched cooperatively, every block resident. Each warp owns the 32-box
- * chunks gw, gw + W, ... (gw: block-major); round 0 counts every box's pending suppressors;
- * round s settles the open chunks from removed, pending and the diagonal
+ * chunks gw, gw + W, ... (gw: block-major); round 0 counts every box's
+ * pending suppressors; round s settles the open chunks from removed, pending and the diagonal
  * column words, and the boxes it decides push: a kept one ORs its row into
  * removed, a removed one counts its row's boxes down; then a grid barrier,
  * and every block leaves after the round that left nothing open (a round's
