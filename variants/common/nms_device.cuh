@@ -5,7 +5,7 @@
  *
  *   kb_nms_sort_by_score          rank boxes by score, gather them in rank order
  *   kb_nms_sorted_bitmask_gpu,    greedy NMS on sorted boxes (mmcv's walk; the
- *   kb_nms_sorted_blockwalk       fastest exact one)
+ *   kb_nms_sorted_blockwalk       fastest exact walk)
  *   kb_nms_sorted_fast            fast NMS on sorted boxes
  *   struct kb_nms_sorted          the nms op's variants' own plumbing (sort.cu)
  *
@@ -42,7 +42,8 @@ cudaError_t kb_nms_sort_by_score(const float *scores, const float4 *boxes, const
  *                               as a list; one block walks 64 boxes per step,
  *                               each block resolved in ballot rounds, the kept
  *                               rows' lists ORed from prefetched registers
- *                               (fastest exact).
+ *                               (the fastest exact walk; the nms op's rounds
+ *                               variant, not exported here, is faster).
  *   kb_nms_sorted_fast          fast NMS (not greedy: drops a box when any
  *                               higher-ranked box of its class overlaps it).
  *

@@ -1,4 +1,5 @@
-/* blockwalk.cu — nms/blockwalk, the fastest exact greedy NMS: the masks of
+/* blockwalk.cu — nms/blockwalk, exact greedy NMS by a walk in rank order
+ * (nms/rounds, which decides the boxes in parallel rounds, is faster): the masks of
  * bitmask.cu built testing only pairs that overlap in x, with each row's far
  * words as a short list (masks.cuh), then one block walks 64 boxes a step:
  * warp 0 resolves a block in ballot rounds while the other warps OR the
