@@ -59,8 +59,9 @@ KB_HD int kb_nms_iou_above(float ax1, float ay1, float ax2, float ay2, float bx1
     float area_b = KB_NMS_MUL(KB_NMS_SUB(bx2, bx1), KB_NMS_SUB(by2, by1));
     float uni = KB_NMS_SUB(KB_NMS_ADD(area_a, area_b), inter);
     float p = KB_NMS_MUL(thr, uni);
-    /* The bounds' tests as values, one branch to the division: a mask kernel
-     * runs this for every pair, and each early return was a branch there. */
+    /* The bounds' tests as values and one branch to the division: in a mask
+     * kernel's inner loop an early return per bound costs a branch and a
+     * convergence point per pair. */
     int screened = (thr >= 0x1p-60f) & (p >= 0x1p-100f) & (p <= 0x1p100f);
     int above = inter > KB_NMS_MUL(p, 1.0f + 0x1p-20f);
     int below = inter < KB_NMS_MUL(p, 1.0f - 0x1p-20f);
