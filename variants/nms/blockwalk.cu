@@ -399,8 +399,7 @@ cudaError_t nms_sorted_blocks(const float4 *boxes, const int *classes, int n, fl
                               cudaStream_t s) {
     if (n <= 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
     ws_layout l = carve(ws, n, nullptr);
-    /* Pruning pays for its xsort launch only beyond ~64 column blocks. */
-    if (words_of(n) < 64) l.xs = xsorted{};
+    if (!prunes(n)) l.xs = xsorted{};
     const kb_gpu *g = kb_gpu_current(); /* the small walk's rows fill 99 KB-class GPUs */
     bool small = words_of(n) <= kSmallWalkWords && (!g || small_walk_smem(n) <= g->smem_optin);
     if (small) l.far = far_lists{}; /* the small walk reads rows whole */

@@ -120,6 +120,12 @@ inline ws_layout carve(void *ws, int n, size_t *bytes) {
     return l;
 }
 
+/* The walks' masks prune by x (xsort_kernel's launch) only from 64 column
+ * blocks, below which the launch costs more than the pruning saves. */
+inline bool prunes(int n) {
+    return words_of(n) >= 64;
+}
+
 typedef void (*walk_kernel)(const u64 *, const u64 *, far_lists, int, int, int, const int *, int *,
                             int *);
 

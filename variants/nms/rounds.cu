@@ -526,7 +526,7 @@ int rounds_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaS
     if (st->small_grid) return run_small(st, dev_in, keep, count, s, e);
     if (kb_nms_sorted_fill(so, dev_in, s, e) != KB_OK) return KB_ERR;
     ws_layout l = carve(so->nms_ws, so->n, nullptr);
-    if (words_of(so->n) < 64) l.xs = xsorted{}; /* pruning pays for its launch from 64 blocks */
+    if (!prunes(so->n)) l.xs = xsorted{};
     l.far = st->far;
     kb_nvtx_push("mask");
     cudaError_t rc =
