@@ -1,9 +1,15 @@
 /* test_topk_coop_select.c — how topk/coop_select splits segments over its
  * grid (variants/topk/coop_select.h): every key in exactly one block's part,
  * every segment with winners on at least one block, the largest chunk as
- * small as the greedy split makes it, and refusals. */
+ * small as the greedy split makes it, and refusals; and its look below
+ * level 0, modelled block by block: the counts complete where the floor
+ * says so, the candidates of an early end holding the k largest. */
 #include "kbtest.h"
+#include "topk.h"
 #include "variants/topk/coop_select.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 enum { kBlocks = 132 };
 
@@ -73,4 +79,159 @@ KB_TEST(coop_assign_refuses_more_segments_than_blocks) {
     for (int s = 0; s < 8; s++) len[s] = 100;
     KB_EXPECT(kb_coop_assign(len, 8, 10, 4, per, parts) == -1);
     KB_EXPECT(kb_coop_assign(len, 4, 10, 4, per, parts) == 100);
+}
+
+/* The look below level 0 (coop_select.h) over one segment of keys split into
+ * `blocks` contiguous parts, as the kernel does it: each block's window
+ * under its highest digit, its floor, the segment's level-0 histogram and
+ * fine counts. */
+typedef struct fine_model {
+    uint32_t hist[KB_GRID_BINS];
+    uint32_t *fine; /* [KB_GRID_BINS][KB_COOP_FINE_BINS] */
+    uint32_t floor;
+} fine_model;
+
+static void fine_count(const float *v, int n, int blocks, uint32_t want, fine_model *m) {
+    memset(m->hist, 0, sizeof m->hist);
+    m->fine = calloc((size_t)KB_GRID_BINS * KB_COOP_FINE_BINS, sizeof(uint32_t));
+    m->floor = 0;
+    const int chunk = (int)kb_coop_chunk(n, blocks);
+    for (int lo = 0; lo < n; lo += chunk) {
+        const int hi = lo + chunk < n ? lo + chunk : n;
+        uint32_t top = 0, mine[KB_GRID_BINS] = {0};
+        for (int i = lo; i < hi; i++) {
+            const uint32_t d = kb_grid_digit(kb_grid_composite(kb_topk_key(v[i]), i), 0);
+            top = d > top ? d : top;
+            mine[d]++;
+            m->hist[d]++;
+        }
+        const uint32_t low = kb_coop_fine_low(mine, top, want);
+        int below = 0;
+        for (int i = lo; i < hi; i++) {
+            const uint64_t c = kb_grid_composite(kb_topk_key(v[i]), i);
+            const uint32_t d = kb_grid_digit(c, 0);
+            if (d >= low)
+                m->fine[d * KB_COOP_FINE_BINS + kb_coop_fine_digit(c)]++;
+            else
+                below = 1;
+        }
+        const uint32_t f = kb_coop_fine_floor(low, below);
+        m->floor = f > m->floor ? f : m->floor;
+    }
+}
+
+/* Every composite of level-0 bin `bin` counted in the fine counts. */
+static int fine_complete(const float *v, int n, const fine_model *m, uint32_t bin) {
+    uint32_t truth[KB_COOP_FINE_BINS] = {0};
+    for (int i = 0; i < n; i++) {
+        const uint64_t c = kb_grid_composite(kb_topk_key(v[i]), i);
+        if (kb_grid_digit(c, 0) == bin) truth[kb_coop_fine_digit(c)]++;
+    }
+    return memcmp(truth, m->fine + bin * KB_COOP_FINE_BINS, sizeof truth) == 0;
+}
+
+static int desc_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The shortcut on v: 1 when it ends the select at level 0 (then the
+ * candidates c >> KB_COOP_FINE_SHIFT >= prefix hold the want largest and at
+ * most kSlack more), 0 when level 1 must decide. Where the floor says the
+ * picked bin's counts are complete, they are. */
+static int fine_shortcut(const float *v, int n, int blocks, uint32_t want, uint32_t slack) {
+    fine_model m;
+    fine_count(v, n, blocks, want, &m);
+    kb_grid_pick p = {0, 0, 0}, q = {0, 0, 0};
+    int ends = 0;
+    KB_EXPECT(kb_grid_pick_bin(m.hist, want, &p));
+    if (!kb_grid_ends(&p, m.hist[p.bin], slack) && p.bin >= m.floor) {
+        KB_EXPECT(fine_complete(v, n, &m, p.bin));
+        ends = kb_coop_fine_ends(m.fine + p.bin * KB_COOP_FINE_BINS, p.need, slack, &q);
+    }
+    if (ends) {
+        const uint64_t prefix = ((uint64_t)p.bin << KB_COOP_FINE_BITS) | q.bin;
+        uint64_t *c = malloc(sizeof(uint64_t) * (size_t)n);
+        uint32_t cands = 0;
+        for (int i = 0; i < n; i++) {
+            c[i] = kb_grid_composite(kb_topk_key(v[i]), i);
+            cands += c[i] >> KB_COOP_FINE_SHIFT >= prefix;
+        }
+        qsort(c, (size_t)n, sizeof *c, desc_u64);
+        KB_EXPECT(c[want - 1] >> KB_COOP_FINE_SHIFT >= prefix); /* the want largest */
+        KB_EXPECT(cands >= want && cands <= want + slack);
+        free(c);
+    }
+    free(m.fine);
+    return ends;
+}
+
+static float *uniform_keys(int n, uint64_t seed) {
+    float *v = malloc(sizeof(float) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (float)(seed >> 40) / (float)(1 << 24);
+    }
+    return v;
+}
+
+KB_TEST(coop_fine_counts_end_uniform_rpn_levels_at_level_0) {
+    /* the largest RPN level on 99 blocks, k = 1000: level 0's bin [0.875,
+     * 1) holds ~25K, its sub-bin at the 1000th largest ~200 */
+    float *v = uniform_keys(201600, 1);
+    KB_EXPECT(fine_shortcut(v, 201600, 99, 1000, 256));
+    KB_EXPECT(fine_shortcut(v, 50400, 25, 1000, 256));
+    free(v);
+}
+
+KB_TEST(coop_fine_counts_skip_a_bin_below_a_blocks_window) {
+    /* one block's key far above the rest moves its window away from the
+     * k-th largest's bin: the counts of that bin miss the block's keys, and
+     * the floor says so */
+    float *v = uniform_keys(20000, 2);
+    v[5] = 1.0e6f;
+    fine_model m;
+    fine_count(v, 20000, 10, 1000, &m);
+    kb_grid_pick p = {0, 0, 0};
+    KB_EXPECT(kb_grid_pick_bin(m.hist, 1000, &p));
+    KB_EXPECT(p.bin < m.floor);
+    KB_EXPECT(!fine_complete(v, 20000, &m, p.bin));
+    free(m.fine);
+    KB_EXPECT(!fine_shortcut(v, 20000, 10, 1000, 256));
+    free(v);
+}
+
+KB_TEST(coop_fine_counts_leave_a_heavy_sub_bin_to_level_1) {
+    /* 3000 copies of 0.96, the 1000th largest (~680 of the rest lie above
+     * it): its sub-bin holds more than the slack beyond the need */
+    float *v = uniform_keys(20000, 3);
+    for (int i = 0; i < 3000; i++) v[i * 6] = 0.96f;
+    KB_EXPECT(!fine_shortcut(v, 20000, 10, 1000, 256));
+    KB_EXPECT(fine_shortcut(v, 20000, 10, 1000, 3000)); /* the bin, ~4100 spare, does not */
+    free(v);
+}
+
+KB_TEST(coop_fine_ends_within_the_slack_and_not_past_it) {
+    uint32_t fine[KB_COOP_FINE_BINS] = {0};
+    fine[127] = 10;
+    fine[100] = 300; /* r = 20: the 10th of 300 is needed, 290 spare */
+    kb_grid_pick p = {0, 0, 0};
+    KB_EXPECT(kb_coop_fine_ends(fine, 20, 290, &p) && p.bin == 100 && p.need == 10);
+    KB_EXPECT(!kb_coop_fine_ends(fine, 20, 289, &p));
+    KB_EXPECT(kb_coop_fine_ends(fine, 10, 0, &p) && p.bin == 127 && p.take_all);
+    KB_EXPECT(!kb_coop_fine_ends(fine, 311, 1000, &p)); /* fewer than r: incomplete */
+}
+
+KB_TEST(coop_fine_low_stops_where_the_block_holds_want_or_the_window_ends) {
+    uint32_t hist[KB_GRID_BINS] = {0};
+    hist[100] = 5;
+    hist[98] = 10;
+    hist[90] = 100;
+    KB_EXPECT(kb_coop_fine_low(hist, 100, 5) == 100);
+    KB_EXPECT(kb_coop_fine_low(hist, 100, 6) == 98);
+    KB_EXPECT(kb_coop_fine_low(hist, 100, 15) == 98);
+    KB_EXPECT(kb_coop_fine_low(hist, 100, 16) == 90);
+    KB_EXPECT(kb_coop_fine_low(hist, 100, 1000) == 100 - KB_COOP_FINE_WINDOW + 1);
+    KB_EXPECT(kb_coop_fine_low(hist, 3, 1000) == 0); /* the window stops at bin 0 */
+    KB_EXPECT(kb_coop_fine_floor(90, 1) == 90 && kb_coop_fine_floor(90, 0) == 0);
 }

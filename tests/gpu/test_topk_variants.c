@@ -167,6 +167,42 @@ KB_TEST(topk_coop_select_ties_run_all_six_levels_and_uniform_ends_early) {
     expect_coop_pass("segments=70000+1+0+300000+4096+2 k=1000 dist=ties", 53);
 }
 
+KB_TEST(topk_coop_select_fine_counts_end_level_0_or_leave_it_to_level_1) {
+    /* uniform RPN levels: every segment ends at level 0's barrier (the fine
+     * counts of its k-th largest's bin) */
+    expect_coop_pass("segments=rpn5 k=1000", 54);
+    expect_coop_pass("segments=rpn5 batch=4 k=1000 dist=normal", 55);
+    /* the 4000th of 5000 normal keys is negative, below every block's
+     * window (4 octaves under its largest): level 1 decides */
+    expect_coop_pass("segments=3x5000 k=4000 dist=normal", 56);
+    /* both at once, and ties whose sub-bin is too heavy to end */
+    expect_coop_pass("segments=201600+5000+50400 k=1000 dist=normal", 57);
+    expect_coop_pass("segments=201600+50400 k=1000 dist=ties", 58);
+}
+
+KB_TEST(topk_coop_select_fine_counts_are_not_trusted_below_a_blocks_window) {
+    /* 200,000 uniform keys, one of 1e6 in every other block's part (1516
+     * keys each on 132 blocks): those blocks' windows (4 octaves under 1e6)
+     * miss [0, 1), where the 1000th largest lies, and their floors say so;
+     * counts from the other half alone would pick too low a sub-bin */
+    KB_REQUIRE_DEVICE();
+    kbt_fixture t;
+    kbt_make_case(&t, &kb_op_topk, "segments=1x200000 k=1000 dist=uniform", 59, 0);
+    float *v = kb_tensors_find(&t.in, "values")->data;
+    for (int b = 0; b < 132; b += 2) v[b * 1516 + 7] = 1.0e6f;
+    kb_op_topk.reference(&t.c, &t.in, &t.out, NULL);
+    kb_tensors got;
+    const int ran = kbt_run_variant(kbt_impl("topk", "coop_select"), &t, &got);
+    kb_accuracy acc;
+    kb_accuracy_init(&acc);
+    const kb_check_ctx chk = {KB_PREC_F32, 0u};
+    if (ran) kb_op_topk.compare(&t.c, &chk, &t.in, &t.out, &got, &acc);
+    if (!ran || !acc.pass) printf("  coop_select with outliers: %s\n", acc.note);
+    KB_EXPECT(ran && acc.pass);
+    kb_tensors_free_host(&got);
+    kbt_free_case(&t);
+}
+
 KB_TEST(topk_coop_select_refuses_many_segments_large_k_and_keys_past_shared_memory) {
     KB_REQUIRE_DEVICE();
     expect_refused("coop_select", "segments=65x1000 k=100", "<= 64 at once");

@@ -16,6 +16,10 @@
  *     digits equal the prefix picked so far; when the picked bin is taken
  *     whole, or holds at most kSlack more than needed (kb_grid_ends), the
  *     segment's blocks emit the composites at or above the final prefix;
+ *   - level 0 also counts the bits below its digit in a window under each
+ *     block's highest key (coop_select.h): when those counts end the select
+ *     at level 0's barrier, no level 1 follows (rpn5: two grid barriers,
+ *     not three);
  *   - the levels go on until every segment has ended (counted per level,
  *     read after each barrier), then each block ranks a run of the
  *     candidates (a warp per candidate counts the larger composites of its
@@ -51,8 +55,10 @@ constexpr int kMaxWant = 4096;   /* a segment's candidates ranked from shared me
  * level 1, so the select ends there instead of at level 2 (a level is ~3 us
  * of barrier and L2 round trips). */
 constexpr int kSlack = 256;
-constexpr int kLoadBatch = 8;                           /* global loads in flight per thread */
-constexpr size_t kStaticSmem = (KB_GRID_BINS + 64) * 4; /* histogram, scans, pick */
+constexpr int kLoadBatch = 8; /* global loads in flight per thread */
+constexpr int kFineCounts = KB_COOP_FINE_WINDOW * KB_COOP_FINE_BINS; /* a block's window */
+/* level 0's histogram and the window's fine counts, scans, picks */
+constexpr size_t kStaticSmem = (KB_GRID_BINS + kFineCounts + 64) * 4;
 
 /* The grid's state: each segment's histogram per level, and its candidate
  * count; ended_by[L]: the segments that ended at level L or before (one
@@ -63,20 +69,116 @@ constexpr size_t kStaticSmem = (KB_GRID_BINS + 64) * 4; /* histogram, scans, pic
 struct Ctl {
     unsigned hist[KB_GRID_LEVELS][KB_GRID_BINS];
     unsigned cands;
+    unsigned floor; /* the highest of its blocks' kb_coop_fine_floor */
 };
+/* A segment's fine counts by level-0 bin (coop_select.h), zero before a
+ * launch: each block zeroes those it added after the last barrier. */
+typedef unsigned Fine[KB_GRID_BINS][KB_COOP_FINE_BINS];
 struct Grid {
     unsigned ended_by[KB_GRID_LEVELS];
 };
 
 /* The block's keys [lo, hi) of seg into shared memory as radix keys, their
- * level-0 digits counted into sh (zeroed) on the way; the caller's
- * kb_grid_flush_hist barrier publishes both. */
-__device__ __forceinline__ void load_keys(const float *seg, int lo, int hi, uint32_t *keys,
-                                          unsigned *sh) {
+ * level-0 digits counted into sh (zeroed) on the way; returns the thread's
+ * highest key (0 for none). The caller's barrier publishes both. */
+__device__ __forceinline__ uint32_t load_keys(const float *seg, int lo, int hi, uint32_t *keys,
+                                              unsigned *sh) {
+    uint32_t most = 0;
     kb_topk_load_keys<kThreads, kLoadBatch>(seg + lo, hi - lo, [&](int i, uint32_t key) {
         keys[i] = key;
+        most = max(most, key);
         atomicAdd(&sh[kb_grid_digit(kb_grid_composite(key, 0), 0)], 1u);
     });
+    return most;
+}
+
+/* Level 0 of the block's keys: loaded, counted, and flushed into the
+ * segment's histogram; then the fine counts of its bins [*low, *top]
+ * (coop_select.h) flushed into `fine`, and the block's floor into the
+ * segment's. shf (kFineCounts) and sh zero on entry. */
+__device__ __forceinline__ void load_level0(const float *seg, int lo, int hi, unsigned want,
+                                            uint32_t *keys, unsigned *sh, unsigned *shf,
+                                            unsigned *top, unsigned *low, Ctl *ctl, Fine &fine) {
+    uint32_t most = load_keys(seg, lo, hi, keys, sh);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, o));
+    if ((threadIdx.x & 31) == 0) atomicMax(top, kb_grid_digit(kb_grid_composite(most, 0), 0));
+    kb_grid_flush_hist(sh, ctl->hist[0]); /* its barrier publishes keys, sh and top */
+    const uint32_t t = *top;
+    if (threadIdx.x < 32) { /* kb_coop_fine_low as a warp scan from the top */
+        const uint32_t l = threadIdx.x;
+        uint32_t sum = l < KB_COOP_FINE_WINDOW && l <= t ? sh[t - l] : 0u;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t v = __shfl_up_sync(0xffffffffu, sum, o);
+            if (l >= (uint32_t)o) sum += v;
+        }
+        const unsigned hit =
+            __ballot_sync(0xffffffffu, sum >= want && l < KB_COOP_FINE_WINDOW && l <= t);
+        const uint32_t bottom = t >= KB_COOP_FINE_WINDOW - 1 ? t - (KB_COOP_FINE_WINDOW - 1) : 0u;
+        if (l == 0) *low = hit ? t - (uint32_t)(__ffs((int)hit) - 1) : bottom;
+    }
+    __syncthreads();
+    const uint32_t w = *low;
+    int below = 0;
+    for (int i = (int)threadIdx.x; i < hi - lo; i += kThreads) {
+        const u64 c = kb_grid_composite(keys[i], 0);
+        const uint32_t d = kb_grid_digit(c, 0);
+        if (d >= w)
+            atomicAdd(&shf[(t - d) * KB_COOP_FINE_BINS + kb_coop_fine_digit(c)], 1u);
+        else
+            below = 1;
+    }
+    below = __syncthreads_or(below);
+    for (int e = (int)threadIdx.x; e < (int)(t - w + 1) * KB_COOP_FINE_BINS; e += kThreads)
+        if (shf[e]) atomicAdd(&fine[t - e / KB_COOP_FINE_BINS][e % KB_COOP_FINE_BINS], shf[e]);
+    if (threadIdx.x == 0 && below) atomicMax(&ctl->floor, kb_coop_fine_floor(w, 1));
+}
+
+/* After level 0's pick of `bin` (r still to find, the segment's fine
+ * counts complete): warp 0 picks from the bin's fine counts (`near`: those
+ * of bin `top`, loaded after the barrier in case the pick is the block's
+ * own top bin); every thread gets whether they end the select, and the
+ * 18-bit prefix. */
+__device__ __forceinline__ bool fine_ends(const Fine &fine, uint32_t bin, uint32_t r, uint4 near,
+                                          uint32_t top, u64 *prefix) {
+    __shared__ unsigned ends;
+    __shared__ u64 at;
+    if (threadIdx.x < 32) {
+        const int lane = (int)threadIdx.x;
+        const uint4 q = bin == top ? near : __ldcg((const uint4 *)&fine[bin][4 * lane]);
+        const uint32_t n[4] = {q.x, q.y, q.z, q.w};
+        const uint32_t sum = n[0] + n[1] + n[2] + n[3];
+        /* the counts of the higher lanes (higher sub-bins): a suffix scan */
+        uint32_t incl = sum;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t v = __shfl_down_sync(0xffffffffu, incl, o);
+            if (lane + o < 32) incl += v;
+        }
+        uint32_t above = incl - sum;
+        kb_grid_pick p;
+        int found = 0, end = 0;
+#pragma unroll
+        for (int j = 3; j >= 0; j--) {
+            if (!found && kb_grid_pick_step((uint32_t)(4 * lane + j), above, n[j], r, &p)) {
+                found = 1;
+                end = kb_grid_ends(&p, n[j], kSlack);
+            }
+            above += n[j];
+        }
+        const unsigned who = __ballot_sync(0xffffffffu, found);
+        if (who == 0u && lane == 0) ends = 0u; /* fewer than r: level 1 decides */
+        if (found) {
+            ends = (unsigned)end;
+            at = ((u64)bin << KB_COOP_FINE_BITS) | p.bin;
+        }
+    }
+    __syncthreads();
+    const bool out = ends != 0u;
+    if (out) *prefix = at;
+    __syncthreads(); /* ends and at are written by the next call */
+    return out;
 }
 
 /* Level `level`'s (>= 1) digits of the block's composites still in play
@@ -92,13 +194,12 @@ __device__ __forceinline__ void count_level(const uint32_t *keys, int lo, int hi
     kb_grid_flush_hist(sh, global);
 }
 
-/* The block's composites at or above the final prefix (those of level
- * `level`'s bin taken whole and above) to the segment's candidate list, in
+/* The block's composites c with c >> shift >= prefix (the final prefix:
+ * the bin taken whole and those above) to the segment's candidate list, in
  * any order (the ranks order them): one block scan, one global atomic. */
-__device__ __forceinline__ void emit_candidates(const uint32_t *keys, int lo, int hi, int level,
+__device__ __forceinline__ void emit_candidates(const uint32_t *keys, int lo, int hi, int shift,
                                                 u64 prefix, unsigned *count, u64 *cand, int cap) {
     __shared__ unsigned base;
-    const int shift = kb_grid_shift(level);
     int mine = 0;
     for (int i = (int)threadIdx.x; i < hi - lo; i += kThreads)
         mine += kb_grid_composite(keys[i], lo + i) >> shift >= prefix;
@@ -169,11 +270,13 @@ __device__ void rank_candidates(const float *values, const int *offsets, const i
 __global__ void __launch_bounds__(kThreads, 1)
     coop_select_kernel(const float *values, const int *offsets, int segments, int k,
                        const kb_coop_part *parts, const int *want_base, const int *cand_base,
-                       int active, Ctl *ctls, Grid *gs, u64 *cand, float *out_v, int *out_i,
-                       int *out_n) {
+                       int active, Ctl *ctls, Fine *fines, Grid *gs, u64 *cand, float *out_v,
+                       int *out_i, int *out_n) {
     extern __shared__ u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
+    __shared__ unsigned shf[kFineCounts]; /* kept to the end: what to zero in fines */
+    __shared__ unsigned top, low;         /* the block's fine counts: bins [low, top] */
     cg::grid_group grid = cg::this_grid();
     const int gtid = (int)(blockIdx.x * kThreads + threadIdx.x), gthreads = gridDim.x * kThreads;
     /* sentinels past each segment's want, and the counts */
@@ -193,11 +296,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int s = part.seg < 0 ? 0 : part.seg;
     const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
     Ctl *ctl = ctls + s;
+    Fine &fine = fines[s];
     bool running = part.seg >= 0; /* block-uniform */
-    if (running) {                /* level 0's histogram on the way in */
+    if (running) {                /* level 0's histogram and fine counts on the way in */
+        for (int e = (int)threadIdx.x; e < kFineCounts; e += kThreads) shf[e] = 0;
+        if (threadIdx.x == 0) top = 0;
         kb_grid_zero_hist(sh);
-        load_keys(values + __ldg(offsets + s), part.lo, part.hi, keys, sh);
-        kb_grid_flush_hist(sh, ctl->hist[0]);
+        load_level0(values + __ldg(offsets + s), part.lo, part.hi, (unsigned)want, keys, sh, shf,
+                    &top, &low, ctl, fine);
     }
     u64 prefix = 0;
     unsigned r = (unsigned)want;
@@ -210,6 +316,10 @@ __global__ void __launch_bounds__(kThreads, 1)
          * barrier: every block reads the same (grid-uniform); loaded first,
          * used after the pick, which does not wait on it */
         const unsigned ended = level ? __ldcg(&gs->ended_by[level - 1]) : 0u;
+        const unsigned floor = level == 0 && running ? __ldcg(&ctl->floor) : 0u;
+        uint4 near = make_uint4(0u, 0u, 0u, 0u);
+        if (level == 0 && running && threadIdx.x < 32)
+            near = __ldcg((const uint4 *)&fine[top][4 * threadIdx.x]);
         if (running) {
             kb_grid_load_hist(sh, ctl->hist[level]);
             const kb_grid_pick p = kb_grid_block_pick<kThreads>(sh, r);
@@ -217,9 +327,16 @@ __global__ void __launch_bounds__(kThreads, 1)
             r = p.need;
             /* the segment's blocks pick the same from the same counts; a
              * level-5 bin holds one composite, so level 5 always ends */
-            if (kb_grid_ends(&p, sh[p.bin], kSlack) || level + 1 == KB_GRID_LEVELS) {
+            int shift = kb_grid_shift(level);
+            bool ends = kb_grid_ends(&p, sh[p.bin], kSlack) || level + 1 == KB_GRID_LEVELS;
+            if (!ends && level == 0 && p.bin >= floor &&
+                fine_ends(fine, p.bin, r, near, top, &prefix)) {
+                ends = true; /* the fine counts end it: prefix has 18 bits */
+                shift = KB_COOP_FINE_SHIFT;
+            }
+            if (ends) {
                 running = false;
-                emit_candidates(keys, part.lo, part.hi, level, prefix, &ctl->cands,
+                emit_candidates(keys, part.lo, part.hi, shift, prefix, &ctl->cands,
                                 cand + __ldg(cand_base + s),
                                 __ldg(cand_base + s + 1) - __ldg(cand_base + s));
                 if (threadIdx.x == 0 && part.lo == 0)
@@ -228,11 +345,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         if (ended == (unsigned)active) break;
     }
-    /* every pick made, every candidate written: the used histograms back to 0 */
+    /* every pick made, every candidate written: the used histograms, the
+     * fine counts this block added and the floors back to 0 */
     for (int b = gtid; b < segments * level * KB_GRID_BINS; b += gthreads) {
         const int seg = b / (level * KB_GRID_BINS), rest = b - seg * level * KB_GRID_BINS;
         ctls[seg].hist[rest / KB_GRID_BINS][rest % KB_GRID_BINS] = 0;
     }
+    if (part.seg >= 0)
+        for (int e = (int)threadIdx.x; e < (int)(top - low + 1) * KB_COOP_FINE_BINS; e += kThreads)
+            if (shf[e]) fine[top - e / KB_COOP_FINE_BINS][e % KB_COOP_FINE_BINS] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].floor = 0;
     rank_candidates(values, offsets, want_base, cand_base, segments, k, ctls, cand, dyn, out_v,
                     out_i);
 }
@@ -269,6 +391,7 @@ struct kb_topk_coop {
     int blocks;      /* the cooperative grid: one block per SM */
     size_t dyn_smem; /* the largest chunk of keys, or a segment's candidates */
     Ctl *ctls;       /* one per segment */
+    Fine *fines;     /* one per segment */
     Grid *gs;
     u64 *cand;           /* every segment's candidate slots, concatenated */
     kb_coop_part *parts; /* one per block, then want_base and cand_base */
@@ -314,13 +437,14 @@ int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why) {
 size_t kb_topk_coop_bytes(const int64_t *len, int segments, int k) {
     size_t slots = 0;
     for (int s = 0; s < segments; s++) slots += (size_t)cand_slots(len[s], k);
-    return sizeof(Ctl) * (size_t)segments + sizeof(Grid) + 8 * slots +
+    return (sizeof(Ctl) + sizeof(Fine)) * (size_t)segments + sizeof(Grid) + 8 * slots +
            sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 8 * (size_t)(segments + 1);
 }
 
 void kb_topk_coop_delete(kb_topk_coop *st) {
     if (st) {
         cudaFree(st->ctls);
+        cudaFree(st->fines);
         cudaFree(st->gs);
         cudaFree(st->cand);
         cudaFree(st->parts);
@@ -378,7 +502,10 @@ kb_topk_coop *kb_topk_coop_new(const int64_t *len, int n, int k, int *status, kb
         return nullptr;
     }
     const size_t ctl_bytes = sizeof(Ctl) * (size_t)(n > 0 ? n : 1);
+    const size_t fine_bytes = sizeof(Fine) * (size_t)(n > 0 ? n : 1);
     if (rc == cudaSuccess) rc = cudaMalloc(&st->ctls, ctl_bytes);
+    if (rc == cudaSuccess) rc = cudaMalloc(&st->fines, fine_bytes);
+    if (rc == cudaSuccess) rc = cudaMemset(st->fines, 0, fine_bytes);
     if (rc == cudaSuccess) rc = cudaMalloc(&st->gs, sizeof(Grid));
     if (rc == cudaSuccess) rc = cudaMalloc(&st->cand, 8 * (size_t)(slots > 0 ? slots : 1));
     if (rc == cudaSuccess) rc = cudaMalloc(&st->parts, part_bytes);
@@ -403,8 +530,8 @@ cudaError_t kb_topk_coop_run(const kb_topk_coop *st, const float *values, const 
     void *args[] = {(void *)&values,        (void *)&offsets,    (void *)&st->segments,
                     (void *)&st->k,         (void *)&st->parts,  (void *)&st->want_base,
                     (void *)&st->cand_base, (void *)&st->active, (void *)&st->ctls,
-                    (void *)&st->gs,        (void *)&st->cand,   (void *)&out_v,
-                    (void *)&out_i,         (void *)&out_n};
+                    (void *)&st->fines,     (void *)&st->gs,     (void *)&st->cand,
+                    (void *)&out_v,         (void *)&out_i,      (void *)&out_n};
     return cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),
                                        dim3(kThreads), args, st->dyn_smem, stream);
 }

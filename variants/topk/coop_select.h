@@ -1,5 +1,6 @@
 /* coop_select.h — how topk/coop_select (coop_select.cu) splits the
- * segments over its cooperative grid, in C that a CPU test checks.
+ * segments over its cooperative grid, and its look below level 0, in C that
+ * a CPU test checks.
  *
  * Every segment with something to select gets at least one block; the other
  * blocks go, one at a time, to the segment whose blocks hold the most keys
@@ -8,6 +9,8 @@
  */
 #ifndef KB_TOPK_COOP_SELECT_H
 #define KB_TOPK_COOP_SELECT_H
+
+#include "grid_select.h"
 
 #include <stdint.h>
 
@@ -64,6 +67,69 @@ static inline int64_t kb_coop_assign(const int64_t *len, int segments, int64_t k
     }
     for (; b < blocks; b++) parts[b].seg = -1, parts[b].lo = parts[b].hi = 0;
     return largest;
+}
+
+/* The look below level 0: a select that ends after one grid barrier.
+ *
+ * Level 0's 11-bit digit is the sign, the exponent and two mantissa bits of
+ * a key: the k-th largest of 200K uniform scores shares its bin with ~25K
+ * keys, so level 1 and its grid barrier would follow. Each block also counts
+ * the KB_COOP_FINE_BITS bits below the level-0 digit (kb_coop_fine_digit)
+ * of its composites whose level-0 digit lies in [low, top]: top its
+ * highest digit, low (kb_coop_fine_low) the highest bin at which its bins
+ * from top down hold want (min(k, n)) keys, or the bottom of a window of
+ * KB_COOP_FINE_WINDOW bins. The segment's want-th largest lies at or above
+ * every block's first kind of low (the block's keys there are already
+ * want), so only a window that ended first can miss it: a block with
+ * digits below its low reports low as its floor (kb_coop_fine_floor), and
+ * the segment's fine counts of bin b are complete when b is at or above
+ * every floor. After level 0's pick of bin b with r still to find, complete
+ * counts that end the select (kb_coop_fine_ends: the sub-bin holding the
+ * r-th within the slack of kb_grid_ends) make the candidates the composites
+ * whose top 18 bits are at or above (b, sub): c >> KB_COOP_FINE_SHIFT >=
+ * the prefix. Otherwise the select goes on to level 1 as if nothing had
+ * been counted. */
+enum {
+    KB_COOP_FINE_BITS = 7,
+    KB_COOP_FINE_BINS = 1 << KB_COOP_FINE_BITS,
+    KB_COOP_FINE_WINDOW = 16, /* level-0 bins: 4 octaves of the key */
+    KB_COOP_FINE_SHIFT = 53 - KB_COOP_FINE_BITS
+};
+
+KB_HD uint32_t kb_coop_fine_digit(uint64_t c) {
+    return (uint32_t)(c >> KB_COOP_FINE_SHIFT) & (KB_COOP_FINE_BINS - 1);
+}
+
+/* The lowest level-0 bin a block counts finely, from its level-0 counts
+ * hist, its highest digit top and the segment's want (the serial form of
+ * the kernel's warp scan). */
+KB_HD uint32_t kb_coop_fine_low(const uint32_t *hist, uint32_t top, uint32_t want) {
+    uint32_t sum = 0;
+    for (uint32_t l = 0; l < KB_COOP_FINE_WINDOW && l <= top; l++) {
+        sum += hist[top - l];
+        if (sum >= want) return top - l;
+    }
+    return top >= KB_COOP_FINE_WINDOW - 1 ? top - (KB_COOP_FINE_WINDOW - 1) : 0u;
+}
+
+/* The block's floor: its low when some of its digits lie below it, else 0
+ * (it counted every bin). */
+KB_HD uint32_t kb_coop_fine_floor(uint32_t low, int below_low) {
+    return below_low ? low : 0u;
+}
+
+/* Over the fine counts of the level-0 bin picked with r (>= 1) still to
+ * find: 1 when they end the select, with *p the sub-bin; 0 when the sub-bin
+ * holds more than the slack beyond its need, or the counts hold fewer than
+ * r (incomplete: level 1 decides). */
+KB_HD int kb_coop_fine_ends(const uint32_t *fine, uint32_t r, uint32_t slack, kb_grid_pick *p) {
+    uint32_t above = 0;
+    for (int b = KB_COOP_FINE_BINS - 1; b >= 0; b--) {
+        if (kb_grid_pick_step((uint32_t)b, above, fine[b], r, p))
+            return kb_grid_ends(p, fine[b], slack);
+        above += fine[b];
+    }
+    return 0;
 }
 
 #ifdef __cplusplus
