@@ -81,6 +81,28 @@ KB_TEST(coop_assign_refuses_more_segments_than_blocks) {
     KB_EXPECT(kb_coop_assign(len, 4, 10, 4, per, parts) == 100);
 }
 
+KB_TEST(coop_rank_split_gives_each_segment_whole_blocks_by_its_slots) {
+    const int64_t slots[] = {1256, 1256, 0, 1256, 819};
+    int base[6];
+    KB_EXPECT(kb_coop_rank_split(slots, 5, kBlocks, base) == 0);
+    KB_EXPECT(base[0] == 0 && base[5] == kBlocks);
+    KB_EXPECT(base[3] == base[2]); /* no slots: no block */
+    for (int s = 0; s < 5; s++) {
+        const int held = base[s + 1] - base[s];
+        if (slots[s]) KB_EXPECT(held >= 1 && kb_coop_chunk(slots[s], held) <= 50);
+    }
+    KB_EXPECT(base[1] - base[0] > base[5] - base[4]); /* more slots, more blocks */
+}
+
+KB_TEST(coop_rank_split_stops_at_one_slot_a_block_and_refuses_too_many_segments) {
+    const int64_t slots[] = {3, 0, 2};
+    int base[4];
+    KB_EXPECT(kb_coop_rank_split(slots, 3, kBlocks, base) == 0);
+    KB_EXPECT(base[1] == 3 && base[2] == 3 && base[3] == 5);
+    const int64_t many[] = {1, 1, 1};
+    KB_EXPECT(kb_coop_rank_split(many, 3, 2, base) == -1);
+}
+
 /* The look below level 0 (coop_select.h) over one segment of keys split into
  * `blocks` contiguous parts, as the kernel does it: each block's window
  * under its highest digit, its floor, the segment's level-0 histogram and

@@ -49,6 +49,7 @@ constexpr int kThreads = 1024; /* one block per SM */
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxSegments = 64; /* each needs a block; more are radix_select's */
 constexpr int kMaxWant = 4096;   /* a segment's candidates ranked from shared memory: 34 KB */
+constexpr int kMaxBlocks = 256;  /* the grid: one block per SM, this many at most */
 /* Candidates beyond want a segment may take: a pick whose bin holds at most
  * kSlack composites more than needed ends the select (kb_grid_ends), and the
  * rank drops the extra. Uniform scores, 1M keys, k = 1000: ~128 a bin after
@@ -76,6 +77,15 @@ struct Ctl {
 typedef unsigned Fine[KB_GRID_BINS][KB_COOP_FINE_BINS];
 struct Grid {
     unsigned ended_by[KB_GRID_LEVELS];
+};
+/* The plan, passed by value as a kernel parameter (3.6 KB): a block reads
+ * its part from the constant bank, not memory, so the load of its keys
+ * waits on one DRAM round trip (the segment's offset), not three. Each
+ * block's part, then each segment's first output and candidate slot. */
+struct Table {
+    kb_coop_part parts[kMaxBlocks];
+    int want_base[kMaxSegments + 1], cand_base[kMaxSegments + 1];
+    int rank_base[kMaxSegments + 1]; /* kb_coop_rank_split */
 };
 
 /* The block's keys [lo, hi) of seg into shared memory as radix keys, their
@@ -121,6 +131,7 @@ __device__ __forceinline__ void load_level0(const float *seg, int lo, int hi, un
     __syncthreads();
     const uint32_t w = *low;
     int below = 0;
+#pragma unroll 1
     for (int i = (int)threadIdx.x; i < hi - lo; i += kThreads) {
         const u64 c = kb_grid_composite(keys[i], 0);
         const uint32_t d = kb_grid_digit(c, 0);
@@ -130,6 +141,7 @@ __device__ __forceinline__ void load_level0(const float *seg, int lo, int hi, un
             below = 1;
     }
     below = __syncthreads_or(below);
+#pragma unroll 1
     for (int e = (int)threadIdx.x; e < (int)(t - w + 1) * KB_COOP_FINE_BINS; e += kThreads)
         if (shf[e]) atomicAdd(&fine[t - e / KB_COOP_FINE_BINS][e % KB_COOP_FINE_BINS], shf[e]);
     if (threadIdx.x == 0 && below) atomicMax(&ctl->floor, kb_coop_fine_floor(w, 1));
@@ -217,61 +229,51 @@ __device__ __forceinline__ void emit_candidates(const uint32_t *keys, int lo, in
     }
 }
 
-/* The segment whose candidate slots hold slot t of the concatenated lists
- * (base: each segment's first slot, then the total; empty segments share
- * one). */
-__device__ __forceinline__ int segment_of(const int *base, int segments, int t) {
+/* The blocks of segment s (tab.rank_base, kb_coop_rank_split) split its
+ * candidate slots; this block's share of them, ranked from shared memory:
+ * the segment's candidates copied there, a warp per candidate counting the
+ * larger ones 32 apart (the composites are distinct: the count is the
+ * rank); a rank below want is the output slot, the rest (the slack) are
+ * dropped. */
+__device__ void rank_candidates(const Table &tab, const float *values, const int *offsets,
+                                int segments, int k, const Ctl *ctls, const u64 *cand, u64 *sw,
+                                float *out_v, int *out_i) {
+    const int b = (int)blockIdx.x;
+    if (b >= tab.rank_base[segments]) return; /* block-uniform */
     int s = 0;
-    while (s + 1 < segments && __ldg(base + s + 1) <= t) s++;
-    return s;
-}
-
-/* Block b ranks slots [b R, (b + 1) R) of the concatenated candidate lists
- * (R = ceil(slots / blocks)), a segment at a time: that segment's
- * candidates into shared memory, a warp per candidate counting the larger
- * ones 32 apart (the composites are distinct: the count is the rank); a
- * rank below want is the output slot, the rest (the slack) are dropped. */
-__device__ void rank_candidates(const float *values, const int *offsets, const int *want_base,
-                                const int *cand_base, int segments, int k, const Ctl *ctls,
-                                const u64 *cand, u64 *sw, float *out_v, int *out_i) {
-    const int slots = __ldg(cand_base + segments);
-    const int per = (slots + (int)gridDim.x - 1) / (int)gridDim.x;
-    const int first = (int)blockIdx.x * per, last = min(slots, first + per);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int t = first; t < last;) {
-        const int s = segment_of(cand_base, segments, t);
-        const int base = __ldg(cand_base + s), end = min(last, __ldg(cand_base + s + 1));
-        const int m = (int)__ldcg(&ctls[s].cands);
-        const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
-        __syncthreads(); /* the previous segment's candidates leave shared memory */
-        for (int i = (int)threadIdx.x; i < m; i += kThreads) sw[i] = __ldcg(cand + base + i);
-        __syncthreads();
-        const float *seg = values + __ldg(offsets + s);
-        for (int u = t + warp - base; u < min(end - base, m); u += kWarps) {
-            const u64 x = sw[u];
-            const int idx = kb_grid_index(x);
-            /* the value re-read bitwise, its load in flight during the count */
-            const float v = lane == 0 ? seg[idx] : 0.f;
-            const int larger = kb_grid_warp_rank(sw, m, x);
-            if (lane == 0 && larger < want) {
-                out_i[(size_t)s * k + larger] = idx;
-                out_v[(size_t)s * k + larger] = v;
-            }
+    while (tab.rank_base[s + 1] <= b) s++;
+    const int blocks = tab.rank_base[s + 1] - tab.rank_base[s];
+    const int base = tab.cand_base[s], slots = tab.cand_base[s + 1] - base;
+    const int per = (slots + blocks - 1) / blocks, first = (b - tab.rank_base[s]) * per;
+    const int m = (int)__ldcg(&ctls[s].cands);
+    const int want = tab.want_base[s + 1] - tab.want_base[s];
+    const int last = min(min(slots, first + per), m);
+    if (first >= last) return;
+    for (int i = (int)threadIdx.x; i < m; i += kThreads) sw[i] = __ldcg(cand + base + i);
+    __syncthreads();
+    const float *seg = values + __ldg(offsets + s);
+    const int lane = threadIdx.x & 31;
+    for (int u = first + (int)(threadIdx.x >> 5); u < last; u += kWarps) {
+        const u64 x = sw[u];
+        const int idx = kb_grid_index(x);
+        /* the value re-read bitwise, its load in flight during the count */
+        const float v = lane == 0 ? seg[idx] : 0.f;
+        const int larger = kb_grid_warp_rank(sw, m, x);
+        if (lane == 0 && larger < want) {
+            out_i[(size_t)s * k + larger] = idx;
+            out_v[(size_t)s * k + larger] = v;
         }
-        t = end;
     }
 }
 
 /* The kernel: launched cooperatively, gridDim.x blocks all resident.
- * parts: each block's keys (coop_select.h); want_base / cand_base: each
- * segment's first output / candidate slot (segments + 1 entries each);
- * active: the segments with a winner. Shared memory: the block's keys,
- * then a segment's candidates. */
+ * tab: the plan (each block's keys, each segment's output and candidate
+ * slots); active: the segments with a winner. Shared memory: the block's
+ * keys, then a segment's candidates. */
 __global__ void __launch_bounds__(kThreads, 1)
-    coop_select_kernel(const float *values, const int *offsets, int segments, int k,
-                       const kb_coop_part *parts, const int *want_base, const int *cand_base,
-                       int active, Ctl *ctls, Fine *fines, Grid *gs, u64 *cand, float *out_v,
-                       int *out_i, int *out_n) {
+    coop_select_kernel(const __grid_constant__ Table tab, const float *values, const int *offsets,
+                       int segments, int k, int active, Ctl *ctls, Fine *fines, Grid *gs, u64 *cand,
+                       float *out_v, int *out_i, int *out_n) {
     extern __shared__ u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
@@ -282,19 +284,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     /* sentinels past each segment's want, and the counts */
     for (int t = gtid; t < segments * k; t += gthreads) {
         const int s = t / k, j = t - s * k;
-        if (j >= __ldg(want_base + s + 1) - __ldg(want_base + s)) {
+        if (j >= tab.want_base[s + 1] - tab.want_base[s]) {
             out_v[t] = -INFINITY;
             out_i[t] = -1;
         }
     }
-    if (gtid < segments) out_n[gtid] = __ldg(want_base + gtid + 1) - __ldg(want_base + gtid);
+    if (gtid < segments) out_n[gtid] = tab.want_base[gtid + 1] - tab.want_base[gtid];
     if (active == 0) return; /* grid-uniform: nothing to select */
     if (blockIdx.x == 0 && threadIdx.x < KB_GRID_LEVELS) gs->ended_by[threadIdx.x] = 0;
     if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].cands = 0;
 
-    const kb_coop_part part = parts[blockIdx.x];
+    const kb_coop_part part = tab.parts[blockIdx.x];
     const int s = part.seg < 0 ? 0 : part.seg;
-    const int want = __ldg(want_base + s + 1) - __ldg(want_base + s);
+    const int want = tab.want_base[s + 1] - tab.want_base[s];
     Ctl *ctl = ctls + s;
     Fine &fine = fines[s];
     bool running = part.seg >= 0; /* block-uniform */
@@ -337,8 +339,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (ends) {
                 running = false;
                 emit_candidates(keys, part.lo, part.hi, shift, prefix, &ctl->cands,
-                                cand + __ldg(cand_base + s),
-                                __ldg(cand_base + s + 1) - __ldg(cand_base + s));
+                                cand + tab.cand_base[s], tab.cand_base[s + 1] - tab.cand_base[s]);
                 if (threadIdx.x == 0 && part.lo == 0)
                     for (int l = level; l < KB_GRID_LEVELS; l++) atomicAdd(&gs->ended_by[l], 1u);
             }
@@ -352,11 +353,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         ctls[seg].hist[rest / KB_GRID_BINS][rest % KB_GRID_BINS] = 0;
     }
     if (part.seg >= 0)
+#pragma unroll 1
         for (int e = (int)threadIdx.x; e < (int)(top - low + 1) * KB_COOP_FINE_BINS; e += kThreads)
             if (shf[e]) fine[top - e / KB_COOP_FINE_BINS][e % KB_COOP_FINE_BINS] = 0;
     if (blockIdx.x == 0 && threadIdx.x < segments) ctls[threadIdx.x].floor = 0;
-    rank_candidates(values, offsets, want_base, cand_base, segments, k, ctls, cand, dyn, out_v,
-                    out_i);
+    rank_candidates(tab, values, offsets, segments, k, ctls, cand, dyn, out_v, out_i);
 }
 
 /* A segment's output slots (want) and candidate slots (want and the slack,
@@ -393,14 +394,20 @@ struct kb_topk_coop {
     Ctl *ctls;       /* one per segment */
     Fine *fines;     /* one per segment */
     Grid *gs;
-    u64 *cand;           /* every segment's candidate slots, concatenated */
-    kb_coop_part *parts; /* one per block, then want_base and cand_base */
-    int *want_base, *cand_base;
+    u64 *cand;  /* every segment's candidate slots, concatenated */
+    Table *tab; /* host memory: the kernel's parameter */
 };
+
+namespace {
+/* The grid: one block per SM, at most kMaxBlocks. */
+int grid_blocks(int sms) {
+    return sms < kMaxBlocks ? sms : kMaxBlocks;
+}
+} // namespace
 
 int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
-    const int sms = g ? g->sm_count : 132;
+    const int sms = grid_blocks(g ? g->sm_count : 132);
     int64_t chunk = 0;
     size_t need = 0;
     if (segments <= kMaxSegments && k <= kMaxWant) {
@@ -437,8 +444,7 @@ int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why) {
 size_t kb_topk_coop_bytes(const int64_t *len, int segments, int k) {
     size_t slots = 0;
     for (int s = 0; s < segments; s++) slots += (size_t)cand_slots(len[s], k);
-    return (sizeof(Ctl) + sizeof(Fine)) * (size_t)segments + sizeof(Grid) + 8 * slots +
-           sizeof(kb_coop_part) * (size_t)kb_gpu_sms(132) + 8 * (size_t)(segments + 1);
+    return (sizeof(Ctl) + sizeof(Fine)) * (size_t)segments + sizeof(Grid) + 8 * slots;
 }
 
 void kb_topk_coop_delete(kb_topk_coop *st) {
@@ -447,37 +453,39 @@ void kb_topk_coop_delete(kb_topk_coop *st) {
         cudaFree(st->fines);
         cudaFree(st->gs);
         cudaFree(st->cand);
-        cudaFree(st->parts);
+        free(st->tab);
     }
     free(st);
 }
 
 kb_topk_coop *kb_topk_coop_new(const int64_t *len, int n, int k, int *status, kb_error *e) {
     kb_topk_coop *st = (kb_topk_coop *)calloc(1, sizeof(kb_topk_coop));
-    const int sms = kb_gpu_sms(132);
-    /* host copies of the device table: the parts, want_base, cand_base */
-    const size_t part_bytes = sizeof(kb_coop_part) * (size_t)sms + 8 * (size_t)(n + 1);
-    kb_coop_part *parts = (kb_coop_part *)malloc(part_bytes);
-    if (!st || !parts || n > kMaxSegments) {
+    const int sms = grid_blocks(kb_gpu_sms(132));
+    Table *tab = (Table *)calloc(1, sizeof(Table));
+    if (!st || !tab || n > kMaxSegments) {
         free(st);
-        free(parts);
+        free(tab);
         *status = n > kMaxSegments ? kb_fail(e, "coop_select: %d segments", n)
                                    : kb_fail(e, "out of host memory");
         return nullptr;
     }
+    st->tab = tab;
     st->segments = n;
     st->k = k;
     st->blocks = sms;
     int per_seg[kMaxSegments];
     int64_t chunk = 0;
-    st->dyn_smem = plan(len, n, k, sms, parts, per_seg, &chunk);
-    int *want_base = (int *)(parts + sms), *cand_base = want_base + n + 1;
+    st->dyn_smem = plan(len, n, k, sms, tab->parts, per_seg, &chunk);
+    int *want_base = tab->want_base, *cand_base = tab->cand_base;
     want_base[0] = cand_base[0] = 0;
     for (int s = 0; s < n; s++) {
         want_base[s + 1] = want_base[s] + (int)want_of(len[s], k);
         cand_base[s + 1] = cand_base[s] + (int)cand_slots(len[s], k);
         st->active += want_of(len[s], k) > 0;
     }
+    int64_t slots_of[kMaxSegments];
+    for (int s = 0; s < n; s++) slots_of[s] = cand_slots(len[s], k);
+    if (kb_coop_rank_split(slots_of, n, sms, tab->rank_base) != 0) chunk = -1;
     const int slots = cand_base[n];
     /* the kernel's attribute allows the most any case may take (another
      * case's setup may run before this one's launches) */
@@ -494,7 +502,6 @@ kb_topk_coop *kb_topk_coop_new(const int64_t *len, int n, int k, int *status, kb
                                                            st->dyn_smem);
     if (rc == cudaSuccess && per_sm < 1) {
         const size_t bytes = st->dyn_smem + kStaticSmem;
-        free(parts);
         kb_topk_coop_delete(st);
         *status =
             kb_fail(e, "coop_select: no block of %d threads with %zu B of shared memory fits an SM",
@@ -508,10 +515,7 @@ kb_topk_coop *kb_topk_coop_new(const int64_t *len, int n, int k, int *status, kb
     if (rc == cudaSuccess) rc = cudaMemset(st->fines, 0, fine_bytes);
     if (rc == cudaSuccess) rc = cudaMalloc(&st->gs, sizeof(Grid));
     if (rc == cudaSuccess) rc = cudaMalloc(&st->cand, 8 * (size_t)(slots > 0 ? slots : 1));
-    if (rc == cudaSuccess) rc = cudaMalloc(&st->parts, part_bytes);
     if (rc == cudaSuccess) rc = cudaMemset(st->ctls, 0, ctl_bytes);
-    if (rc == cudaSuccess) rc = cudaMemcpy(st->parts, parts, part_bytes, cudaMemcpyHostToDevice);
-    free(parts);
     if (rc != cudaSuccess) {
         *status = rc == cudaErrorMemoryAllocation ? KB_OUT_OF_MEMORY
                                                   : kb_cuda_check(rc, "coop_select setup", e);
@@ -519,19 +523,16 @@ kb_topk_coop *kb_topk_coop_new(const int64_t *len, int n, int k, int *status, kb
         kb_topk_coop_delete(st);
         return nullptr;
     }
-    st->want_base = (int *)(st->parts + sms);
-    st->cand_base = st->want_base + n + 1;
     *status = KB_OK;
     return st;
 }
 
 cudaError_t kb_topk_coop_run(const kb_topk_coop *st, const float *values, const int *offsets,
                              float *out_v, int *out_i, int *out_n, cudaStream_t stream) {
-    void *args[] = {(void *)&values,        (void *)&offsets,    (void *)&st->segments,
-                    (void *)&st->k,         (void *)&st->parts,  (void *)&st->want_base,
-                    (void *)&st->cand_base, (void *)&st->active, (void *)&st->ctls,
-                    (void *)&st->fines,     (void *)&st->gs,     (void *)&st->cand,
-                    (void *)&out_v,         (void *)&out_i,      (void *)&out_n};
+    void *args[] = {(void *)st->tab, (void *)&values,     (void *)&offsets,  (void *)&st->segments,
+                    (void *)&st->k,  (void *)&st->active, (void *)&st->ctls, (void *)&st->fines,
+                    (void *)&st->gs, (void *)&st->cand,   (void *)&out_v,    (void *)&out_i,
+                    (void *)&out_n};
     return cudaLaunchCooperativeKernel((const void *)coop_select_kernel, dim3(st->blocks),
                                        dim3(kThreads), args, st->dyn_smem, stream);
 }

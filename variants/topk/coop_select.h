@@ -69,6 +69,37 @@ static inline int64_t kb_coop_assign(const int64_t *len, int segments, int64_t k
     return largest;
 }
 
+/* Who ranks which candidates: blocks [base[s], base[s + 1]) rank segment
+ * s's slots[s] candidate slots, a block one segment only (a block that
+ * ranked the ends of two segments would copy and count twice while the
+ * others wait at the kernel's end). Every segment with slots gets a block;
+ * the others go, one at a time, to the segment whose blocks rank the most
+ * slots each. Returns 0, or -1 when more segments have slots than there
+ * are blocks. */
+static inline int kb_coop_rank_split(const int64_t *slots, int segments, int blocks, int *base) {
+    int used = 0;
+    for (int s = 0; s < segments; s++) used += slots[s] > 0;
+    if (used > blocks) return -1;
+    for (int s = 0; s <= segments; s++) base[s] = 0;
+    int *per = base + 1; /* blocks of segment s, made into bases below */
+    for (int s = 0; s < segments; s++) per[s] = slots[s] > 0;
+    for (; used < blocks && used > 0; used++) {
+        int widest = -1;
+        int64_t most = 0;
+        for (int s = 0; s < segments; s++) {
+            const int64_t c = per[s] ? kb_coop_chunk(slots[s], per[s]) : 0;
+            if (c > most) {
+                most = c;
+                widest = s;
+            }
+        }
+        if (most <= 1) break; /* one slot a block */
+        per[widest]++;
+    }
+    for (int s = 0; s < segments; s++) base[s + 1] += base[s];
+    return 0;
+}
+
 /* The look below level 0: a select that ends after one grid barrier.
  *
  * Level 0's 11-bit digit is the sign, the exponent and two mantissa bits of
