@@ -45,8 +45,7 @@ namespace {
 
 typedef unsigned long long u64;
 
-constexpr int kThreads = 1024; /* one block per SM */
-constexpr int kWarps = kThreads / 32;
+constexpr int kThreads = 1024;   /* one block per SM */
 constexpr int kMaxSegments = 64; /* each needs a block; more are radix_select's */
 constexpr int kMaxWant = 4096;   /* a segment's candidates ranked from shared memory: 34 KB */
 constexpr int kMaxBlocks = 256;  /* the grid: one block per SM, this many at most */
@@ -230,14 +229,24 @@ __device__ __forceinline__ void emit_candidates(const uint32_t *keys, int lo, in
 }
 
 /* The blocks of segment s (tab.rank_base, kb_coop_rank_split) split its
- * candidate slots; this block's share of them, ranked from shared memory:
- * the segment's candidates copied there, a warp per candidate counting the
- * larger ones 32 apart (the composites are distinct: the count is the
- * rank); a rank below want is the output slot, the rest (the slack) are
- * dropped. */
+ * candidate slots; this block ranks its share against the segment's m
+ * candidates, copied to shared memory (the composites are distinct: the
+ * number larger is the rank; a rank below want is the output slot, the
+ * rest, the slack, are dropped).
+ *   - A share of more than kWarpRanked: 64 candidates a round, a thread per
+ *     (candidate, 16th of the list); the 32 lanes of a warp hold 32
+ *     candidates and read the same composites (a broadcast, two at a time),
+ *     so the list is read once per warp, not once per candidate; the 16
+ *     partial counts of a candidate meet in shared memory.
+ *   - A smaller share: a warp per candidate, its lanes counting 32 apart
+ *     (the list read once per candidate, by few warps). */
+constexpr int kRankCands = 64, kRankParts = kThreads / kRankCands;
+constexpr int kWarpRanked = 24; /* the two cost the same near 32 candidates */
+
 __device__ void rank_candidates(const Table &tab, const float *values, const int *offsets,
                                 int segments, int k, const Ctl *ctls, const u64 *cand, u64 *sw,
                                 float *out_v, int *out_i) {
+    __shared__ unsigned larger[kRankCands];
     const int b = (int)blockIdx.x;
     if (b >= tab.rank_base[segments]) return; /* block-uniform */
     int s = 0;
@@ -250,18 +259,49 @@ __device__ void rank_candidates(const Table &tab, const float *values, const int
     const int last = min(min(slots, first + per), m);
     if (first >= last) return;
     for (int i = (int)threadIdx.x; i < m; i += kThreads) sw[i] = __ldcg(cand + base + i);
-    __syncthreads();
+    if (m & 1) sw[m] = 0; /* pairs: a zero composite is larger than none */
     const float *seg = values + __ldg(offsets + s);
-    const int lane = threadIdx.x & 31;
-    for (int u = first + (int)(threadIdx.x >> 5); u < last; u += kWarps) {
-        const u64 x = sw[u];
-        const int idx = kb_grid_index(x);
-        /* the value re-read bitwise, its load in flight during the count */
-        const float v = lane == 0 ? seg[idx] : 0.f;
-        const int larger = kb_grid_warp_rank(sw, m, x);
-        if (lane == 0 && larger < want) {
-            out_i[(size_t)s * k + larger] = idx;
-            out_v[(size_t)s * k + larger] = v;
+    if (last - first <= kWarpRanked) {
+        __syncthreads(); /* the list copied */
+        const int lane = threadIdx.x & 31;
+        for (int u = first + (int)(threadIdx.x >> 5); u < last; u += kThreads / 32) {
+            const u64 x = sw[u];
+            const int idx = kb_grid_index(x);
+            const float v = lane == 0 ? seg[idx] : 0.f; /* in flight during the count */
+            const int n = kb_grid_warp_rank(sw, m, x);
+            if (lane == 0 && n < want) {
+                out_i[(size_t)s * k + n] = idx;
+                out_v[(size_t)s * k + n] = v;
+            }
+        }
+        return;
+    }
+    const int c = (int)threadIdx.x % kRankCands, part = (int)threadIdx.x / kRankCands;
+    const int pairs = (m + 1) / 2, span = (pairs + kRankParts - 1) / kRankParts;
+    const int lo = part * span, hi = min(pairs, lo + span);
+    const ulonglong2 *sw2 = (const ulonglong2 *)sw;
+    for (int u0 = first; u0 < last; u0 += kRankCands) {
+        const int u = u0 + c;
+        if (part == 0) larger[c] = 0;
+        __syncthreads();                        /* the list copied; the counts zero and read */
+        const u64 x = u < last ? sw[u] : ~0ull; /* ~0: nothing is larger */
+        int idx = 0;
+        float v = 0.f;
+        if (part == 0 && u < last) { /* the value re-read bitwise, in flight during the count */
+            idx = kb_grid_index(x);
+            v = seg[idx];
+        }
+        unsigned n = 0;
+#pragma unroll 4
+        for (int i = lo; i < hi; i++) {
+            const ulonglong2 y = sw2[i];
+            n += (y.x > x) + (y.y > x);
+        }
+        atomicAdd(&larger[c], n);
+        __syncthreads();
+        if (part == 0 && u < last && larger[c] < (unsigned)want) {
+            out_i[(size_t)s * k + larger[c]] = idx;
+            out_v[(size_t)s * k + larger[c]] = v;
         }
     }
 }
@@ -274,7 +314,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     coop_select_kernel(const __grid_constant__ Table tab, const float *values, const int *offsets,
                        int segments, int k, int active, Ctl *ctls, Fine *fines, Grid *gs, u64 *cand,
                        float *out_v, int *out_i, int *out_n) {
-    extern __shared__ u64 dyn[];
+    extern __shared__ __align__(16) u64 dyn[];
     uint32_t *keys = (uint32_t *)dyn;
     __shared__ unsigned sh[KB_GRID_BINS];
     __shared__ unsigned shf[kFineCounts]; /* kept to the end: what to zero in fines */
@@ -380,7 +420,7 @@ size_t plan(const int64_t *len, int segments, int k, int blocks, kb_coop_part *p
     int64_t most = 0;
     for (int s = 0; s < segments; s++)
         most = cand_slots(len[s], k) > most ? cand_slots(len[s], k) : most;
-    const size_t keys = 4 * (size_t)*chunk, cands = 8 * (size_t)most;
+    const size_t keys = 4 * (size_t)*chunk, cands = 8 * (size_t)(most + 1); /* + a pad */
     return keys > cands ? keys : cands;
 }
 
