@@ -62,6 +62,10 @@ static const char *const sanitize_lines[] = {
     /* 200 segments, k = 300 > 256: 2 blocks a cluster would take more waves
      * than 1 (66 against 132 clusters at once on 132 SMs): halved to 1 */
     "segments=200x300 k=300 dist=normal",
+    /* coop_select: uniform keys whose level-0 fine counts end the select;
+     * ~8 and ~29 candidates a block to rank (a warp per candidate, and a
+     * thread per candidate and 16th of the list) */
+    "segments=3x20000 k=[100,1000]",
     NULL,
 };
 /* Long segments, too slow for racecheck: sanitize.sh runs them under the
@@ -75,6 +79,8 @@ static const char *const sanitize_large_lines[] = {
     /* 43750 keys a block of 16 + 4352 candidates > 200 KB: keys re-read from
      * global memory; uniform: the select ends after the second pass */
     "segments=1x700000 k=4096",
+    /* the RPN levels: coop_select's fine counts and both rank forms at once */
+    "segments=rpn5 k=1000",
     NULL,
 };
 static const kb_sweep topk_sweeps[] = {
