@@ -14,7 +14,7 @@ set ylabel "workspace (MiB)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.0255718:4096]
+set yrange [0.25:4096]
 set xtics ("segments=32x4096\nk=100" 0, "segments=32x4096" 1, "(defaults)" 2, "segments=1x1048576\nk=100" 3, "segments=1x1048576" 4, "batch=32" 5, "segments=1x16777216\nk=100" 6, "segments=1x16777216" 7)
 set bmargin 5
 do for [fmt in "png svg"] {
