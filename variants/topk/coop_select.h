@@ -28,31 +28,44 @@ static inline int64_t kb_coop_chunk(int64_t n, int64_t blocks) {
     return blocks > 0 ? (n + blocks - 1) / blocks : n;
 }
 
-/* Fills parts[0..blocks) for segments of lengths len[0..segments) and k;
- * returns the largest chunk (keys one block holds), 0 when no segment has
- * anything to select, -1 when more segments need a block than there are.
- * per_seg: scratch of `segments` ints (the blocks each segment gets). */
-static inline int64_t kb_coop_assign(const int64_t *len, int segments, int64_t k, int blocks,
-                                     int *per_seg, kb_coop_part *parts) {
+/* Deals `blocks` blocks to segments of work[0..segments) items: one to each
+ * segment with work, the others one at a time to the segment whose blocks
+ * hold the most items each, until a block would hold one item or none.
+ * per[s]: the blocks of segment s. -1 when more segments have work than
+ * there are blocks. */
+static inline int kb_coop_deal(const int64_t *work, int segments, int blocks, int *per) {
     int used = 0;
     for (int s = 0; s < segments; s++) {
-        per_seg[s] = len[s] > 0 && k > 0;
-        used += per_seg[s];
+        per[s] = work[s] > 0;
+        used += per[s];
     }
     if (used > blocks) return -1;
     for (; used < blocks && used > 0; used++) {
         int widest = -1;
         int64_t most = 0;
         for (int s = 0; s < segments; s++) {
-            const int64_t c = per_seg[s] ? kb_coop_chunk(len[s], per_seg[s]) : 0;
+            const int64_t c = per[s] ? kb_coop_chunk(work[s], per[s]) : 0;
             if (c > most) {
                 most = c;
                 widest = s;
             }
         }
-        if (most <= 1) break; /* one key a block: more blocks hold nothing */
-        per_seg[widest]++;
+        if (most <= 1) break; /* one item a block: more blocks hold nothing */
+        per[widest]++;
     }
+    return 0;
+}
+
+/* Fills parts[0..blocks) for segments of lengths len[0..segments) and k;
+ * returns the largest chunk (keys one block holds), 0 when no segment has
+ * anything to select, -1 when more segments need a block than there are.
+ * per_seg: scratch of `segments` ints (the blocks each segment gets). */
+static inline int64_t kb_coop_assign(const int64_t *len, int segments, int64_t k, int blocks,
+                                     int *per_seg, kb_coop_part *parts) {
+    if (k <= 0)
+        for (int s = 0; s < segments; s++) per_seg[s] = 0;
+    else if (kb_coop_deal(len, segments, blocks, per_seg) != 0)
+        return -1;
     int b = 0;
     int64_t largest = 0;
     for (int s = 0; s < segments; s++) {
@@ -72,30 +85,12 @@ static inline int64_t kb_coop_assign(const int64_t *len, int segments, int64_t k
 /* Who ranks which candidates: blocks [base[s], base[s + 1]) rank segment
  * s's slots[s] candidate slots, a block one segment only (a block that
  * ranked the ends of two segments would copy and count twice while the
- * others wait at the kernel's end). Every segment with slots gets a block;
- * the others go, one at a time, to the segment whose blocks rank the most
- * slots each. Returns 0, or -1 when more segments have slots than there
- * are blocks. */
+ * others wait at the kernel's end), the blocks dealt by slots as the keys'
+ * are by length (kb_coop_deal). Returns 0, or -1 when more segments have
+ * slots than there are blocks. */
 static inline int kb_coop_rank_split(const int64_t *slots, int segments, int blocks, int *base) {
-    int used = 0;
-    for (int s = 0; s < segments; s++) used += slots[s] > 0;
-    if (used > blocks) return -1;
-    for (int s = 0; s <= segments; s++) base[s] = 0;
-    int *per = base + 1; /* blocks of segment s, made into bases below */
-    for (int s = 0; s < segments; s++) per[s] = slots[s] > 0;
-    for (; used < blocks && used > 0; used++) {
-        int widest = -1;
-        int64_t most = 0;
-        for (int s = 0; s < segments; s++) {
-            const int64_t c = per[s] ? kb_coop_chunk(slots[s], per[s]) : 0;
-            if (c > most) {
-                most = c;
-                widest = s;
-            }
-        }
-        if (most <= 1) break; /* one slot a block */
-        per[widest]++;
-    }
+    base[0] = 0;
+    if (kb_coop_deal(slots, segments, blocks, base + 1) != 0) return -1;
     for (int s = 0; s < segments; s++) base[s + 1] += base[s];
     return 0;
 }
