@@ -21,9 +21,9 @@
  *     at level 0's barrier, no level 1 follows (rpn5: two grid barriers,
  *     not three);
  *   - the levels go on until every segment has ended (counted per level,
- *     read after each barrier), then each block ranks a run of the
- *     candidates (a warp per candidate counts the larger composites of its
- *     segment, from shared memory) and writes those ranked below k.
+ *     read after each barrier), then each block ranks its share of one
+ *     segment's candidates against all of them, from shared memory, and
+ *     writes those ranked below k (rank_candidates).
  * Refuses more segments than kMaxSegments or than the grid has blocks,
  * k > 4096, keys that do not fit the grid's shared memory (16M on an H100:
  * grid_select's case), and devices without cooperative launch. The plan
