@@ -181,15 +181,16 @@ KB_TEST(topk_coop_select_fine_counts_end_level_0_or_leave_it_to_level_1) {
 }
 
 KB_TEST(topk_coop_select_fine_counts_are_not_trusted_below_a_blocks_window) {
-    /* 200,000 uniform keys, one of 1e6 in every other block's part (1516
-     * keys each on 132 blocks): those blocks' windows (4 octaves under 1e6)
-     * miss [0, 1), where the 1000th largest lies, and their floors say so;
-     * counts from the other half alone would pick too low a sub-bin */
+    /* 200,000 uniform keys, one of 1e6 every 500 in the first half: the
+     * blocks there (~1500 keys each on 132 SMs; any grid up to 400 blocks)
+     * have windows 4 octaves under 1e6 that miss [0, 1), where the 1000th
+     * largest lies, and their floors say so; counts from the second half
+     * alone would pick too low a sub-bin */
     KB_REQUIRE_DEVICE();
     kbt_fixture t;
     kbt_make_case(&t, &kb_op_topk, "segments=1x200000 k=1000 dist=uniform", 59, 0);
     float *v = kb_tensors_find(&t.in, "values")->data;
-    for (int b = 0; b < 132; b += 2) v[b * 1516 + 7] = 1.0e6f;
+    for (int i = 7; i < 100000; i += 500) v[i] = 1.0e6f;
     kb_op_topk.reference(&t.c, &t.in, &t.out, NULL);
     kb_tensors got;
     const int ran = kbt_run_variant(kbt_impl("topk", "coop_select"), &t, &got);
