@@ -308,6 +308,7 @@ typedef struct kb_gpu {
                         * device's own; 0 where the build holds no code for it */
     int sm_count;      /* multiprocessors */
     size_t smem_optin; /* shared memory a block may opt in to, bytes */
+    int cooperative;   /* cooperative launch (grid-wide barriers) supported */
     size_t l2_bytes;
     char name[256];
 } kb_gpu;

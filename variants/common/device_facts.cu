@@ -43,6 +43,7 @@ extern "C" const kb_gpu *kb_gpu_current(void) {
     g->cc = 10 * p.major + p.minor;
     g->sm_count = p.multiProcessorCount;
     g->smem_optin = p.sharedMemPerBlockOptin;
+    g->cooperative = p.cooperativeLaunch;
     g->l2_bytes = (size_t)p.l2CacheSize;
     snprintf(g->name, sizeof g->name, "%s", p.name);
     cudaFuncAttributes a;

@@ -401,13 +401,6 @@ struct rounds_state {
     void *push_base;
 };
 
-int cooperative(const kb_gpu *g) {
-    int coop = 0;
-    if (g && cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, g->ordinal) != cudaSuccess)
-        cudaGetLastError(), coop = 0;
-    return coop;
-}
-
 /* The one launch where n fits a block and its shared memory the device. */
 bool small_fits(int n, size_t *smem_out) {
     const kb_gpu *g = kb_gpu_current();
@@ -429,7 +422,7 @@ int rounds_supports(const kb_case *c, kb_error *why) {
     const kb_gpu *g = kb_gpu_current();
     size_t smem;
     int n = (int)kb_nms_params_of(c).n;
-    if (g && n > 0 && !small_fits(n, &smem) && !cooperative(g))
+    if (g && n > 0 && !small_fits(n, &smem) && !g->cooperative)
         return kb_fail(why, "above %d boxes rounds needs cooperative launch, which this %s lacks",
                        kThreads, g->name),
                KB_UNSUPPORTED;

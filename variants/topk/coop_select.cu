@@ -456,12 +456,6 @@ int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why) {
         need = parts ? plan(len, segments, k, sms, parts, per_seg, &chunk) + kStaticSmem : 0;
         free(parts);
     }
-    int coop = 1;
-    if (g &&
-        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, g->ordinal) != cudaSuccess) {
-        cudaGetLastError();
-        coop = 0;
-    }
     if (segments > kMaxSegments)
         kb_fail(why, "%d segments: coop_select runs <= %d at once", segments, kMaxSegments);
     else if (k > kMaxWant)
@@ -474,7 +468,7 @@ int kb_topk_coop_check(const int64_t *len, int segments, int k, kb_error *why) {
                 "%lld keys a block need %zu B of shared memory on this %s (%d SMs), which "
                 "allows %zu; grid_select streams long segments",
                 (long long)chunk, need, g->name, sms, g->smem_optin);
-    else if (!coop)
+    else if (g && !g->cooperative)
         kb_fail(why, "this %s cannot launch cooperative kernels", g->name);
     else
         return KB_OK;
