@@ -259,7 +259,7 @@ __device__ void rank_candidates(const Table &tab, const float *values, const int
     const int last = min(min(slots, first + per), m);
     if (first >= last) return;
     for (int i = (int)threadIdx.x; i < m; i += kThreads) sw[i] = __ldcg(cand + base + i);
-    if (m & 1) sw[m] = 0; /* pairs: a zero composite is larger than none */
+    if ((m & 1) && threadIdx.x == 0) sw[m] = 0; /* pairs: a zero composite is larger than none */
     const float *seg = values + __ldg(offsets + s);
     if (last - first <= kWarpRanked) {
         __syncthreads(); /* the list copied */
