@@ -71,6 +71,9 @@ extern const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_tf32;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_f16;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_bf16;
 /* nms */
 extern const kb_variant_impl kb_nms_bitmask_host;
 extern const kb_variant_impl kb_nms_bitmask_gpu;
@@ -168,6 +171,12 @@ const kb_variant kb_variants[] = {
                "NHWC copy; pixels x channels wgmma f16 (sm_90a), A sampled"),
     KB_VARIANT(deform_conv2d, nhwc_wgmma_bf16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "NHWC copy; pixels x channels wgmma bf16 (sm_90a), A sampled"),
+    KB_VARIANT(deform_conv2d, nhwc_ws_tf32, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES | KB_TF32,
+               "NHWC copy; wgmma tf32, sampling and multiplying warp groups, split-K"),
+    KB_VARIANT(deform_conv2d, nhwc_ws_f16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
+               "NHWC copy; wgmma f16, sampling and multiplying warp groups, split-K"),
+    KB_VARIANT(deform_conv2d, nhwc_ws_bf16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
+               "NHWC copy; wgmma bf16, sampling and multiplying warp groups, split-K"),
     /* deform_conv2d: rows here */
     KB_VARIANT(nms, bitmask_host, "bitmask.cu", KB_HOST_SYNC,
                "64x64 IoU tiles -> 64-bit masks; mask to host, serial walk there"),

@@ -136,11 +136,12 @@ static const char *const sanitize_lines[] = {
      * in one tile; explicit_nhwc's bias column (groups = 1, bias) */
     "n=2 c_in=32 c_out=72 h=6 w=7 offset_groups=4 dtype=[f32,f16,bf16]",
     /* c_out = 136 on 64 pixels (< 2 x 132 x 64): nhwc_fused n256, wgmma wg128
-     * in two channel tiles, implicit BM 64; c_out not a multiple of a tile */
-    "n=1 c_in=16 c_out=136 h=8 w=8 dtype=[f32,f16,bf16]",
+     * in two channel tiles, implicit BM 64; c_out not a multiple of a tile;
+     * ws 128 x 128 tiles with K split in 4 (f32) / 2 (16-bit) */
+    "n=1 c_in=128 c_out=136 h=8 w=8 dtype=[f32,f16,bf16]",
     /* the big-grid branches, 1x1 on 8 channels to stay cheap (18.8M MACs):
      * 17280 pixels >= 2 x 132 x 64: nhwc_fused n256w; >= 132 x 128: wgmma
-     * wg256; 135 pixel x 2 channel tiles of 128 >= 2 x 132 blocks: implicit
+     * wg256, ws 128 x 256; 135 pixel x 2 channel tiles of 128 >= 2 x 132 blocks: implicit
      * BM 128; 270 window tiles of 8x8 pixels >= 2 x 132: explicit_nhwc's
      * windowed im2col unforced; explicit im2col TAPS = 1 */
     "n=1 c_in=8 c_out=136 h=2160 w=8 kh=1 kw=1 pad_h=0 pad_w=0 dtype=[f32,f16,bf16]",

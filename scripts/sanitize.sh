@@ -10,6 +10,7 @@
 #   scripts/sanitize.sh                          # every op x the 4 tools
 #   scripts/sanitize.sh nms topk                 # only these ops
 #   KB_SAN_TOOLS="memcheck synccheck" scripts/sanitize.sh preprocess
+#   KB_SAN_VARIANTS='^nhwc_ws_' scripts/sanitize.sh deform_conv2d  # these variants only
 #
 # Writes $OUT/summary.md and sanitize.tar.gz (default OUT: results/sanitize).
 # Exit 0 when every run is clean; 1 on any sanitizer report, kbench failure or
@@ -121,7 +122,8 @@ mapfile -t device_variants < <("$BUILD/kbench" list --names | grep / |
 start=$SECONDS
 for tool in $TOOLS; do
     for op in "${ops[@]}"; do
-        mapfile -t variants < <(printf '%s\n' "${device_variants[@]}" | grep "^$op/" | cut -d/ -f2)
+        mapfile -t variants < <(printf '%s\n' "${device_variants[@]}" | grep "^$op/" | cut -d/ -f2 |
+            grep -E "${KB_SAN_VARIANTS:-.}")
         for variant in "${variants[@]}"; do
             # explicit_nhwc* once more with im2col=window: only the sweep's largest
             # case picks the windowed im2col by itself.

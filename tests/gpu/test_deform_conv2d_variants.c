@@ -20,17 +20,18 @@
  * dtype; *_tf32, nhwc_gemm and explicit_torchvision f32 only; *_f16 / *_bf16
  * and explicit_torchvision_half their own), and the NHWC variants need c_in/groups and
  * c_in/offset_groups to be multiples of a 16-byte vector (4 f32 or 8 16-bit channels). The wgmma
- * variants need a 9.0 device and an sm_90a build: must_run() drops them elsewhere. */
+ * and ws variants need a 9.0 device and an sm_90a build: must_run() drops them elsewhere. */
 #define NCHW_F32                                                                                   \
     "explicit_torchvision explicit_gemm_i64 explicit_gemm_i32 explicit_gemm_tf32 implicit_gemm "   \
     "implicit_gemm_tf32 "
-#define NHWC_F32 "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 "
+#define NHWC_F32                                                                                   \
+    "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 nhwc_ws_tf32 "
 #define NCHW_F16                                                                                   \
     "explicit_torchvision_half explicit_gemm_i64 explicit_gemm_i32 implicit_gemm "                 \
     "implicit_gemm_f16 "
-#define NHWC_F16  "explicit_nhwc nhwc_fused_f16 nhwc_wgmma_f16 "
+#define NHWC_F16  "explicit_nhwc nhwc_fused_f16 nhwc_wgmma_f16 nhwc_ws_f16 "
 #define NCHW_BF16 "explicit_gemm_i64 explicit_gemm_i32 implicit_gemm implicit_gemm_bf16 "
-#define NHWC_BF16 "explicit_nhwc nhwc_fused_bf16 nhwc_wgmma_bf16 "
+#define NHWC_BF16 "explicit_nhwc nhwc_fused_bf16 nhwc_wgmma_bf16 nhwc_ws_bf16 "
 #define ALL_F32   NCHW_F32 NHWC_F32
 #define ALL_F16   NCHW_F16 NHWC_F16
 #define ALL_BF16  NCHW_BF16 NHWC_BF16
@@ -59,7 +60,8 @@ static int listed(const char *must, const char *name) {
 
 static int must_run(const char *must, const char *name) {
     if (!listed(must, name)) return 0;
-    return strncmp(name, "nhwc_wgmma_", 11) != 0 || wgmma_here();
+    return (strncmp(name, "nhwc_wgmma_", 11) != 0 && strncmp(name, "nhwc_ws_", 8) != 0) ||
+           wgmma_here();
 }
 
 /* Every name of the list is a deform_conv2d variant (a typo would require nothing). */
@@ -255,4 +257,22 @@ KB_TEST(large_identity_cases_match_the_reference) {
     check_case("n=4 c_in=128 c_out=256 h=40 w=56 offsets=zero mask_values=ones", ALL_F32);
     check_case("n=4 c_in=128 c_out=256 h=40 w=56 offsets=integer dtype=f16", ALL_F16);
     check_case("n=2 c_in=256 c_out=256 h=50 w=84", ALL_F32);
+}
+
+/* nhwc_ws_*'s split-K and ring (shapes as picked on a device of 132 SMs):
+ * 120 pixels (one output tile) over K tiles split so that ranges start
+ * inside a chunk's taps and cross the offset groups' boundary (the
+ * producers rebuild the table mid-range), in 128- and 64-channel tiles;
+ * c_out not a multiple of the channel tile; c_out = 72 with chunks that
+ * span offset groups (weights inline); 135 pixel tiles of 128 x 256, the
+ * shape without split K; more K tiles than ring slots at every shape. */
+KB_TEST(split_k_and_ring_edges_match_the_reference) {
+    KB_REQUIRE_DEVICE();
+    check_case("n=1 c_in=256 c_out=256 h=10 w=12 offset_groups=2", ALL_F32);
+    check_case("n=1 c_in=256 c_out=256 h=10 w=12 offset_groups=2 dtype=f16", ALL_F16);
+    check_case("n=1 c_in=256 c_out=64 h=8 w=8 offset_groups=2 dtype=bf16", ALL_BF16);
+    check_case("n=1 c_in=128 c_out=200 h=9 w=9 dtype=bf16", ALL_BF16);
+    check_case("n=2 c_in=64 c_out=72 h=11 w=7 offset_groups=4 dtype=f16", ALL_F16);
+    check_case("n=3 c_in=32 c_out=48 h=13 w=17 offset_groups=4", ALL_F32);
+    check_case("n=1 c_in=8 c_out=136 h=2160 w=8 kh=1 kw=1 pad_h=0 pad_w=0", ALL_F32);
 }

@@ -436,6 +436,344 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
         }
 }
 
+/* ---- warp-specialized wgmma: nhwc_ws_* (sm_90a) ----
+ *
+ * The in-step kernel above runs the corner loads, blend, shared store,
+ * barrier and wgmma drain of each tile one after another in one block of 8
+ * warps an SM, so its warps wait on each other (issue IPC 1.55, 0.48
+ * eligible warps a scheduler at (8,256,64,64)). Here the roles split:
+ *   consumer warp groups (CW, first): wait until a ring slot is full, issue
+ *     its wgmmas, and free the slot before once wgmma.wait_group 1 says its
+ *     multiply is done;
+ *   producer warp groups (PW, after them): wait until a slot is empty, sample
+ *     its A tile (table -> 4 corner loads -> blend -> one 16-byte store a
+ *     vector, VB vectors in flight a thread), fence the stores to the async
+ *     proxy and arrive; one producer thread also starts the slot's B tile as
+ *     ONE bulk copy (cp.async.bulk, mbarrier transaction count) from weights
+ *     stored pre-swizzled in tile order (ws_weights), so no producer spends
+ *     instructions on them.
+ * A ring of S slots with a full and an empty mbarrier each: no block-wide
+ * barrier in the K loop, and the producers run up to S tiles ahead.
+ * Split-K (KS > 1, gridDim.y): a block multiplies a contiguous range of the
+ * K tiles and stores fp32 partials; the last block of an output tile to
+ * finish sums them in split order (deterministic) and writes the output;
+ * for layers with too few pixel tiles to fill the SMs. */
+template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_> struct ws_shape {
+    static constexpr int CW = CW_, MW = MW_, BN = BN_, PW = PW_, S = S_, VB = VB_;
+    static constexpr bool SPLIT = SPLIT_; /* has the split-K epilogue */
+    static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW), NPT = 128 * PW;
+    static constexpr int VPT = BM * VPR / NPT; /* vectors a producer thread a tile */
+    static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0,
+                  "ws tile shape");
+};
+/* ptxas allocates the whole kernel within the launch bound's registers
+ * (65536 / NT), setmaxnreg or not: a consumer group of 64 x 256 (128
+ * accumulators) needs more than 128, so that shape runs 3 warp groups (168
+ * registers) and has one producer group.
+ * 128 pixels x 256 channels: two consumer groups of 64 x 256; no split K
+ * (its epilogue would spill): the shape of many pixels. */
+using ws_n256 = ws_shape<2, 1, 256, 1, 3, 4, false>;
+/* 128 x 128: two consumer groups of 64 x 128, two producer groups; also the
+ * split-K shape past 128 channels, where twice the producers outrun
+ * sampling each pixel once per 256 channels (perf notes). */
+using ws_n128 = ws_shape<2, 1, 128, 2, 4, 4, true>;
+/* 128 x 64: one consumer group multiplies both 64-row halves; two producer
+ * groups. */
+using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true>;
+
+/* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S mbarriers,
+ * then the (tap, pixel) table. */
+template <typename SH> constexpr size_t ws_smem_bytes(int taps) {
+    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S +
+           (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+/* Until the barrier's phase of the given parity has completed. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    asm volatile("{\n\t.reg .pred done;\n"
+                 "WAIT:\n\t"
+                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 done, [%0], %1;\n\t"
+                 "@!done bra WAIT;\n}" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+/* bytes from global src to shared dst; their arrival completes on bar. */
+__device__ __forceinline__ void bulk_to_shared(uint32_t dst, const void *src, uint32_t bytes,
+                                               uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+        "[%3];" ::"r"(dst),
+        "l"(src), "r"(bytes), "r"(bar)
+        : "memory");
+}
+/* The producers' own barrier (id 1; __syncthreads is 0). */
+template <int N> __device__ __forceinline__ void producers_sync() {
+    asm volatile("bar.sync 1, %0;" ::"n"(N) : "memory");
+}
+#endif
+
+/* The (tap, pixel) table of the ws kernel, built by its NPT producer
+ * threads (ptid): per (tap k, row r) the top-left corner's element offset
+ * in the NHWC input, image included (the input is < 2^31 elements:
+ * supports() checks), and the 4 mask-scaled weights; rows past the last
+ * pixel get weight 0, so their corners are never loaded. */
+template <typename T, int BM, int NPT>
+__device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int ptid,
+                               int *tb_off, float4 *tb_wt) {
+    const int r = ptid % BM, P = d.ho * d.wo;
+    const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+    const int oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
+    const int img = px.pix >= 0 ? (q0 + r) / P * d.h * d.w : 0;
+    const T *off = px.off + og * 2 * d.taps * P + px.pix;
+    const T *msk = d.mask ? px.mask + og * d.taps * P + px.pix : nullptr;
+    for (int k = ptid / BM; k < d.taps; k += NPT / BM) {
+        int b = 0;
+        float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (px.pix >= 0)
+            dcn_corner_weights(d, k, oy, ox, dcn_f32(off[2 * k * P]), dcn_f32(off[(2 * k + 1) * P]),
+                               msk ? dcn_f32(msk[k * P]) : 1.f, &b, &wt);
+        tb_off[k * BM + r] = (img + b) * d.c_in, tb_wt[k * BM + r] = wt;
+    }
+}
+
+template <typename T, typename SH>
+__global__ void __launch_bounds__(SH::NT, 1)
+    dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
+                unsigned *__restrict__ arrived, dcn_dims d, int ctiles) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
+    constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, RS = NPT / VPR, VB = SH::VB;
+    constexpr uint32_t BBYTES = BN * ROWB;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem);
+    const uint32_t s_a = (s_raw + 1023) & ~1023u; /* [S][BM] rows */
+    const uint32_t s_b = s_a + S * BM * ROWB;     /* [S][BN] rows */
+    const uint32_t full = s_b + S * BN * ROWB;    /* S mbarriers, then S empty ones */
+    const uint32_t empty = full + 8 * S;
+    float4 *tb_wt = (float4 *)(smem + (empty + 8 * S - s_raw)); /* [taps][BM] */
+    int *tb_off = (int *)(tb_wt + d.taps * BM);
+
+    const int gc = blockIdx.x % (d.groups * ctiles), g = gc / ctiles, n0 = (gc % ctiles) * BN;
+    const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
+    const int P = d.ho * d.wo, Q = d.n * P;
+    const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
+    const int t0 = (int)((int64_t)blockIdx.y * ktiles / gridDim.y);
+    const int t1 = (int)((int64_t)(blockIdx.y + 1) * ktiles / gridDim.y);
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++)
+            mbar_init(full + 8 * s, NPT + 1), mbar_init(empty + 8 * s, 4 * SH::CW);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (threadIdx.x >= 128 * SH::CW) { /* ---- producers ---- */
+        const int ptid = threadIdx.x - 128 * SH::CW, chunk = ptid % VPR, prow = ptid / VPR;
+        const uint32_t slot = swz(prow, chunk);
+        const int cstep = d.c_in / VW, rstep = d.w * cstep;
+        const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
+        int table_og = -1;
+        bool in_table = false;
+        for (int t = t0; t < t1; t++) {
+            const int s = (t - t0) % S, cc = t / d.taps, k = t - cc * d.taps;
+            const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
+            if (k == 0 || t == t0) {
+                const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
+                if (og0 != table_og) {
+                    producers_sync<NPT>(); /* nobody still reads the old table */
+                    ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
+                    table_og = og0;
+                    producers_sync<NPT>();
+                }
+                in_table = cl < d.cin_g && ci / d.cin_og == table_og;
+            }
+            if (t - t0 >= S) mbar_wait(empty + 8 * s, ((t - t0) / S + 1) & 1);
+            if (ptid == 0) {
+                mbar_arrive_tx(full + 8 * s, BBYTES);
+                bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)), BBYTES,
+                               full + 8 * s);
+            }
+            const uint4 zero = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
+            for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
+                float4 w[VB];
+                uint4 raw[VB][4];
+#pragma unroll
+                for (int j = 0; j < VB; j++) {
+                    const int r = prow + (j0 + j) * RS;
+                    const T *src = p.in;
+                    w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+                    if (in_table) {
+                        src += tb_off[k * BM + r] + ci, w[j] = tb_wt[k * BM + r];
+                    } else if (cl < d.cin_g) { /* a chunk across offset groups: inline */
+                        const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+                        int base = 0;
+                        if (px.pix >= 0) {
+                            dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
+                            src = px.in + (base * d.c_in + ci);
+                        }
+                    }
+                    const uint4 *v = (const uint4 *)src;
+                    raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
+                    raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
+                    raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
+                    raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
+                }
+#pragma unroll
+                for (int j = 0; j < VB; j++) {
+                    const uint4 u = blend<T>(w[j], raw[j]);
+                    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(
+                                     s_a + (s * BM + (j0 + j) * RS) * ROWB + slot),
+                                 "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+                }
+            }
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            mbar_arrive(full + 8 * s);
+        }
+        return;
+    }
+
+    /* ---- consumers ---- */
+    const int cw = threadIdx.x / 128, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    constexpr int NACC = BN / 2;
+    /* No zeroing: the first K step of the range overwrites (scale-d 0), so
+     * no other instruction defines the accumulators while wgmmas are in
+     * flight (ptxas would serialize them). */
+    float acc[SH::MW][NACC];
+    for (int t = t0; t < t1; t++) {
+        const int s = (t - t0) % S;
+        mbar_wait(full + 8 * s, ((t - t0) / S) & 1);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        const uint64_t db = wg_desc(s_b + s * BBYTES);
+#pragma unroll
+        for (int m = 0; m < SH::MW; m++) {
+            const uint64_t da = wg_desc(s_a + (s * BM + (cw * SH::MW + m) * 64) * ROWB);
+#pragma unroll
+            for (int ks = 0; ks < ROWB / 32; ks++)
+                wgmma_op<T, BN>::run(acc[m], da + 2 * ks, db + 2 * ks, t > t0 || ks > 0);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        if (t > t0 && lane == 0) mbar_arrive(empty + 8 * ((t - 1 - t0) % S));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+    for (int m = 0; m < SH::MW; m++)
+#pragma unroll
+        for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(acc[m][i])::"memory");
+
+    /* Split K: every block of an output tile stores its fp32 partials
+     * (thread-major, so a warp's stores are whole lines); the last of the
+     * tile's KS blocks to arrive sums all KS in split order (the same sum
+     * whichever block is last: deterministic) into its accumulators, and
+     * resets the tile's counter for the next run. */
+    if (SH::SPLIT && gridDim.y > 1) {
+        constexpr int CT = 128 * SH::CW, NV = SH::MW * NACC / 4; /* float4s a thread */
+        const int ct = threadIdx.x;
+        float4 *mine = (float4 *)part + ((int64_t)blockIdx.x * gridDim.y + blockIdx.y) * NV * CT;
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+            mine[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
+        }
+        __threadfence();
+        __shared__ unsigned last;
+        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+        if (ct == 0) {
+            last = atomicAdd(&arrived[blockIdx.x], 1u) == gridDim.y - 1;
+            if (last) arrived[blockIdx.x] = 0;
+        }
+        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+        if (!last) return;
+        __threadfence();
+        /* Split by split, a tile's NV loads in flight at once. */
+        const float4 *all = (const float4 *)part + (int64_t)blockIdx.x * gridDim.y * NV * CT;
+        for (int k = 0; k < (int)gridDim.y; k++) {
+#pragma unroll
+            for (int v = 0; v < NV; v++) {
+                const float4 x = __ldcg(&all[(k * NV + v) * CT + ct]);
+                float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+                if (k == 0)
+                    a[0] = x.x, a[1] = x.y, a[2] = x.z, a[3] = x.w;
+                else
+                    a[0] += x.x, a[1] += x.y, a[2] += x.z, a[3] += x.w;
+            }
+        }
+    }
+
+    /* acc[m][nt 4 + 2 h + e]: pixel row (cw MW + m) 64 + 16 (warp % 4) +
+     * lane / 4 + 8 h, channel n0 + 8 nt + 2 (lane % 4) + e. */
+#pragma unroll
+    for (int m = 0; m < SH::MW; m++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int q = q0 + (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
+            if (q >= Q) continue;
+            const int n = q / P, pix = q - n * P;
+            T *out = p.out + (int64_t)n * d.c_out * P + pix;
+#pragma unroll
+            for (int nt = 0; nt < BN / 8; nt++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    int co = n0 + nt * 8 + 2 * (lane % 4) + e;
+                    if (co >= d.cout_g) continue;
+                    co += g * d.cout_g;
+                    const float v = acc[m][nt * 4 + 2 * h + e];
+                    out[(int64_t)co * P] = dcn_from_f32<T>(v + (d.bias ? dcn_f32(p.b[co]) : 0.f));
+                }
+        }
+#else
+    __trap();                           /* supports() keeps the ws variants to sm_90a builds */
+#endif
+}
+
+/* The weights in the ws kernel's tile order, each B tile as its shared
+ * image: [group][channel tile][K tile (chunk, tap)][BN rows of 128 bytes,
+ * chunks swizzled as swz()]; tf32: rounded to nearest (wgmma would
+ * truncate). One bulk copy loads a tile. A block per weight row (g, co) at
+ * a time, reading it in order; the padding (past c_out/groups, past
+ * c_in/groups) is never written here: zeroed once at setup. */
+template <typename T, int BN>
+__global__ void ws_weights(const T *__restrict__ w, T *__restrict__ out, dcn_dims d, int ctiles) {
+    constexpr int BK = ROWB / (int)sizeof(T), VW = 16 / (int)sizeof(T);
+    const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
+    for (int row = blockIdx.x; row < d.c_out; row += gridDim.x) {
+        const int g = row / d.cout_g, co = row - g * d.cout_g, r = co % BN;
+        T *tiles = out + ((int64_t)(g * ctiles + co / BN) * ktiles) * (BN * BK) + r * BK;
+        const T *src = w + (int64_t)row * d.kd;
+        /* A thread per 16-byte vector (tile t, chunk c) of the row's tiles: VW
+         * loads at stride taps from the row (it stays in L1), one store. */
+        for (int i = threadIdx.x; i < ktiles * VPR; i += blockDim.x) {
+            const int t = i / VPR, c = i - t * VPR, cc = t / d.taps, k = t - cc * d.taps;
+            const int cl0 = cc * BK + c * VW;
+            if (cl0 >= d.cin_g) continue; /* padding: zero since setup */
+            union {
+                uint4 u;
+                T e[VW];
+            } v;
+#pragma unroll
+            for (int e = 0; e < VW; e++) {
+                T x = src[(cl0 + e) * d.taps + k];
+                if constexpr (sizeof(T) == 4) x = __uint_as_float(kb_tf32_bits(x));
+                v.e[e] = x;
+            }
+            *(uint4 *)(tiles + (int64_t)t * (BN * BK) + ((c ^ (r & 7)) * VW)) = v.u;
+        }
+    }
+}
+
 /* ---- host ---- */
 
 enum { kN64, kN128, kN256, kN256W, kWG64, kWG128, kWG256 };
@@ -591,6 +929,177 @@ template <typename T, bool WGMMA> constexpr kb_variant_impl impl() {
     return {supports<T, WGMMA>, workspace_bytes, setup<T, WGMMA>, run<T>, teardown};
 }
 
+/* ---- host: nhwc_ws_* ---- */
+
+enum { kWS64, kWS128, kWS256 };
+
+template <typename F> static auto with_ws_shape(int sh, F f) {
+    switch (sh) {
+    case kWS64:
+        return f(ws_n64{});
+    case kWS128:
+        return f(ws_n128{});
+    default:
+        return f(ws_n256{});
+    }
+}
+
+/* By c_out/groups; past 128 channels, 128 x 256 tiles where they fill the
+ * device's SMs, else 128 x 128 tiles and split K. */
+static int pick_ws_shape(const kb_dcn_params *p) {
+    int64_t cout_g = p->c_out / p->groups, sms = kb_gpu_sms(1);
+    if (cout_g <= 64) return kWS64;
+    int64_t tiles256 = (p->n * p->ho * p->wo + 127) / 128 * p->groups * ((cout_g + 255) / 256);
+    return cout_g <= 128 || tiles256 < sms ? kWS128 : kWS256;
+}
+
+/* The ws launch of a case: shape, channel tiles, K tiles and the split of
+ * the K tiles (KS blocks share a tile of outputs where the output tiles
+ * alone fill under one wave of the device's SMs; each keeps >= 8 K tiles). */
+struct ws_plan {
+    int shape, bm, bn, ctiles, ktiles, ks;
+    int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
+};
+static ws_plan ws_plan_of(const kb_dcn_params *p) {
+    ws_plan w;
+    w.shape = pick_ws_shape(p);
+    with_ws_shape(w.shape, [&](auto sh) {
+        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN, w.ks = decltype(sh)::SPLIT;
+        return 0;
+    });
+    int64_t cin_g = p->c_in / p->groups, cout_g = p->c_out / p->groups;
+    int64_t bk = ROWB / (int64_t)kb_dtype_size(p->dtype), sms = kb_gpu_sms(1);
+    w.ctiles = (int)((cout_g + w.bn - 1) / w.bn);
+    w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
+    w.blocks = (p->n * p->ho * p->wo + w.bm - 1) / w.bm * p->groups * w.ctiles;
+    int64_t ks = w.ks && w.blocks > 0 && w.blocks < sms ? sms / w.blocks : 1, most = w.ktiles / 8;
+    w.ks = (int)(ks < most ? ks : most < 1 ? 1 : most);
+    return w;
+}
+
+/* Pre-swizzled weights (tile order); split K: the partials (a BM x BN
+ * fp32 tile per block) and a counter per output tile. */
+static size_t ws_weight_bytes(const kb_dcn_params *p, const ws_plan &w) {
+    return (size_t)p->groups * w.ctiles * w.ktiles * w.bn * ROWB;
+}
+static size_t ws_part_bytes(const ws_plan &w) {
+    return w.ks > 1 ? (size_t)w.blocks * w.ks * w.bm * w.bn * sizeof(float) : 0;
+}
+static size_t ws_arrived_bytes(const ws_plan &w) {
+    return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
+}
+
+template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
+    if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
+    if (dcn_takes_dtype(&p, fused_traits<T>::DTYPE, why) != KB_OK) return KB_NOT_APPLICABLE;
+    if (dcn_nhwc_limits(&p, why) != KB_OK || wgmma_limits(why) != KB_OK) return KB_UNSUPPORTED;
+    /* The table's corner offsets index the whole NHWC input in 32 bits. */
+    ws_plan w = ws_plan_of(&p);
+    dcn_count idx[] = {
+        {"NHWC input n*c_in*h*w", p.n * kb_dcn_sizes_of(&p).input_img},
+        {"tiled weights", (int64_t)(ws_weight_bytes(&p, w) / kb_dtype_size(p.dtype))}};
+    if (dcn_check_int32(idx, 2, "32-bit corner offsets in the tap table and weight indices", why))
+        return KB_UNSUPPORTED;
+    size_t smem = with_ws_shape(
+        w.shape, [&](auto sh) { return ws_smem_bytes<decltype(sh)>((int)(p.kh * p.kw)); });
+    return dcn_implicit_limits(&p, w.bm, w.bn, smem, why);
+}
+
+size_t ws_workspace_bytes(const kb_case *c) {
+    kb_dcn_params p;
+    if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
+    ws_plan w = ws_plan_of(&p);
+    return dcn_nhwc_bytes(&p) + ws_weight_bytes(&p, w) + ws_part_bytes(w) + ws_arrived_bytes(w);
+}
+
+struct ws_state {
+    kb_dcn_params p;
+    ws_plan w;
+    void *nhwc, *wsw, *part, *arrived;
+};
+
+void ws_teardown(void *state) {
+    ws_state *st = (ws_state *)state;
+    if (st) {
+        cudaFree(st->nhwc);
+        cudaFree(st->wsw);
+        cudaFree(st->part);
+        cudaFree(st->arrived);
+    }
+    free(st);
+}
+
+template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) {
+    if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
+    st->w = ws_plan_of(&st->p);
+    size_t nb = dcn_nhwc_bytes(&st->p), wb = ws_weight_bytes(&st->p, st->w);
+    size_t pb = ws_part_bytes(st->w), ab = ws_arrived_bytes(st->w);
+    if (!dcn_alloc(&st->nhwc, nb ? nb : 16) || !dcn_alloc(&st->wsw, wb ? wb : 16) ||
+        (pb && !dcn_alloc(&st->part, pb)) || (ab && !dcn_alloc(&st->arrived, ab))) {
+        kb_fail(e,
+                "NHWC input copy + tiled weights + split-K partials and counters: %zu + %zu + "
+                "%zu + %zu bytes",
+                nb, wb, pb, ab);
+        return KB_OUT_OF_MEMORY;
+    }
+    /* The weight tiles' padding and the counters start at 0; run() writes
+     * only the weights, and the last block of a tile resets its counter. */
+    KB_CUDA_TRY(cudaMemset(st->wsw, 0, wb), e);
+    if (ab) KB_CUDA_TRY(cudaMemset(st->arrived, 0, ab), e);
+    int taps = (int)(st->p.kh * st->p.kw);
+    return with_ws_shape(st->w.shape, [&](auto sh) {
+        using SH = decltype(sh);
+        KB_CUDA_TRY(cudaFuncSetAttribute(dcn_nhwc_ws<T, SH>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)ws_smem_bytes<SH>(taps)),
+                    e);
+        return KB_OK;
+    });
+}
+
+template <typename T>
+int ws_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    return dcn_setup<ws_state>(state, ws_teardown, e,
+                               [&](ws_state *st) { return ws_build<T>(st, c, e); });
+}
+
+static unsigned grid_of(int64_t n, int per) {
+    int64_t b = (n + per - 1) / per;
+    return (unsigned)(b < 4096 ? b : 4096);
+}
+
+template <typename T>
+int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    const ws_state *st = (const ws_state *)state;
+    const ws_plan &w = st->w;
+    dcn_dims d = dcn_dims_of(&st->p);
+    if ((int64_t)d.n * d.ho * d.wo == 0 || d.c_out == 0) return KB_OK;
+    dcn_ptrs<T> p = dcn_bind<T>(in, out);
+    if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
+    with_ws_shape(w.shape, [&](auto sh) {
+        ws_weights<T, decltype(sh)::BN>
+            <<<grid_of(d.c_out, 1), 256, 0, s>>>(p.w, (T *)st->wsw, d, w.ctiles);
+        return 0;
+    });
+    p.in = (const T *)st->nhwc;
+    kb_nvtx_push("ws");
+    with_ws_shape(w.shape, [&](auto sh) {
+        using SH = decltype(sh);
+        dim3 grid((unsigned)w.blocks, (unsigned)w.ks);
+        dcn_nhwc_ws<T, SH><<<grid, SH::NT, ws_smem_bytes<SH>(d.taps), s>>>(
+            p, (const T *)st->wsw, (float *)st->part, (unsigned *)st->arrived, d, w.ctiles);
+        return 0;
+    });
+    kb_nvtx_pop();
+    return kb_cuda_check(cudaGetLastError(), "dcn_nhwc_ws", e);
+}
+
+template <typename T> constexpr kb_variant_impl ws_impl() {
+    return {ws_supports<T>, ws_workspace_bytes, ws_setup<T>, ws_run<T>, ws_teardown};
+}
+
 } // namespace
 
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32 = impl<float, false>();
@@ -599,3 +1108,6 @@ extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16 = impl<__nv_bf
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32 = impl<float, true>();
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16 = impl<__half, true>();
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16 = impl<__nv_bfloat16, true>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_tf32 = ws_impl<float>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_f16 = ws_impl<__half>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_bf16 = ws_impl<__nv_bfloat16>();
