@@ -584,8 +584,13 @@ __global__ void __launch_bounds__(SH::NT, 1)
         const uint32_t slot = swz(prow, chunk);
         const int cstep = d.c_in / VW, rstep = d.w * cstep;
         const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
-        int table_og = -1;
+        /* The first table (offsets and mask: inputs) before waiting for
+         * ws_prep's NHWC input and weights (t0 < t1: plan). */
+        int table_og = (g * d.cin_g + t0 / d.taps * BK) / d.cin_og;
         bool in_table = false;
+        ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
+        producers_sync<NPT>();
+        asm volatile("griddepcontrol.wait;" ::: "memory");
         for (int t = t0; t < t1; t++) {
             const int s = (t - t0) % S, cc = t / d.taps, k = t - cc * d.taps;
             const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
@@ -674,82 +679,123 @@ __global__ void __launch_bounds__(SH::NT, 1)
 #pragma unroll
         for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(acc[m][i])::"memory");
 
-    /* Split K: every block of an output tile stores its fp32 partials
-     * (thread-major, so a warp's stores are whole lines); the last of the
-     * tile's KS blocks to arrive sums all KS in split order (the same sum
-     * whichever block is last: deterministic) into its accumulators, and
-     * resets the tile's counter for the next run. */
-    if (SH::SPLIT && gridDim.y > 1) {
-        constexpr int CT = 128 * SH::CW, NV = SH::MW * NACC / 4; /* float4s a thread */
-        const int ct = threadIdx.x;
-        float4 *mine = (float4 *)part + ((int64_t)blockIdx.x * gridDim.y + blockIdx.y) * NV * CT;
-#pragma unroll
-        for (int v = 0; v < NV; v++) {
-            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-            mine[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
-        }
-        __threadfence();
-        __shared__ unsigned last;
-        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-        if (ct == 0) {
-            last = atomicAdd(&arrived[blockIdx.x], 1u) == gridDim.y - 1;
-            if (last) arrived[blockIdx.x] = 0;
-        }
-        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-        if (!last) return;
-        __threadfence();
-        /* Split by split, a tile's NV loads in flight at once. */
-        const float4 *all = (const float4 *)part + (int64_t)blockIdx.x * gridDim.y * NV * CT;
-        for (int k = 0; k < (int)gridDim.y; k++) {
-#pragma unroll
-            for (int v = 0; v < NV; v++) {
-                const float4 x = __ldcg(&all[(k * NV + v) * CT + ct]);
-                float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-                if (k == 0)
-                    a[0] = x.x, a[1] = x.y, a[2] = x.z, a[3] = x.w;
-                else
-                    a[0] += x.x, a[1] += x.y, a[2] += x.z, a[3] += x.w;
-            }
-        }
-    }
-
     /* acc[m][nt 4 + 2 h + e]: pixel row (cw MW + m) 64 + 16 (warp % 4) +
-     * lane / 4 + 8 h, channel n0 + 8 nt + 2 (lane % 4) + e. */
+     * lane / 4 + 8 h, channel n0 + 8 nt + 2 (lane % 4) + e. orow: the
+     * output at channel 0 of each of the thread's rows (nullptr past the
+     * last pixel). */
+    T *orow[SH::MW][2];
 #pragma unroll
     for (int m = 0; m < SH::MW; m++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int q = q0 + (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
-            if (q >= Q) continue;
-            const int n = q / P, pix = q - n * P;
-            T *out = p.out + (int64_t)n * d.c_out * P + pix;
-#pragma unroll
-            for (int nt = 0; nt < BN / 8; nt++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    int co = n0 + nt * 8 + 2 * (lane % 4) + e;
-                    if (co >= d.cout_g) continue;
-                    co += g * d.cout_g;
-                    const float v = acc[m][nt * 4 + 2 * h + e];
-                    out[(int64_t)co * P] = dcn_from_f32<T>(v + (d.bias ? dcn_f32(p.b[co]) : 0.f));
-                }
+            const int n = q / P;
+            orow[m][h] = q < Q ? p.out + (int64_t)n * d.c_out * P + (q - n * P) : nullptr;
         }
+    /* acc[m][4 nt .. 4 nt + 3]: channels co, co + 1 of rows h = 0, 1. */
+    auto emit = [&](int m, int nt, float4 v) {
+        const float x[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            int co = n0 + nt * 8 + 2 * (lane % 4) + e;
+            if (co >= d.cout_g) continue;
+            co += g * d.cout_g;
+            const float b = d.bias ? dcn_f32(p.b[co]) : 0.f;
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                if (orow[m][h]) orow[m][h][(int64_t)co * P] = dcn_from_f32<T>(x[2 * h + e] + b);
+        }
+    };
+    constexpr int NV = SH::MW * NACC / 4; /* float4s of accumulators a thread */
+    if (!SH::SPLIT || gridDim.y == 1) {
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+            emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
+        }
+        return;
+    }
+    /* Split K: every block of an output tile stores its fp32 partials
+     * (thread-major, so a warp's stores are whole lines); the last of the
+     * tile's KS blocks to arrive sums all KS in split order (the same sum
+     * whichever block is last: deterministic), writes the output, and
+     * resets the tile's counter for the next run. */
+    constexpr int CT = 128 * SH::CW;
+    const int ct = threadIdx.x;
+    float4 *mine = (float4 *)part + ((int64_t)blockIdx.x * gridDim.y + blockIdx.y) * NV * CT;
+#pragma unroll
+    for (int v = 0; v < NV; v++) {
+        const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+        mine[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
+    }
+    __threadfence();
+    __shared__ unsigned last;
+    asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+    if (ct == 0) {
+        last = atomicAdd(&arrived[blockIdx.x], 1u) == gridDim.y - 1;
+        if (last) arrived[blockIdx.x] = 0;
+    }
+    asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+    if (!last) return;
+    __threadfence();
+    /* VC float4s at a time (fewer under 128 registers), split by split: the
+     * accumulators are dead here, so the sums and loads fit the registers. */
+    const float4 *all = (const float4 *)part + (int64_t)blockIdx.x * gridDim.y * NV * CT;
+    constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
+#pragma unroll
+    for (int v0 = 0; v0 < NV; v0 += VC) {
+        float4 sum[VC];
+        for (int k = 0; k < (int)gridDim.y; k++)
+#pragma unroll
+            for (int u = 0; u < VC; u++) {
+                const float4 x = __ldcg(&all[(k * NV + v0 + u) * CT + ct]);
+                if (k == 0)
+                    sum[u] = x;
+                else
+                    sum[u].x += x.x, sum[u].y += x.y, sum[u].z += x.z, sum[u].w += x.w;
+            }
+#pragma unroll
+        for (int u = 0; u < VC; u++) emit((v0 + u) * 4 / NACC, (v0 + u) * 4 % NACC / 4, sum[u]);
+    }
 #else
     __trap();                           /* supports() keeps the ws variants to sm_90a builds */
 #endif
 }
 
-/* The weights in the ws kernel's tile order, each B tile as its shared
- * image: [group][channel tile][K tile (chunk, tap)][BN rows of 128 bytes,
- * chunks swizzled as swz()]; tf32: rounded to nearest (wgmma would
- * truncate). One bulk copy loads a tile. A block per weight row (g, co) at
- * a time, reading it in order; the padding (past c_out/groups, past
- * c_in/groups) is never written here: zeroed once at setup. */
+/* The ws kernel's two inputs made in one launch (they are independent,
+ * so their blocks run side by side): blocks [0, tblocks) transpose the
+ * input to NHWC in 32 x 32 tiles through shared memory (tiles tgx x tgy of
+ * each image); the rest put the weights in the ws kernel's tile order,
+ * each B tile as its shared image: [group][channel tile][K tile (chunk,
+ * tap)][BN rows of 128 bytes, chunks swizzled as swz()]; tf32: rounded to
+ * nearest (wgmma would truncate). One bulk copy loads a tile. The padding
+ * (past c_out/groups, past c_in/groups) is never written here: zeroed once
+ * at setup. The ws kernel, launched as its programmatic dependent, starts
+ * its prologue while this runs. */
 template <typename T, int BN>
-__global__ void ws_weights(const T *__restrict__ w, T *__restrict__ out, dcn_dims d, int ctiles) {
+__global__ void __launch_bounds__(256)
+    ws_prep(const T *__restrict__ in, T *__restrict__ nhwc, const T *__restrict__ w,
+            T *__restrict__ out, dcn_dims d, int ctiles, int tgx, int tgy, int tblocks) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+    if ((int)blockIdx.x < tblocks) {
+        __shared__ T tile[32][33];
+        const int hw = d.h * d.w, bx = blockIdx.x, tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+        const int p0 = bx % tgx * 32, c0 = bx / tgx % tgy * 32;
+        const int64_t img = (int64_t)(bx / (tgx * tgy)) * d.c_in * hw;
+        for (int i = ty; i < 32; i += 8)
+            if (c0 + i < d.c_in && p0 + tx < hw)
+                tile[i][tx] = in[img + (int64_t)(c0 + i) * hw + p0 + tx];
+        __syncthreads();
+        for (int i = ty; i < 32; i += 8)
+            if (p0 + i < hw && c0 + tx < d.c_in)
+                nhwc[img + (int64_t)(p0 + i) * d.c_in + c0 + tx] = tile[tx][i];
+        return;
+    }
     constexpr int BK = ROWB / (int)sizeof(T), VW = 16 / (int)sizeof(T);
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
-    for (int row = blockIdx.x; row < d.c_out; row += gridDim.x) {
+    for (int row = blockIdx.x - tblocks; row < d.c_out; row += gridDim.x - tblocks) {
         const int g = row / d.cout_g, co = row - g * d.cout_g, r = co % BN;
         T *tiles = out + ((int64_t)(g * ctiles + co / BN) * ktiles) * (BN * BK) + r * BK;
         const T *src = w + (int64_t)row * d.kd;
@@ -1065,11 +1111,6 @@ int ws_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error 
                                [&](ws_state *st) { return ws_build<T>(st, c, e); });
 }
 
-static unsigned grid_of(int64_t n, int per) {
-    int64_t b = (n + per - 1) / per;
-    return (unsigned)(b < 4096 ? b : 4096);
-}
-
 template <typename T>
 int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     const ws_state *st = (const ws_state *)state;
@@ -1077,23 +1118,31 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
     dcn_dims d = dcn_dims_of(&st->p);
     if ((int64_t)d.n * d.ho * d.wo == 0 || d.c_out == 0) return KB_OK;
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
-    if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
-    with_ws_shape(w.shape, [&](auto sh) {
-        ws_weights<T, decltype(sh)::BN>
-            <<<grid_of(d.c_out, 1), 256, 0, s>>>(p.w, (T *)st->wsw, d, w.ctiles);
-        return 0;
-    });
-    p.in = (const T *)st->nhwc;
+    const int hw = d.h * d.w, tgx = (hw + 31) / 32, tgy = (d.c_in + 31) / 32;
+    const int tblocks = tgx * tgy * d.n, wblocks = d.c_out < 1024 ? d.c_out : 1024;
     kb_nvtx_push("ws");
-    with_ws_shape(w.shape, [&](auto sh) {
+    cudaError_t err = with_ws_shape(w.shape, [&](auto sh) {
         using SH = decltype(sh);
-        dim3 grid((unsigned)w.blocks, (unsigned)w.ks);
-        dcn_nhwc_ws<T, SH><<<grid, SH::NT, ws_smem_bytes<SH>(d.taps), s>>>(
-            p, (const T *)st->wsw, (float *)st->part, (unsigned *)st->arrived, d, w.ctiles);
-        return 0;
+        ws_prep<T, SH::BN><<<(unsigned)(tblocks + wblocks), 256, 0, s>>>(
+            p.in, (T *)st->nhwc, p.w, (T *)st->wsw, d, w.ctiles, tgx, tgy, tblocks);
+        dcn_ptrs<T> pn = p;
+        pn.in = (const T *)st->nhwc;
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute pdl;
+        pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        pdl.val.programmaticStreamSerializationAllowed = 1;
+        cfg.gridDim = dim3((unsigned)w.blocks, (unsigned)w.ks);
+        cfg.blockDim = dim3(SH::NT);
+        cfg.dynamicSmemBytes = ws_smem_bytes<SH>(d.taps);
+        cfg.stream = s;
+        cfg.attrs = &pdl;
+        cfg.numAttrs = 1;
+        return cudaLaunchKernelEx(&cfg, dcn_nhwc_ws<T, SH>, pn, (const T *)st->wsw,
+                                  (float *)st->part, (unsigned *)st->arrived, d, w.ctiles);
     });
     kb_nvtx_pop();
-    return kb_cuda_check(cudaGetLastError(), "dcn_nhwc_ws", e);
+    if (err != cudaSuccess) return kb_cuda_check(err, "dcn_nhwc_ws", e);
+    return kb_cuda_check(cudaGetLastError(), "ws_prep", e);
 }
 
 template <typename T> constexpr kb_variant_impl ws_impl() {
