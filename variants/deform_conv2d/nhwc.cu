@@ -476,7 +476,7 @@ using ws_n256 = ws_shape<2, 1, 256, 1, 3, 4, false>;
 /* 128 x 128: two consumer groups of 64 x 128, two producer groups; also the
  * split-K shape past 128 channels, where twice the producers outrun
  * sampling each pixel once per 256 channels (perf notes). */
-using ws_n128 = ws_shape<2, 1, 128, 2, 4, 4, true>;
+using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true>;
 /* 128 x 64: one consumer group multiplies both 64-row halves; two producer
  * groups. */
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true>;
