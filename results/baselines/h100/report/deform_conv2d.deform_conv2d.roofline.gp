@@ -10,10 +10,10 @@ set title "deform_conv2d: roofline (cold mode) — NVIDIA H100 80GB HBM3"
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [5.76269:3276.02]
-set yrange [2642.87:676648]
-peak_bw = 2968
-peak_flops = 51311
+set xrange [5.73891:3276.02]
+set yrange [2663.23:674907]
+peak_bw = 2999
+peak_flops = 51633
 roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops
 set samples 400
 do for [fmt in "png svg"] {
@@ -23,7 +23,7 @@ do for [fmt in "png svg"] {
         set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "deform_conv2d.deform_conv2d.roofline.".fmt
-    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2968 GB/s\nSGEMM 51311 GFLOP/s", \
+    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 2999 GB/s\nSGEMM 51633 GFLOP/s", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 0 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "explicit_torchvision", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 1 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "explicit_torchvision_half", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 2 using 1:2 with points lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "explicit_gemm_i64", \
@@ -39,8 +39,10 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.roofline.dat" index 12 using 1:2 with points lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "nhwc_fused_f16", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 13 using 1:2 with points lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "nhwc_wgmma_tf32", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 14 using 1:2 with points lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 15 using 1:2 with points lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 16 using 1:2 with points lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 17 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
+        "deform_conv2d.deform_conv2d.roofline.dat" index 15 using 1:2 with points lc rgb "#9c755f" lw 2 pt 8 ps 1.1 dt 1 title "nhwc_ws_tf32", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 16 using 1:2 with points lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_ws_f16", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 17 using 1:2 with points lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 18 using 1:2 with points lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 19 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
     unset output
 }

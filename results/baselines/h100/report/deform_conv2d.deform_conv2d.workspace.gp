@@ -19,9 +19,9 @@ set xtics ("c_in=256\nc_out=256 h=50\nw=84 dtype=f16" 0, "c_in=512\nc_out=512 h=
 set bmargin 7
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 3588,580 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 4000,580 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 3588,580 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 4000,580 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "deform_conv2d.deform_conv2d.workspace.".fmt
     plot \
@@ -36,6 +36,8 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.workspace.dat" using 10 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_tf32", \
         "deform_conv2d.deform_conv2d.workspace.dat" using 11 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title "nhwc_fused_f16", \
         "deform_conv2d.deform_conv2d.workspace.dat" using 12 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_tf32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 13 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_f16"
+        "deform_conv2d.deform_conv2d.workspace.dat" using 13 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_f16", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 14 lc rgb "#9c755f" fs solid 0.9 border lc rgb "#333333" title "nhwc_ws_tf32", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 15 lc rgb "#bab0ac" fs solid 0.9 border lc rgb "#333333" title "nhwc_ws_f16"
     unset output
 }
