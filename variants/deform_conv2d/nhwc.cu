@@ -16,6 +16,7 @@
  */
 #include "dcn_nhwc.cuh"
 #include "dcn_wgmma_ops.cuh"
+#include "dcn_ws_plan.h"
 
 #include <stdlib.h>
 #include <type_traits>
@@ -990,18 +991,17 @@ template <typename F> static auto with_ws_shape(int sh, F f) {
     }
 }
 
-/* By c_out/groups; past 128 channels, 128 x 256 tiles where they fill the
- * device's SMs, else 128 x 128 tiles and split K. */
+/* The rules: dcn_ws_plan.h. */
 static int pick_ws_shape(const kb_dcn_params *p) {
-    int64_t cout_g = p->c_out / p->groups, sms = kb_gpu_sms(1);
-    if (cout_g <= 64) return kWS64;
-    int64_t tiles256 = (p->n * p->ho * p->wo + 127) / 128 * p->groups * ((cout_g + 255) / 256);
-    return cout_g <= 128 || tiles256 < sms ? kWS128 : kWS256;
+    int n = kb_dcn_ws_tile_n(p->c_out / p->groups, p->n * p->ho * p->wo, p->groups, kb_gpu_sms(1));
+    return n == 64 ? kWS64 : n == 128 ? kWS128 : kWS256;
 }
 
 /* The ws launch of a case: shape, channel tiles, K tiles and the split of
- * the K tiles (KS blocks share a tile of outputs where the output tiles
- * alone fill under one wave of the device's SMs; each keeps >= 8 K tiles). */
+ * the K tiles (dcn_ws_plan.h). */
+static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n128::BM == 128 && ws_n128::BN == 128 &&
+                  ws_n256::BM == 128 && ws_n256::BN == 256 && !ws_n256::SPLIT,
+              "the tiles dcn_ws_plan.h assumes");
 struct ws_plan {
     int shape, bm, bn, ctiles, ktiles, ks;
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
@@ -1018,8 +1018,7 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
     w.ctiles = (int)((cout_g + w.bn - 1) / w.bn);
     w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
     w.blocks = (p->n * p->ho * p->wo + w.bm - 1) / w.bm * p->groups * w.ctiles;
-    int64_t ks = w.ks && w.blocks > 0 && w.blocks < sms ? sms / w.blocks : 1, most = w.ktiles / 8;
-    w.ks = (int)(ks < most ? ks : most < 1 ? 1 : most);
+    w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, w.ks);
     return w;
 }
 

@@ -1,0 +1,50 @@
+/* test_dcn_ws_plan.c — deform_conv2d/nhwc_ws_*'s launch rules
+ * (variants/deform_conv2d/dcn_ws_plan.h): the tile shape by channels and
+ * pixels, and the split of K: one wave at most, every block a range of at
+ * least 8 K tiles, no split where the output tiles fill the SMs or the
+ * shape has no split epilogue. */
+#include "kbtest.h"
+#include "variants/deform_conv2d/dcn_ws_plan.h"
+
+KB_TEST(tile_channels_follow_c_out_and_the_pixel_tiles) {
+    /* up to 64 and up to 128 channels, whatever the pixels */
+    KB_EXPECT(kb_dcn_ws_tile_n(64, 1000000, 1, 132) == 64);
+    KB_EXPECT(kb_dcn_ws_tile_n(8, 64, 1, 132) == 64);
+    KB_EXPECT(kb_dcn_ws_tile_n(65, 64, 1, 132) == 128);
+    KB_EXPECT(kb_dcn_ws_tile_n(128, 1000000, 1, 132) == 128);
+    /* past 128: 128 x 256 tiles where they fill the SMs, 128 x 128 below */
+    KB_EXPECT(kb_dcn_ws_tile_n(256, 8 * 64 * 64, 1, 132) == 256); /* 256 tiles */
+    KB_EXPECT(kb_dcn_ws_tile_n(256, 50 * 84, 1, 132) == 128);     /* 33 tiles */
+    KB_EXPECT(kb_dcn_ws_tile_n(512, 25 * 42, 1, 132) == 128);     /* 9 x 2 tiles */
+    KB_EXPECT(kb_dcn_ws_tile_n(136, 132 * 128, 1, 132) == 256);   /* exactly one wave */
+    KB_EXPECT(kb_dcn_ws_tile_n(136, 132 * 128 - 128, 1, 132) == 128);
+    KB_EXPECT(kb_dcn_ws_tile_n(256, 66 * 128, 2, 132) == 256); /* groups count */
+    /* a smaller device: the same layer fills its SMs with fewer tiles */
+    KB_EXPECT(kb_dcn_ws_tile_n(256, 50 * 84, 1, 28) == 256);
+}
+
+KB_TEST(split_fills_one_wave_and_keeps_eight_k_tiles_a_block) {
+    /* the default layers on 132 SMs (128 x 128 tiles): (1,256,50,84) 66 tiles,
+     * (1,512,25,42) 36, 72 / 144 K tiles in tf32 */
+    KB_EXPECT(kb_dcn_ws_split(66, 72, 132, 1) == 2);
+    KB_EXPECT(kb_dcn_ws_split(36, 144, 132, 1) == 3);
+    KB_EXPECT(kb_dcn_ws_split(36, 72, 132, 1) == 3);
+    /* one tile: the K tiles bound it (120 pixels, 72 K tiles: 9 ranges) */
+    KB_EXPECT(kb_dcn_ws_split(1, 72, 132, 1) == 9);
+    KB_EXPECT(kb_dcn_ws_split(2, 36, 132, 1) == 4);
+    /* fewer than 16 K tiles: no split */
+    KB_EXPECT(kb_dcn_ws_split(2, 15, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(2, 9, 132, 1) == 1);
+    /* tiles that fill the SMs, no tiles, or a shape without the epilogue */
+    KB_EXPECT(kb_dcn_ws_split(132, 1000, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(256, 1000, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(0, 1000, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(10, 1000, 132, 0) == 1);
+    /* never a second wave, never a range under 8 K tiles */
+    for (int64_t tiles = 1; tiles <= 140; tiles++)
+        for (int64_t kt = 1; kt <= 200; kt += 7) {
+            int ks = kb_dcn_ws_split(tiles, kt, 132, 1);
+            KB_EXPECT(ks >= 1);
+            if (ks > 1) KB_EXPECT(tiles * ks <= 132 && kt / ks >= 8);
+        }
+}

@@ -1,0 +1,41 @@
+/* dcn_ws_plan.h — the launch rules of deform_conv2d/nhwc_ws_* (nhwc.cu), in
+ * C that a CPU test checks (tests/cpu/test_dcn_ws_plan.c).
+ *
+ * Tile shape, by output channels per group: 128 pixels x 64 channels up to
+ * 64; 128 x 128 up to 128, and past 128 wherever 128 x 256 tiles would
+ * leave SMs idle (there the K dimension is split, and two producer groups
+ * at 128 x 128 outrun one at 128 x 256); else 128 x 256.
+ * Split K: where the output tiles alone fill under one wave of the SMs,
+ * KS blocks share an output tile, each a contiguous range of the K tiles:
+ * the most that still fits one wave (tiles x KS <= SMs), and at most one
+ * per 8 K tiles (a range shorter than the ring and its fill is not worth a
+ * block). KS = 1 on shapes without the split epilogue.
+ */
+#ifndef KB_DCN_WS_PLAN_H
+#define KB_DCN_WS_PLAN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Channels of a block's tile: 64, 128 or 256. pixels = n ho wo. */
+static inline int kb_dcn_ws_tile_n(int64_t cout_g, int64_t pixels, int64_t groups, int64_t sms) {
+    if (cout_g <= 64) return 64;
+    int64_t tiles256 = (pixels + 127) / 128 * groups * ((cout_g + 255) / 256);
+    return cout_g <= 128 || tiles256 < sms ? 128 : 256;
+}
+
+/* Blocks sharing an output tile (>= 1). */
+static inline int kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, int can_split) {
+    int64_t ks = can_split && tiles > 0 && tiles < sms ? sms / tiles : 1, most = ktiles / 8;
+    if (ks > most) ks = most;
+    return ks < 1 ? 1 : (int)ks;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
