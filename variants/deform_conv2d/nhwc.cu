@@ -451,7 +451,7 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
  *     vector, VB vectors in flight a thread), fence the stores to the async
  *     proxy and arrive; one producer thread also starts the slot's B tile as
  *     ONE bulk copy (cp.async.bulk, mbarrier transaction count) from weights
- *     stored pre-swizzled in tile order (ws_weights), so no producer spends
+ *     stored pre-swizzled in tile order (ws_prep), so no producer spends
  *     instructions on them.
  * A ring of S slots with a full and an empty mbarrier each: no block-wide
  * barrier in the K loop, and the producers run up to S tiles ahead.
