@@ -991,12 +991,6 @@ template <typename F> static auto with_ws_shape(int sh, F f) {
     }
 }
 
-/* The rules: dcn_ws_plan.h. */
-static int pick_ws_shape(const kb_dcn_params *p) {
-    int n = kb_dcn_ws_tile_n(p->c_out / p->groups, p->n * p->ho * p->wo, p->groups, kb_gpu_sms(1));
-    return n == 64 ? kWS64 : n == 128 ? kWS128 : kWS256;
-}
-
 /* The ws launch of a case: shape, channel tiles, K tiles and the split of
  * the K tiles (dcn_ws_plan.h). */
 static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n128::BM == 128 && ws_n128::BN == 128 &&
@@ -1008,17 +1002,19 @@ struct ws_plan {
 };
 static ws_plan ws_plan_of(const kb_dcn_params *p) {
     ws_plan w;
-    w.shape = pick_ws_shape(p);
-    with_ws_shape(w.shape, [&](auto sh) {
-        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN, w.ks = decltype(sh)::SPLIT;
-        return 0;
-    });
-    int64_t cin_g = p->c_in / p->groups, cout_g = p->c_out / p->groups;
+    int64_t cin_g = p->c_in / p->groups, cout_g = p->c_out / p->groups,
+            pixels = p->n * p->ho * p->wo;
     int64_t bk = ROWB / (int64_t)kb_dtype_size(p->dtype), sms = kb_gpu_sms(1);
+    int n = kb_dcn_ws_tile_n(cout_g, pixels, p->groups, sms);
+    w.shape = n == 64 ? kWS64 : n == 128 ? kWS128 : kWS256;
+    bool split = with_ws_shape(w.shape, [&](auto sh) {
+        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN;
+        return decltype(sh)::SPLIT;
+    });
     w.ctiles = (int)((cout_g + w.bn - 1) / w.bn);
     w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
-    w.blocks = (p->n * p->ho * p->wo + w.bm - 1) / w.bm * p->groups * w.ctiles;
-    w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, w.ks);
+    w.blocks = (pixels + w.bm - 1) / w.bm * p->groups * w.ctiles;
+    w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
     return w;
 }
 
@@ -1040,8 +1036,9 @@ template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
     if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (dcn_takes_dtype(&p, fused_traits<T>::DTYPE, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (dcn_nhwc_limits(&p, why) != KB_OK || wgmma_limits(why) != KB_OK) return KB_UNSUPPORTED;
-    /* The table's corner offsets index the whole NHWC input in 32 bits. */
     ws_plan w = ws_plan_of(&p);
+    /* The table's corner offsets index the whole NHWC input in 32 bits, and
+     * ws_prep the weight tiles. */
     dcn_count idx[] = {
         {"NHWC input n*c_in*h*w", p.n * kb_dcn_sizes_of(&p).input_img},
         {"tiled weights", (int64_t)(ws_weight_bytes(&p, w) / kb_dtype_size(p.dtype))}};
