@@ -43,13 +43,17 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
  * sampler's issue slots; torchvision's own f16 kernel interpolates (and even
  * computes the coordinates) in half. Measured rel-L2 stays 3e-4 to 4e-4 of
  * the f16 class bound 2e-3 (docs/perf-deform_conv2d.md). */
-template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const uint4 (&raw)[4]) {
+/* PACKED (f16 only): each weight arrives as the bits of its half2 pair
+ * (packed_weights), converted once per table entry instead of per vector. */
+template <typename T, bool PACKED = false>
+__device__ __forceinline__ uint4 blend(float4 wt, const uint4 (&raw)[4]) {
     const float wq[4] = {wt.x, wt.y, wt.z, wt.w};
     if constexpr (std::is_same<T, __half>::value) {
         __half2 v[4];
 #pragma unroll
         for (int q = 0; q < 4; q++) {
-            const __half2 w = __float2half2_rn(wq[q]);
+            const uint32_t wb = __float_as_uint(wq[q]);
+            const __half2 w = PACKED ? *(const __half2 *)&wb : __float2half2_rn(wq[q]);
             const uint32_t r[4] = {raw[q].x, raw[q].y, raw[q].z, raw[q].w};
 #pragma unroll
             for (int i = 0; i < 4; i++) {
@@ -77,6 +81,23 @@ template <typename T> __device__ __forceinline__ uint4 blend(float4 wt, const ui
             return make_uint4(pack_bf16x2(v[0], v[1]), pack_bf16x2(v[2], v[3]),
                               pack_bf16x2(v[4], v[5]), pack_bf16x2(v[6], v[7]));
         }
+    }
+}
+
+/* The table form of 4 weights for blend<T, true>: f16, each as a half2
+ * pair's bits; the others as they are. */
+template <typename T> __device__ __forceinline__ float4 packed_weights(float4 wt) {
+    if constexpr (std::is_same<T, __half>::value) {
+        const float wq[4] = {wt.x, wt.y, wt.z, wt.w};
+        float p[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const __half2 h = __float2half2_rn(wq[q]);
+            p[q] = __uint_as_float(*(const uint32_t *)&h);
+        }
+        return make_float4(p[0], p[1], p[2], p[3]);
+    } else {
+        return wt;
     }
 }
 
@@ -483,10 +504,10 @@ using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true>;
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true>;
 
 /* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S mbarriers,
- * then the (tap, pixel) table. */
+ * then the (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
 template <typename SH> constexpr size_t ws_smem_bytes(int taps) {
     return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S +
-           (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int));
+           (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int4));
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -525,27 +546,57 @@ template <int N> __device__ __forceinline__ void producers_sync() {
 }
 #endif
 
+/* The vector at element offset o (>= 0) from src: one IMAD.WIDE.U32, where
+ * the signed int the compiler sees takes a LEA and a sign-extending LEA.HI.X
+ * (4 corners a vector: a sixth of the sampler's instructions). */
+template <typename T> __device__ __forceinline__ const uint4 *at_offset(const T *src, int o) {
+    const uint4 *a;
+    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(a) : "r"(o), "r"((int)sizeof(T)), "l"(src));
+    return a;
+}
+
 /* The (tap, pixel) table of the ws kernel, built by its NPT producer
- * threads (ptid): per (tap k, row r) the top-left corner's element offset
- * in the NHWC input, image included (the input is < 2^31 elements:
- * supports() checks), and the 4 mask-scaled weights; rows past the last
- * pixel get weight 0, so their corners are never loaded. */
+ * threads (ptid): per (tap k, row r) the 4 mask-scaled weights and the 4
+ * corners' element offsets in the NHWC input, image included (the input and
+ * its zero row are < 2^31 elements: supports() checks). A corner of weight
+ * 0 (outside, masked, or a row past the last pixel) points at the zero row
+ * after the input (c_in zeros): the sampler loads all 4 corners without a
+ * test or a select. Its offset/mask loads, 3 per tap, all go out before the
+ * first is used. */
 template <typename T, int BM, int NPT>
 __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int ptid,
-                               int *tb_off, float4 *tb_wt) {
-    const int r = ptid % BM, P = d.ho * d.wo;
+                               int4 *tb_off, float4 *tb_wt) {
+    const int r = ptid % BM, P = d.ho * d.wo, zrow = d.n * d.h * d.w * d.c_in;
     const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
     const int oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
     const int img = px.pix >= 0 ? (q0 + r) / P * d.h * d.w : 0;
     const T *off = px.off + og * 2 * d.taps * P + px.pix;
     const T *msk = d.mask ? px.mask + og * d.taps * P + px.pix : nullptr;
-    for (int k = ptid / BM; k < d.taps; k += NPT / BM) {
-        int b = 0;
-        float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (px.pix >= 0)
-            dcn_corner_weights(d, k, oy, ox, dcn_f32(off[2 * k * P]), dcn_f32(off[(2 * k + 1) * P]),
-                               msk ? dcn_f32(msk[k * P]) : 1.f, &b, &wt);
-        tb_off[k * BM + r] = (img + b) * d.c_in, tb_wt[k * BM + r] = wt;
+    constexpr int KB = 9; /* taps whose loads go out together */
+    for (int k0 = ptid / BM; k0 < d.taps; k0 += KB * (NPT / BM)) {
+        float dy[KB], dx[KB], m[KB];
+#pragma unroll
+        for (int i = 0; i < KB; i++) {
+            const int k = k0 + i * (NPT / BM);
+            dy[i] = dx[i] = 0.f, m[i] = 1.f;
+            if (px.pix >= 0 && k < d.taps) {
+                dy[i] = dcn_f32(off[2 * k * P]), dx[i] = dcn_f32(off[(2 * k + 1) * P]);
+                if (msk) m[i] = dcn_f32(msk[k * P]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < KB; i++) {
+            const int k = k0 + i * (NPT / BM);
+            if (k >= d.taps) break;
+            int b = 0;
+            float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (px.pix >= 0) dcn_corner_weights(d, k, oy, ox, dy[i], dx[i], m[i], &b, &wt);
+            const int c0 = (img + b) * d.c_in, cw = d.w * d.c_in;
+            tb_off[k * BM + r] =
+                make_int4(wt.x != 0.f ? c0 : zrow, wt.y != 0.f ? c0 + d.c_in : zrow,
+                          wt.z != 0.f ? c0 + cw : zrow, wt.w != 0.f ? c0 + cw + d.c_in : zrow);
+            tb_wt[k * BM + r] = packed_weights<T>(wt);
+        }
     }
 }
 
@@ -564,7 +615,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
     const uint32_t full = s_b + S * BN * ROWB;    /* S mbarriers, then S empty ones */
     const uint32_t empty = full + 8 * S;
     float4 *tb_wt = (float4 *)(smem + (empty + 8 * S - s_raw)); /* [taps][BM] */
-    int *tb_off = (int *)(tb_wt + d.taps * BM);
+    int4 *tb_off = (int4 *)(tb_wt + d.taps * BM);
 
     const int gc = blockIdx.x % (d.groups * ctiles), g = gc / ctiles, n0 = (gc % ctiles) * BN;
     const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
@@ -616,30 +667,43 @@ __global__ void __launch_bounds__(SH::NT, 1)
             for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
                 float4 w[VB];
                 uint4 raw[VB][4];
+                if (in_table) { /* every corner loaded: zeros where its weight is 0 */
+                    const T *src = p.in + ci;
 #pragma unroll
-                for (int j = 0; j < VB; j++) {
-                    const int r = prow + (j0 + j) * RS;
-                    const T *src = p.in;
-                    w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-                    if (in_table) {
-                        src += tb_off[k * BM + r] + ci, w[j] = tb_wt[k * BM + r];
-                    } else if (cl < d.cin_g) { /* a chunk across offset groups: inline */
-                        const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
-                        int base = 0;
-                        if (px.pix >= 0) {
-                            dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
-                            src = px.in + (base * d.c_in + ci);
-                        }
+                    for (int j = 0; j < VB; j++) {
+                        const int r = prow + (j0 + j) * RS;
+                        const int4 o = tb_off[k * BM + r];
+                        w[j] = tb_wt[k * BM + r];
+                        raw[j][0] = __ldg(at_offset<T>(src, o.x));
+                        raw[j][1] = __ldg(at_offset<T>(src, o.y));
+                        raw[j][2] = __ldg(at_offset<T>(src, o.z));
+                        raw[j][3] = __ldg(at_offset<T>(src, o.w));
                     }
-                    const uint4 *v = (const uint4 *)src;
-                    raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
-                    raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
-                    raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
-                    raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < VB; j++) {
+                        const int r = prow + (j0 + j) * RS;
+                        const T *src = p.in;
+                        w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+                        if (cl < d.cin_g) { /* a chunk across offset groups: inline */
+                            const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+                            int base = 0;
+                            if (px.pix >= 0) {
+                                dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
+                                src = px.in + (base * d.c_in + ci);
+                            }
+                        }
+                        const uint4 *v = (const uint4 *)src;
+                        raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
+                        raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
+                        raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
+                        raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
+                        w[j] = packed_weights<T>(w[j]);
+                    }
                 }
 #pragma unroll
                 for (int j = 0; j < VB; j++) {
-                    const uint4 u = blend<T>(w[j], raw[j]);
+                    const uint4 u = blend<T, true>(w[j], raw[j]);
                     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(
                                      s_a + (s * BM + (j0 + j) * RS) * ROWB + slot),
                                  "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
@@ -1040,7 +1104,7 @@ template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
     /* The table's corner offsets index the whole NHWC input in 32 bits, and
      * ws_prep the weight tiles. */
     dcn_count idx[] = {
-        {"NHWC input n*c_in*h*w", p.n * kb_dcn_sizes_of(&p).input_img},
+        {"NHWC input n*c_in*h*w + its zero row", p.n * kb_dcn_sizes_of(&p).input_img + p.c_in},
         {"tiled weights", (int64_t)(ws_weight_bytes(&p, w) / kb_dtype_size(p.dtype))}};
     if (dcn_check_int32(idx, 2, "32-bit corner offsets in the tap table and weight indices", why))
         return KB_UNSUPPORTED;
@@ -1049,11 +1113,17 @@ template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
     return dcn_implicit_limits(&p, w.bm, w.bn, smem, why);
 }
 
+/* The NHWC input and, after it, the zero row absent corners load (c_in
+ * elements). */
+static size_t ws_nhwc_bytes(const kb_dcn_params *p) {
+    return dcn_nhwc_bytes(p) + (size_t)p->c_in * kb_dtype_size(p->dtype);
+}
+
 size_t ws_workspace_bytes(const kb_case *c) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
     ws_plan w = ws_plan_of(&p);
-    return dcn_nhwc_bytes(&p) + ws_weight_bytes(&p, w) + ws_part_bytes(w) + ws_arrived_bytes(w);
+    return ws_nhwc_bytes(&p) + ws_weight_bytes(&p, w) + ws_part_bytes(w) + ws_arrived_bytes(w);
 }
 
 struct ws_state {
@@ -1076,7 +1146,7 @@ void ws_teardown(void *state) {
 template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) {
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
     st->w = ws_plan_of(&st->p);
-    size_t nb = dcn_nhwc_bytes(&st->p), wb = ws_weight_bytes(&st->p, st->w);
+    size_t nb = ws_nhwc_bytes(&st->p), wb = ws_weight_bytes(&st->p, st->w);
     size_t pb = ws_part_bytes(st->w), ab = ws_arrived_bytes(st->w);
     if (!dcn_alloc(&st->nhwc, nb ? nb : 16) || !dcn_alloc(&st->wsw, wb ? wb : 16) ||
         (pb && !dcn_alloc(&st->part, pb)) || (ab && !dcn_alloc(&st->arrived, ab))) {
@@ -1086,8 +1156,10 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
                 nb, wb, pb, ab);
         return KB_OUT_OF_MEMORY;
     }
-    /* The weight tiles' padding and the counters start at 0; run() writes
-     * only the weights, and the last block of a tile resets its counter. */
+    /* The zero row, the weight tiles' padding and the counters start at 0;
+     * run() writes only the input and the weights, and the last block of a
+     * tile resets its counter. */
+    KB_CUDA_TRY(cudaMemset(st->nhwc, 0, nb), e);
     KB_CUDA_TRY(cudaMemset(st->wsw, 0, wb), e);
     if (ab) KB_CUDA_TRY(cudaMemset(st->arrived, 0, ab), e);
     int taps = (int)(st->p.kh * st->p.kw);
