@@ -15,7 +15,7 @@ set xlabel offset 0,0
 set logscale x
 set xrange [714.286:140000]
 set logscale y
-set yrange [11.1061:1.27759e+07]
+set yrange [10.9632:1.7086e+07]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1420,842 font "DejaVu Sans,11" noenhanced

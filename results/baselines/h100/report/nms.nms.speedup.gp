@@ -14,7 +14,7 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.00104447:52.718]
+set yrange [0.000663286:43.2183]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("(defaults)\nvs bitmask_host" 0, "n=25200\nvs bitmask_host" 1, "n=25200\niou=0.7\nvs bitmask_host" 2, "n=25200\ndist=clustered\nvs bitmask_host" 3, "n=25200\nclasses=80\ndist=clustered\nvs bitmask_host" 4, "n=100000\nvs bitmask_host" 5)
 set bmargin 7

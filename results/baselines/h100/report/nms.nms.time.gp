@@ -14,7 +14,7 @@ set ylabel "median time per launch (µs)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [8.448:1.70345e+07]
+set yrange [8.32:2.27813e+07]
 set xtics ("(defaults)" 0, "n=25200" 1, "n=25200\niou=0.7" 2, "n=25200\ndist=clustered" 3, "n=25200\nclasses=80\ndist=clustered" 4, "n=100000" 5)
 set bmargin 6
 do for [fmt in "png svg"] {

@@ -14,7 +14,7 @@ set ylabel "speedup over the baseline (×, higher is faster)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.000116945:2.65823]
+set yrange [6.92496e-05:2.65498]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ("in_h=320\nin_w=320\nvs bilinear_naive" 0, "in_h=320\nin_w=320\ninterp=letterbox\nvs letterbox_warpaffine" 1, "in_h=720\nin_w=1280\ninterp=nearest\nvs nearest_naive" 2, "in_h=720\nin_w=1280\nvs bilinear_naive" 3, "in_h=720\nin_w=1280\ninterp=letterbox\nvs letterbox_warpaffine" 4, "interp=nearest\nvs nearest_naive" 5, "(defaults)\nvs bilinear_naive" 6, "interp=letterbox\nvs letterbox_warpaffine" 7, "in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\nvs bilinear_naive" 8, "in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\ninterp=letterbox\nvs letterbox_warpaffine" 9, "n=8 in_h=320\nin_w=320\nvs bilinear_naive" 10, "n=8 in_h=320\nin_w=320\ninterp=letterbox\nvs letterbox_warpaffine" 11, "n=8 in_h=720\nin_w=1280\ninterp=nearest\nvs nearest_naive" 12, "n=8 in_h=720\nin_w=1280\nvs bilinear_naive" 13, "n=8 in_h=720\nin_w=1280\ninterp=letterbox\nvs letterbox_warpaffine" 14, "n=8\ninterp=nearest\nvs nearest_naive" 15, "n=8\nvs bilinear_naive" 16, "n=8\ninterp=letterbox\nvs letterbox_warpaffine" 17, "n=16 dtype=f16\nvs bilinear_naive" 18, "n=16\ninterp=letterbox\ndtype=f16\nvs letterbox_warpaffine" 19, "n=16\ninterp=nearest\nvs nearest_naive" 20, "n=16\nvs bilinear_naive" 21, "n=16\ninterp=letterbox\nvs letterbox_warpaffine" 22, "n=8 in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\nvs bilinear_naive" 23, "n=8 in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\ninterp=letterbox\nvs letterbox_warpaffine" 24)
 set bmargin 9

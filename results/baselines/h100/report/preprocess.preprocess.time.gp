@@ -14,7 +14,7 @@ set ylabel "median time per launch (µs)"
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [2.912:671370]
+set yrange [2.896:801395]
 set xtics ("in_h=320\nin_w=320" 0, "in_h=320\nin_w=320\ninterp=letterbox" 1, "in_h=720\nin_w=1280\ninterp=nearest" 2, "in_h=720\nin_w=1280" 3, "in_h=720\nin_w=1280\ninterp=letterbox" 4, "interp=nearest" 5, "(defaults)" 6, "interp=letterbox" 7, "in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024" 8, "in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\ninterp=letterbox" 9, "n=8 in_h=320\nin_w=320" 10, "n=8 in_h=320\nin_w=320\ninterp=letterbox" 11, "n=8 in_h=720\nin_w=1280\ninterp=nearest" 12, "n=8 in_h=720\nin_w=1280" 13, "n=8 in_h=720\nin_w=1280\ninterp=letterbox" 14, "n=8\ninterp=nearest" 15, "n=8" 16, "n=8\ninterp=letterbox" 17, "n=16 dtype=f16" 18, "n=16\ninterp=letterbox\ndtype=f16" 19, "n=16\ninterp=nearest" 20, "n=16" 21, "n=16\ninterp=letterbox" 22, "n=8 in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024" 23, "n=8 in_h=2160\nin_w=3840\nout_h=1024\nout_w=1024\ninterp=letterbox" 24)
 set bmargin 8
 do for [fmt in "png svg"] {

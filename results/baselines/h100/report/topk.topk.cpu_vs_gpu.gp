@@ -14,7 +14,7 @@ set xtics ("segments=32x4096" 0, "segments=rpn5" 1, "segments=1x1048576" 2, "seg
 set xlabel offset 0,0
 set xrange [-0.4:3.4]
 set logscale y
-set yrange [11.0571:319863]
+set yrange [10.944:522543]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1980,446 font "DejaVu Sans,11" noenhanced

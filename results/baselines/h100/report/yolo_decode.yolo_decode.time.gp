@@ -15,7 +15,7 @@ set xlabel offset 0,0
 set logscale x
 set xrange [0.714286:44.8]
 set logscale y
-set yrange [19.2853:43471.1]
+set yrange [19.1573:59934.7]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1100,446 font "DejaVu Sans,11" noenhanced
