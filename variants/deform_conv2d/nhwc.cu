@@ -558,7 +558,7 @@ template <typename T> __device__ __forceinline__ const uint4 *at_offset(const T 
 /* The (tap, pixel) table of the ws kernel, built by its NPT producer
  * threads (ptid): per (tap k, row r) the 4 mask-scaled weights and the 4
  * corners' element offsets in the NHWC input, image included (the input and
- * its zero row are < 2^31 elements: supports() checks). A corner of weight
+ * a row past it are < 2^31 elements: supports() checks). A corner of weight
  * 0 (outside, masked, or a row past the last pixel) points at the zero row
  * after the input (c_in zeros): the sampler loads all 4 corners without a
  * test or a select. Its offset/mask loads, 3 per tap, all go out before the
@@ -1102,9 +1102,11 @@ template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
     if (dcn_nhwc_limits(&p, why) != KB_OK || wgmma_limits(why) != KB_OK) return KB_UNSUPPORTED;
     ws_plan w = ws_plan_of(&p);
     /* The table's corner offsets index the whole NHWC input in 32 bits, and
-     * ws_prep the weight tiles. */
+     * ws_prep the weight tiles. Past the input: its zero row, and the
+     * offsets the table computes, then drops, for a bottom row's absent
+     * corners (up to w c_in elements on). */
     dcn_count idx[] = {
-        {"NHWC input n*c_in*h*w + its zero row", p.n * kb_dcn_sizes_of(&p).input_img + p.c_in},
+        {"NHWC input n*c_in*h*w + a row", p.n * kb_dcn_sizes_of(&p).input_img + (p.w + 1) * p.c_in},
         {"tiled weights", (int64_t)(ws_weight_bytes(&p, w) / kb_dtype_size(p.dtype))}};
     if (dcn_check_int32(idx, 2, "32-bit corner offsets in the tap table and weight indices", why))
         return KB_UNSUPPORTED;
