@@ -1,8 +1,9 @@
 /* test_deform_conv2d_variants.c — every deform_conv2d variant, called directly
  * (supports/setup/run/teardown), against the CPU reference on the correctness
  * matrix (by the op's compare: a KB_INEXACT variant, explicit_torchvision_half,
- * against the reference of its own rule); outputs poisoned before each run; a
- * second run on the same state must be bit-identical. Each
+ * against the reference of its own rule); outputs poisoned before each run;
+ * the checked run follows a run on other inputs, and a run after it on the
+ * same state must be bit-identical. Each
  * case names the variants that must run it (their supports() accept it): a
  * refusal by one of them fails; the others may refuse, and run when they
  * accept.
@@ -81,20 +82,25 @@ static kb_precision precision_of(const kb_variant *v, const kb_dcn_params *p) {
 }
 
 /* Runs one variant on the device copy of `in`; the output lands in `got`. */
-/* Two runs on one state (as the timed loop calls it), the outputs poisoned
- * before each: a variant that leaves state behind (split-K counters, cached
- * buffers) and skips or spoils work on a repeated call shows in `again`. */
-static int run_variant(const kb_variant *v, const kb_case *c, kb_tensors *dev_in,
+/* Three runs on one state (as the timed loop calls it), the outputs
+ * poisoned before each: first on `other` inputs, then twice on `dev_in`
+ * (`got`, `again`). A variant that leaves state behind (split-K or
+ * transposition counters, cached buffers) and skips or spoils work on a
+ * repeated call shows in `got` (it kept what it made of the other inputs)
+ * or in `again`. */
+static int run_variant(const kb_variant *v, const kb_case *c, kb_tensors *other, kb_tensors *dev_in,
                        kb_tensors *dev_out, kb_tensors *got, kb_tensors *again) {
     kb_error e;
     void *state = NULL;
     const size_t bytes = kb_nbytes(&got->t[0]);
     int rc = v->impl->setup(c, dev_in, &state, &e);
-    for (int r = 0; r < 2 && rc == KB_OK; r++) {
+    for (int r = 0; r < 3 && rc == KB_OK; r++) {
         cudaMemset(dev_out->t[0].data, 0xFF, bytes);
-        rc = v->impl->run(state, dev_in, dev_out, 0, &e);
+        rc = v->impl->run(state, r ? dev_in : other, dev_out, 0, &e);
         if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "run", &e);
-        cudaMemcpy((r ? again : got)->t[0].data, dev_out->t[0].data, bytes, cudaMemcpyDeviceToHost);
+        if (r)
+            cudaMemcpy((r == 2 ? again : got)->t[0].data, dev_out->t[0].data, bytes,
+                       cudaMemcpyDeviceToHost);
     }
     if (rc != KB_OK) fprintf(stderr, "  %s: %s\n", v->name, e.msg);
     v->impl->teardown(state);
@@ -107,22 +113,29 @@ static void check_case(const char *spec, const char *must) {
     kb_error e;
     kb_dcn_params p;
     kb_tensors in = {0}, ref = {0}, got = {0}, dev_in = {0}, dev_out = {0}, again = {0};
+    kb_tensors in2 = {0}, dev_in2 = {0};
     expect_known_names(must);
     if (kbt_case_from(&c, &kb_op_deform_conv2d, spec) != KB_OK) return;
     KB_EXPECT(kb_dcn_params_from_case(&c, &p, &e) == KB_OK);
     kb_op_deform_conv2d.describe(&c, &in, &ref, &e);
     got = again = ref;
+    in2 = in;
     KB_EXPECT(kb_tensors_alloc_host(&in, &e) == KB_OK);
+    KB_EXPECT(kb_tensors_alloc_host(&in2, &e) == KB_OK);
     KB_EXPECT(kb_tensors_alloc_host(&ref, &e) == KB_OK);
     kb_tensors_alloc_host(&got, &e);
     kb_tensors_alloc_host(&again, &e);
     kb_op_deform_conv2d.make_inputs(&c, 42, &in, &e);
+    kb_op_deform_conv2d.make_inputs(&c, 43, &in2, &e);
     kb_deform_conv2d_reference(&c, &in, &ref, &e);
     dev_in = in;
+    dev_in2 = in2;
     dev_out = ref;
     for (int i = 0; i < in.count; i++) {
         cudaMalloc(&dev_in.t[i].data, kb_nbytes(&in.t[i]) + 1);
         cudaMemcpy(dev_in.t[i].data, in.t[i].data, kb_nbytes(&in.t[i]), cudaMemcpyHostToDevice);
+        cudaMalloc(&dev_in2.t[i].data, kb_nbytes(&in2.t[i]) + 1);
+        cudaMemcpy(dev_in2.t[i].data, in2.t[i].data, kb_nbytes(&in2.t[i]), cudaMemcpyHostToDevice);
     }
     cudaMalloc(&dev_out.t[0].data, kb_nbytes(&ref.t[0]) + 1);
     int ran = 0;
@@ -139,7 +152,7 @@ static void check_case(const char *spec, const char *must) {
         kb_accuracy acc;
         kb_accuracy_init(&acc);
         const kb_check_ctx chk = {precision_of(v, &p), v->flags};
-        KB_EXPECT(run_variant(v, &c, &dev_in, &dev_out, &got, &again) == KB_OK);
+        KB_EXPECT(run_variant(v, &c, &dev_in2, &dev_in, &dev_out, &got, &again) == KB_OK);
         KB_EXPECT(kb_op_deform_conv2d.compare(&c, &chk, &in, &ref, &got, &acc) == KB_OK);
         if (!acc.pass) fprintf(stderr, "  %s on %s: %s\n", v->name, spec, acc.note);
         KB_EXPECT(acc.pass);
@@ -149,9 +162,10 @@ static void check_case(const char *spec, const char *must) {
         ran++;
     }
     KB_EXPECT(ran > 0);
-    for (int i = 0; i < in.count; i++) cudaFree(dev_in.t[i].data);
+    for (int i = 0; i < in.count; i++) cudaFree(dev_in.t[i].data), cudaFree(dev_in2.t[i].data);
     cudaFree(dev_out.t[0].data);
     kb_tensors_free_host(&in);
+    kb_tensors_free_host(&in2);
     kb_tensors_free_host(&ref);
     kb_tensors_free_host(&got);
     kb_tensors_free_host(&again);
@@ -278,5 +292,8 @@ KB_TEST(split_k_and_ring_edges_match_the_reference) {
     check_case("n=1 c_in=128 c_out=200 h=9 w=9 dtype=bf16", ALL_BF16);
     check_case("n=2 c_in=64 c_out=72 h=11 w=7 offset_groups=4 dtype=f16", ALL_F16);
     check_case("n=3 c_in=32 c_out=48 h=13 w=17 offset_groups=4", ALL_F32);
+    /* groups of 40 channels: a group's K chunk spans two 32-channel blocks
+     * of the input the ws kernel transposes as it runs */
+    check_case("n=2 c_in=80 c_out=64 h=10 w=12 groups=2 offset_groups=2", NHWC_F32);
     check_case("n=1 c_in=8 c_out=136 h=2160 w=8 kh=1 kw=1 pad_h=0 pad_w=0", ALL_F32);
 }

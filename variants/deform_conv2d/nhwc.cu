@@ -829,8 +829,9 @@ __global__ void __launch_bounds__(SH::NT, 1)
 
 /* The ws kernel's two inputs made in one launch (they are independent,
  * so their blocks run side by side): blocks [0, tblocks) transpose the
- * input to NHWC in 32 x 32 tiles through shared memory (tiles tgx x tgy of
- * each image); the rest put the weights in the ws kernel's tile order,
+ * input to NHWC, 8 items a block as dcn_nchw_to_nhwc_vec where vt.count >
+ * 0, else in 32 x 32 tiles through shared memory (tiles tgx x tgy of each
+ * image); the rest put the weights in the ws kernel's tile order,
  * each B tile as its shared image: [group][channel tile][K tile (chunk,
  * tap)][BN rows of 128 bytes, chunks swizzled as swz()]; tf32: rounded to
  * nearest (wgmma would truncate). One bulk copy loads a tile. The padding
@@ -840,10 +841,16 @@ __global__ void __launch_bounds__(SH::NT, 1)
 template <typename T, int BN>
 __global__ void __launch_bounds__(256)
     ws_prep(const T *__restrict__ in, T *__restrict__ nhwc, const T *__restrict__ w,
-            T *__restrict__ out, dcn_dims d, int ctiles, int tgx, int tgy, int tblocks) {
+            T *__restrict__ out, dcn_dims d, int ctiles, dcn_nhwc_items vt, int tgx, int tgy,
+            int tblocks) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+    if ((int)blockIdx.x < tblocks && vt.count > 0) {
+        const int64_t it = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
+        if (it < vt.count) dcn_nhwc_item(in, nhwc, vt, it, threadIdx.x % 32);
+        return;
+    }
     if ((int)blockIdx.x < tblocks) {
         __shared__ T tile[32][33];
         const int hw = d.h * d.w, bx = blockIdx.x, tx = threadIdx.x % 32, ty = threadIdx.x / 32;
@@ -1189,12 +1196,15 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
     if ((int64_t)d.n * d.ho * d.wo == 0 || d.c_out == 0) return KB_OK;
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
     const int hw = d.h * d.w, tgx = (hw + 31) / 32, tgy = (d.c_in + 31) / 32;
-    const int tblocks = tgx * tgy * d.n, wblocks = d.c_out < 1024 ? d.c_out : 1024;
+    dcn_nhwc_items vt = dcn_nhwc_items_of<T>(d.n, d.c_in, hw);
+    if (!dcn_nhwc_vec_ok(d.c_in, hw, p.in)) vt.count = 0;
+    const int tblocks = vt.count ? (int)((vt.count + 7) / 8) : tgx * tgy * d.n;
+    const int wblocks = d.c_out < 1024 ? d.c_out : 1024;
     kb_nvtx_push("ws");
     cudaError_t err = with_ws_shape(w.shape, [&](auto sh) {
         using SH = decltype(sh);
         ws_prep<T, SH::BN><<<(unsigned)(tblocks + wblocks), 256, 0, s>>>(
-            p.in, (T *)st->nhwc, p.w, (T *)st->wsw, d, w.ctiles, tgx, tgy, tblocks);
+            p.in, (T *)st->nhwc, p.w, (T *)st->wsw, d, w.ctiles, vt, tgx, tgy, tblocks);
         dcn_ptrs<T> pn = p;
         pn.in = (const T *)st->nhwc;
         cudaLaunchConfig_t cfg = {};
