@@ -86,6 +86,20 @@ __device__ __forceinline__ uint32_t kb_tf32_bits(float v) {
     return r;
 }
 
+/* f32 rounded to tf32, to nearest with ties to even: cvt.rn.tf32 exists
+ * from 9.0 on, one F2FP instruction, where .rna above compiles to four (a
+ * test for NaN and infinity, an add and a mask). The rounding of the fused
+ * kernels' samples, their hottest loop. */
+__device__ __forceinline__ uint32_t kb_tf32_bits_rn(float v) {
+    uint32_t r = 0;
+#if KB_SM90
+    asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+#else
+    __trap();
+#endif
+    return r;
+}
+
 /* c += a b on the tensor cores, one warp-wide mma.sync with fp32
  * accumulators: m16n8k8 with tf32 operands for T = float, m16n8k16 for
  * __half and __nv_bfloat16; a, b0, b1 and c[0..3] in PTX's fragment layout. */

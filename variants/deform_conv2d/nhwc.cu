@@ -1,6 +1,7 @@
 /* nhwc.cu — deform_conv2d as one fused kernel on tensor cores (fp32
  * accumulation), fed by the channels-last sampler:
- *   nhwc_fused_tf32   f32 data, mma.sync m16n8k8 tf32 (samples rounded to nearest, cvt.rna)
+ *   nhwc_fused_tf32   f32 data, mma.sync m16n8k8 tf32 (samples rounded to nearest even,
+ *                     cvt.rn; weights to nearest, ties away, cvt.rna)
  *   nhwc_fused_f16    f16 data, mma.sync m16n8k16
  *   nhwc_fused_bf16   bf16 data, mma.sync m16n8k16
  *   nhwc_wgmma_tf32 / _f16 / _bf16: the same kernel with wgmma (sm_90a) in
@@ -37,7 +38,8 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
 }
 
 /* The bilinear blend of one 16-byte vector from its 4 corners, as the 16
- * bytes the A tile stores. f32 (tf32 variant) and bf16: in fp32, rounded once.
+ * bytes the A tile stores. f32 (tf32 variant) and bf16: in fp32, rounded once
+ * (tf32: to nearest even, kb_tf32_bits_rn).
  * f16: in packed half2 FMAs with the fp32 weights rounded to f16 — a quarter
  * of the instructions of unpack + fp32 FMA + repack, which were half the
  * sampler's issue slots; torchvision's own f16 kernel interpolates (and even
@@ -75,8 +77,8 @@ __device__ __forceinline__ uint4 blend(float4 wt, const uint4 (&raw)[4]) {
             for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
         }
         if constexpr (sizeof(T) == 4) {
-            return make_uint4(kb_tf32_bits(v[0]), kb_tf32_bits(v[1]), kb_tf32_bits(v[2]),
-                              kb_tf32_bits(v[3]));
+            return make_uint4(kb_tf32_bits_rn(v[0]), kb_tf32_bits_rn(v[1]), kb_tf32_bits_rn(v[2]),
+                              kb_tf32_bits_rn(v[3]));
         } else {
             return make_uint4(pack_bf16x2(v[0], v[1]), pack_bf16x2(v[2], v[3]),
                               pack_bf16x2(v[4], v[5]), pack_bf16x2(v[6], v[7]));
