@@ -128,16 +128,27 @@ template <typename T, int BN, int BK, int NT> struct dcn_nhwc_sampler {
     }
 };
 
-/* [n][c][hw] -> [n][hw][c], 32x32 tiles through shared memory: any shape. */
-template <typename T> __global__ void dcn_nchw_to_nhwc(const T *in, T *out, int c, int hw) {
+/* One 32 x 32 tile of an image's [c][hw] -> [hw][c] through shared memory
+ * (the padded row keeps both passes free of bank conflicts), by 256 threads
+ * as 32 x 8 (tx, ty): channels [c0, c0 + 32) x pixels [p0, p0 + 32); in and
+ * out point at the image. Any shape. */
+template <typename T>
+__device__ __forceinline__ void dcn_nhwc_tile(const T *__restrict__ in, T *__restrict__ out, int c,
+                                              int hw, int c0, int p0, int tx, int ty) {
     __shared__ T tile[32][33];
-    const int64_t img = (int64_t)blockIdx.z * c * hw;
-    const int p0 = blockIdx.x * 32, c0 = blockIdx.y * 32, tx = threadIdx.x;
-    for (int i = threadIdx.y; i < 32; i += 8)
-        if (c0 + i < c && p0 + tx < hw) tile[i][tx] = in[img + (c0 + i) * hw + p0 + tx];
+    for (int i = ty; i < 32; i += 8)
+        if (c0 + i < c && p0 + tx < hw) tile[i][tx] = in[(int64_t)(c0 + i) * hw + p0 + tx];
     __syncthreads();
-    for (int i = threadIdx.y; i < 32; i += 8)
-        if (p0 + i < hw && c0 + tx < c) out[img + (p0 + i) * c + c0 + tx] = tile[tx][i];
+    for (int i = ty; i < 32; i += 8)
+        if (p0 + i < hw && c0 + tx < c) out[(int64_t)(p0 + i) * c + c0 + tx] = tile[tx][i];
+}
+
+/* [n][c][hw] -> [n][hw][c], a block per tile (blockIdx: pixel tile, channel
+ * tile, image). */
+template <typename T> __global__ void dcn_nchw_to_nhwc(const T *in, T *out, int c, int hw) {
+    const int64_t img = (int64_t)blockIdx.z * c * hw;
+    dcn_nhwc_tile(in + img, out + img, c, hw, blockIdx.y * 32, blockIdx.x * 32, threadIdx.x,
+                  threadIdx.y);
 }
 
 /* The same transpose in 16-byte accesses, where hw % 4 == 0, c % VW == 0

@@ -568,7 +568,7 @@ template <typename T> __device__ __forceinline__ const uint4 *at_offset(const T 
 template <typename T, int BM, int NPT>
 __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int ptid,
                                int4 *tb_off, float4 *tb_wt) {
-    const int r = ptid % BM, P = d.ho * d.wo, zrow = d.n * d.h * d.w * d.c_in;
+    const int r = ptid % BM, P = d.ho * d.wo, zrow = d.n * d.h * d.w * d.c_in, cw = d.w * d.c_in;
     const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
     const int oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
     const int img = px.pix >= 0 ? (q0 + r) / P * d.h * d.w : 0;
@@ -593,7 +593,7 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
             int b = 0;
             float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
             if (px.pix >= 0) dcn_corner_weights(d, k, oy, ox, dy[i], dx[i], m[i], &b, &wt);
-            const int c0 = (img + b) * d.c_in, cw = d.w * d.c_in;
+            const int c0 = (img + b) * d.c_in;
             tb_off[k * BM + r] =
                 make_int4(wt.x != 0.f ? c0 : zrow, wt.y != 0.f ? c0 + d.c_in : zrow,
                           wt.z != 0.f ? c0 + cw : zrow, wt.w != 0.f ? c0 + cw + d.c_in : zrow);
@@ -854,24 +854,17 @@ __global__ void __launch_bounds__(256)
         return;
     }
     if ((int)blockIdx.x < tblocks) {
-        __shared__ T tile[32][33];
-        const int hw = d.h * d.w, bx = blockIdx.x, tx = threadIdx.x % 32, ty = threadIdx.x / 32;
-        const int p0 = bx % tgx * 32, c0 = bx / tgx % tgy * 32;
+        const int hw = d.h * d.w, bx = blockIdx.x;
         const int64_t img = (int64_t)(bx / (tgx * tgy)) * d.c_in * hw;
-        for (int i = ty; i < 32; i += 8)
-            if (c0 + i < d.c_in && p0 + tx < hw)
-                tile[i][tx] = in[img + (int64_t)(c0 + i) * hw + p0 + tx];
-        __syncthreads();
-        for (int i = ty; i < 32; i += 8)
-            if (p0 + i < hw && c0 + tx < d.c_in)
-                nhwc[img + (int64_t)(p0 + i) * d.c_in + c0 + tx] = tile[tx][i];
+        dcn_nhwc_tile(in + img, nhwc + img, d.c_in, hw, bx / tgx % tgy * 32, bx % tgx * 32,
+                      (int)threadIdx.x % 32, (int)threadIdx.x / 32);
         return;
     }
     constexpr int BK = ROWB / (int)sizeof(T), VW = 16 / (int)sizeof(T);
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
     for (int row = blockIdx.x - tblocks; row < d.c_out; row += gridDim.x - tblocks) {
         const int g = row / d.cout_g, co = row - g * d.cout_g, r = co % BN;
-        T *tiles = out + ((int64_t)(g * ctiles + co / BN) * ktiles) * (BN * BK) + r * BK;
+        T *tiles = out + ((int64_t)(g * ctiles + co / BN) * ktiles) * (BN * BK);
         const T *src = w + (int64_t)row * d.kd;
         /* A thread per 16-byte vector (tile t, chunk c) of the row's tiles: VW
          * loads at stride taps from the row (it stays in L1), one store. */
@@ -889,7 +882,7 @@ __global__ void __launch_bounds__(256)
                 if constexpr (sizeof(T) == 4) x = __uint_as_float(kb_tf32_bits(x));
                 v.e[e] = x;
             }
-            *(uint4 *)(tiles + (int64_t)t * (BN * BK) + ((c ^ (r & 7)) * VW)) = v.u;
+            *(uint4 *)(tiles + (int64_t)t * (BN * BK) + swz(r, c) / sizeof(T)) = v.u;
         }
     }
 }
