@@ -86,18 +86,18 @@ __device__ __forceinline__ uint32_t kb_tf32_bits(float v) {
     return r;
 }
 
-/* f32 rounded to tf32, to nearest with ties to even: cvt.rn.tf32 exists
- * from 9.0 on, one F2FP instruction, where .rna above compiles to four (a
- * test for NaN and infinity, an add and a mask). The rounding of the fused
- * kernels' samples, their hottest loop. */
+/* f32 rounded to tf32 to nearest for the fused kernels' samples, their
+ * hottest loop: from 9.0 on ties to even by cvt.rn.tf32, which 9.0 added;
+ * before it ties away (kb_tf32_bits: the mma.sync kernels run on 8.x too).
+ * The two differ only on exact ties. */
 __device__ __forceinline__ uint32_t kb_tf32_bits_rn(float v) {
-    uint32_t r = 0;
 #if KB_SM90
+    uint32_t r;
     asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-#else
-    __trap();
-#endif
     return r;
+#else
+    return kb_tf32_bits(v);
+#endif
 }
 
 /* c += a b on the tensor cores, one warp-wide mma.sync with fp32

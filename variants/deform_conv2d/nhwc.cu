@@ -1,7 +1,7 @@
 /* nhwc.cu — deform_conv2d as one fused kernel on tensor cores (fp32
  * accumulation), fed by the channels-last sampler:
- *   nhwc_fused_tf32   f32 data, mma.sync m16n8k8 tf32 (samples rounded to nearest even,
- *                     cvt.rn; weights to nearest, ties away, cvt.rna)
+ *   nhwc_fused_tf32   f32 data, mma.sync m16n8k8 tf32 (samples rounded to nearest:
+ *                     ties to even by cvt.rn on 9.0, away before; weights ties away, cvt.rna)
  *   nhwc_fused_f16    f16 data, mma.sync m16n8k16
  *   nhwc_fused_bf16   bf16 data, mma.sync m16n8k16
  *   nhwc_wgmma_tf32 / _f16 / _bf16: the same kernel with wgmma (sm_90a) in
@@ -39,7 +39,7 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
 
 /* The bilinear blend of one 16-byte vector from its 4 corners, as the 16
  * bytes the A tile stores. f32 (tf32 variant) and bf16: in fp32, rounded once
- * (tf32: to nearest even, kb_tf32_bits_rn).
+ * (tf32: kb_tf32_bits_rn).
  * f16: in packed half2 FMAs with the fp32 weights rounded to f16 — a quarter
  * of the instructions of unpack + fp32 FMA + repack, which were half the
  * sampler's issue slots; torchvision's own f16 kernel interpolates (and even
