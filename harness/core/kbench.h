@@ -256,7 +256,9 @@ typedef struct kb_variant_impl {
      * Behind it, the runner tears down any non-NULL *state once setup has
      * returned, failed or not, on every path: so a state handed back before a
      * failure must be one teardown can release (the members not yet built
-     * NULL). */
+     * NULL). Device work it starts (a cudaMemset of counters, say) may go on
+     * any stream: the runner waits for the device before the first run, whose
+     * stream is non-blocking and so not ordered after the legacy stream. */
     int (*setup)(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e);
     /* Enqueue the whole op on the stream; no host synchronisation unless the
      * variant is flagged KB_HOST_SYNC. Checks its launches. */

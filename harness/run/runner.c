@@ -727,6 +727,10 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     int rc = alloc_device(&dev_out, &e);
     /* A failed setup may still hand back state: teardown releases it below. */
     if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
+    /* Setup's device work, on whatever stream, done before the first run:
+     * the run stream is non-blocking, so a cudaMemset on the legacy stream
+     * could otherwise land in the middle of the checked run. */
+    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
         rc = check_and_time(r, cd, &lc, &row, &e);

@@ -5,7 +5,8 @@
 # error, and the good rows around them are PASS and present. Also: memory
 # that cannot fit is UNSUPPORTED with the numbers, an allocation failure in
 # setup is a row, a leak is reported, a setup that fails holding memory
-# leaks nothing, --force runs past a limit, and
+# leaks nothing, a setup's work left on the legacy stream is done before the
+# run, --force runs past a limit, and
 # --no-isolate reports the rows after a crash as not run.
 # GPU: exits 77 (skipped) without a device.
 set -u
@@ -87,6 +88,19 @@ done
 [ "$(status "$dir/force.csv" fault_index_limit 1)" = PASS ] && ok || bad "the forced row is not PASS"
 reason_has "$dir/force.csv" fault_index_limit "^.*FORCED past its limit \(pretends its indices" && ok ||
     bad "the forced row's reason does not start with FORCED and the limit"
+
+# A setup whose last kernel still runs on the legacy stream when it returns
+# (fault_setup_async spins ~0.1 s first): the runner waits for setup's work
+# before the checked run on its non-blocking stream, so every row is PASS.
+for iso in --isolate --no-isolate; do
+    "$k" check preprocess "${small[@]}" -a n=[1,2] -v fault_setup_async $iso -q \
+        -o "$dir/async$iso.csv" >"$dir/async$iso.log" 2>&1 && ok ||
+        bad "$iso: the setup_async check failed: $(cat "$dir/async$iso.log")"
+    for n in 1 2; do
+        [ "$(status "$dir/async$iso.csv" fault_setup_async $n)" = PASS ] && ok ||
+            bad "$iso: fault_setup_async row $n is not PASS (the run did not wait for setup)"
+    done
+done
 
 # --no-isolate: one process; after the crash, later rows are not run.
 "$k" check preprocess "${small[@]}" -a n=[1,2] -v fault_oob_write,nearest_naive --no-isolate -q \

@@ -161,6 +161,47 @@ static int refuse(const kb_case *c, kb_error *why) {
     return KB_UNSUPPORTED;
 }
 
+/* ---- setup_async: setup's last step still running when it returns ---- */
+
+/* The factor the run needs starts as NaN bytes; setup's last launch, on the
+ * legacy stream, spins ~0.1 s (200M cycles at 1-2 GHz) before it writes 1.
+ * The variant is correct under kbench.h's rule for setup (its device work
+ * may go on any stream); a runner that starts the run on its non-blocking
+ * stream without waiting for that work spoils the output. */
+__global__ void slow_ready(float *ready, long long cycles) {
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+    *ready = 1.0f;
+}
+
+/* NaN bytes over the output's first element unless the factor is ready. */
+__global__ void spoil_unless_ready(unsigned char *out, const float *ready) {
+    if (*ready != 1.0f)
+        for (int i = 0; i < 4; i++) out[i] = 0xFF;
+}
+
+static int setup_async_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    faulty_state *fs;
+    if (wrap_setup(c, in, &fs, e) != KB_OK) return KB_ERR;
+    if (kb_cuda_check(cudaMalloc(&fs->extra, sizeof(float)), "cudaMalloc", e) != KB_OK ||
+        kb_cuda_check(cudaMemset(fs->extra, 0xFF, sizeof(float)), "cudaMemset", e) != KB_OK) {
+        free_teardown(fs);
+        return KB_ERR;
+    }
+    *state = fs;
+    slow_ready<<<1, 1>>>((float *)fs->extra, 200000000ll);
+    return kb_cuda_check(cudaGetLastError(), "slow_ready launch", e);
+}
+
+static int setup_async_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
+                           kb_error *e) {
+    if (good_run(state, in, out, s, e) != KB_OK) return KB_ERR;
+    spoil_unless_ready<<<1, 1, 0, s>>>((unsigned char *)out->t[0].data,
+                                       (const float *)((faulty_state *)state)->extra);
+    return kb_cuda_check(cudaGetLastError(), "spoil_unless_ready launch", e);
+}
+
 extern "C" {
 const kb_variant_impl kb_faulty_oob_write = {good_supports, no_workspace, plain_setup, oob_run,
                                              free_teardown};
@@ -175,4 +216,6 @@ const kb_variant_impl kb_faulty_setup_fails = {good_supports, no_workspace, setu
                                                free_teardown};
 const kb_variant_impl kb_faulty_index_limit = {refuse, no_workspace, plain_setup, good_run,
                                                free_teardown};
+const kb_variant_impl kb_faulty_setup_async = {good_supports, word, setup_async_setup,
+                                               setup_async_run, free_teardown};
 }

@@ -22,6 +22,7 @@ extern const kb_variant_impl kb_faulty_oom_in_setup;
 extern const kb_variant_impl kb_faulty_leak;
 extern const kb_variant_impl kb_faulty_setup_fails;
 extern const kb_variant_impl kb_faulty_index_limit;
+extern const kb_variant_impl kb_faulty_setup_async;
 
 #ifdef __cplusplus
 }
@@ -37,6 +38,7 @@ extern const kb_variant_impl kb_faulty_index_limit;
     KB_FAULTY_ROW(oom_in_setup, 0, "declares none, asks cudaMalloc for 1 PiB in setup")            \
     KB_FAULTY_ROW(leak, 0, "correct, but never frees 64 MiB it takes in setup")                    \
     KB_FAULTY_ROW(setup_fails, 0, "setup takes 256 MiB, hands back its state, then fails")         \
-    KB_FAULTY_ROW(index_limit, KB_INDEX32, "correct, but supports() refuses every case")
+    KB_FAULTY_ROW(index_limit, KB_INDEX32, "correct, but supports() refuses every case")           \
+    KB_FAULTY_ROW(setup_async, 0, "correct, its setup's last kernel still on the legacy stream")
 
 #endif
