@@ -76,14 +76,21 @@ static size_t word(const kb_case *c) {
     return sizeof(int);
 }
 
-static int hang_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
-    faulty_state *fs;
-    if (wrap_setup(c, in, &fs, e) != KB_OK) return KB_ERR;
-    if (kb_cuda_check(cudaMalloc(&fs->extra, sizeof(int)), "cudaMalloc", e) != KB_OK ||
-        kb_cuda_check(cudaMemset(fs->extra, 0, sizeof(int)), "cudaMemset", e) != KB_OK) {
-        free_teardown(fs);
+/* nearest_naive's setup, and one device word (extra) of bytes all `byte`. */
+static int word_setup(const kb_case *c, const kb_tensors *in, int byte, faulty_state **fs,
+                      kb_error *e) {
+    if (wrap_setup(c, in, fs, e) != KB_OK) return KB_ERR;
+    if (kb_cuda_check(cudaMalloc(&(*fs)->extra, sizeof(int)), "cudaMalloc", e) != KB_OK ||
+        kb_cuda_check(cudaMemset((*fs)->extra, byte, sizeof(int)), "cudaMemset", e) != KB_OK) {
+        free_teardown(*fs);
         return KB_ERR;
     }
+    return KB_OK;
+}
+
+static int hang_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    faulty_state *fs;
+    if (word_setup(c, in, 0, &fs, e) != KB_OK) return KB_ERR;
     *state = fs;
     return KB_OK;
 }
@@ -183,12 +190,7 @@ __global__ void spoil_unless_ready(unsigned char *out, const float *ready) {
 
 static int setup_async_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
     faulty_state *fs;
-    if (wrap_setup(c, in, &fs, e) != KB_OK) return KB_ERR;
-    if (kb_cuda_check(cudaMalloc(&fs->extra, sizeof(float)), "cudaMalloc", e) != KB_OK ||
-        kb_cuda_check(cudaMemset(fs->extra, 0xFF, sizeof(float)), "cudaMemset", e) != KB_OK) {
-        free_teardown(fs);
-        return KB_ERR;
-    }
+    if (word_setup(c, in, 0xFF, &fs, e) != KB_OK) return KB_ERR;
     *state = fs;
     slow_ready<<<1, 1>>>((float *)fs->extra, 200000000ll);
     return kb_cuda_check(cudaGetLastError(), "slow_ready launch", e);
