@@ -143,39 +143,41 @@ __device__ __forceinline__ void dcn_nhwc_tile(const T *__restrict__ in, T *__res
         if (p0 + i < hw && c0 + tx < c) out[(int64_t)(p0 + i) * c + c0 + tx] = tile[tx][i];
 }
 
-/* [n][c][hw] -> [n][hw][c], a block per tile (blockIdx: pixel tile, channel
- * tile, image). */
-template <typename T> __global__ void dcn_nchw_to_nhwc(const T *in, T *out, int c, int hw) {
-    const int64_t img = (int64_t)blockIdx.z * c * hw;
-    dcn_nhwc_tile(in + img, out + img, c, hw, blockIdx.y * 32, blockIdx.x * 32, threadIdx.x,
-                  threadIdx.y);
-}
-
 /* The same transpose in 16-byte accesses, where hw % 4 == 0, c % VW == 0
- * and the input is 16-byte aligned (dcn_nhwc_vec_ok). The scalar tiles above
- * move 4 or 2 bytes an access: the 16-bit input took as long as f32 (25 us
- * for 8.6M elements). Here a warp moves an item, 8 VW channels (a 128-byte
- * piece of a pixel's row) x 16 pixels of one image, with no shared memory:
- * lane = (pixel quad, channel vector) loads 4 pixels of each of its VW
- * planes (16 or 8 bytes), regroups them in registers and stores 4 16-byte
- * vectors, one a pixel; 8 lanes write a pixel's 128 bytes. Items in order
- * [image][channel block][run of 16 pixels]. */
-struct dcn_nhwc_items {
-    int c, hw, runs, cblocks;
-    int64_t count;
+ * and the input is 16-byte aligned. The scalar tiles above move 4 or 2
+ * bytes an access: the 16-bit input took as long as f32 (25 us for 8.6M
+ * elements). Here a warp moves an item, 8 VW channels (a 128-byte piece of
+ * a pixel's row) x 16 pixels of one image, with no shared memory: lane =
+ * (pixel quad, channel vector) loads 4 pixels of each of its VW planes (16
+ * or 8 bytes), regroups them in registers and stores 4 16-byte vectors, one
+ * a pixel; 8 lanes write a pixel's 128 bytes. Items in order [image][channel
+ * block][run of 16 pixels].
+ *
+ * The plan of [n][c][hw] -> [n][hw][c] in blocks of 256 threads: 8 items a
+ * block where the shape and alignment allow (count > 0), else one 32 x 32
+ * tile a block, tiles in order [image][channel tile][pixel tile]. One plan
+ * for the transpose kernel (dcn_to_nhwc) and for ws_prep, which runs its
+ * blocks beside the weights'. */
+struct dcn_nhwc_plan {
+    int c, hw;
+    int runs, cblocks; /* items: runs of 16 pixels x blocks of 128 bytes of channels */
+    int64_t count;     /* items; 0: tiles */
+    int tgx, tgy;      /* tiles: pixel tiles x channel tiles an image */
+    int64_t blocks;
 };
-template <typename T> static inline dcn_nhwc_items dcn_nhwc_items_of(int64_t n, int c, int hw) {
+template <typename T>
+static inline dcn_nhwc_plan dcn_nhwc_plan_of(int64_t n, int c, int hw, const T *in) {
     constexpr int CB = 128 / (int)sizeof(T); /* channels of an item */
-    dcn_nhwc_items t;
+    dcn_nhwc_plan t;
     t.c = c, t.hw = hw, t.runs = (hw + 15) / 16, t.cblocks = (c + CB - 1) / CB;
-    t.count = n * t.runs * t.cblocks;
+    t.tgx = (hw + 31) / 32, t.tgy = (c + 31) / 32;
+    const bool vec = hw % 4 == 0 && c % (16 / (int)sizeof(T)) == 0 && (uintptr_t)in % 16 == 0;
+    t.count = vec ? n * t.runs * t.cblocks : 0;
+    t.blocks = vec ? (t.count + 7) / 8 : n * t.tgx * t.tgy;
     return t;
 }
-template <typename T> static inline bool dcn_nhwc_vec_ok(int c, int hw, const T *in) {
-    return hw % 4 == 0 && c % (16 / (int)sizeof(T)) == 0 && (uintptr_t)in % 16 == 0;
-}
 template <typename T>
-__device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhwc_items &t,
+__device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhwc_plan &t,
                                               int64_t it, int lane) {
     constexpr int VW = 16 / (int)sizeof(T), CB = 8 * VW;
     const int run = (int)(it % t.runs);
@@ -216,12 +218,24 @@ __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhw
 #pragma unroll
     for (int j = 0; j < 4; j++) *(uint4 *)(dst + (int64_t)j * t.c) = o[j];
 }
-/* One item a warp, 8 a block. */
+/* Block bx of the plan, by its 256 threads (tid). */
+template <typename T>
+__device__ __forceinline__ void dcn_nhwc_block(const T *__restrict__ in, T *__restrict__ out,
+                                               const dcn_nhwc_plan &t, int64_t bx, int tid) {
+    if (t.count > 0) {
+        const int64_t it = bx * 8 + tid / 32;
+        if (it < t.count) dcn_nhwc_item(in, out, t, it, tid % 32);
+        return;
+    }
+    const int64_t img = bx / ((int64_t)t.tgx * t.tgy) * t.c * t.hw;
+    const int tile = (int)(bx % ((int64_t)t.tgx * t.tgy));
+    dcn_nhwc_tile(in + img, out + img, t.c, t.hw, tile / t.tgx * 32, tile % t.tgx * 32, tid % 32,
+                  tid / 32);
+}
 template <typename T>
 __global__ void __launch_bounds__(256)
-    dcn_nchw_to_nhwc_vec(const T *__restrict__ in, T *__restrict__ out, dcn_nhwc_items t) {
-    const int64_t it = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-    if (it < t.count) dcn_nhwc_item(in, out, t, it, threadIdx.x % 32);
+    dcn_nchw_to_nhwc(const T *__restrict__ in, T *__restrict__ out, dcn_nhwc_plan t) {
+    dcn_nhwc_block(in, out, t, blockIdx.x, threadIdx.x);
 }
 
 /* The NHWC copy of the input: workspace of every NHWC variant. */
@@ -247,16 +261,10 @@ static inline int dcn_nhwc_limits(const kb_dcn_params *p, kb_error *why) {
 /* Enqueue the transpose of the input into nhwc. */
 template <typename T>
 static int dcn_to_nhwc(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_t s, kb_error *e) {
-    int hw = (int)(p->h * p->w), c = (int)p->c_in;
-    if (p->n == 0) return KB_OK;
+    const dcn_nhwc_plan t = dcn_nhwc_plan_of<T>(p->n, (int)p->c_in, (int)(p->h * p->w), in);
+    if (t.blocks == 0) return KB_OK;
     kb_nvtx_push("nhwc");
-    if (dcn_nhwc_vec_ok(c, hw, in)) {
-        const dcn_nhwc_items t = dcn_nhwc_items_of<T>(p->n, c, hw);
-        dcn_nchw_to_nhwc_vec<T><<<(unsigned)((t.count + 7) / 8), 256, 0, s>>>(in, nhwc, t);
-    } else {
-        dim3 grid((unsigned)((hw + 31) / 32), (unsigned)((c + 31) / 32), (unsigned)p->n);
-        dcn_nchw_to_nhwc<T><<<grid, dim3(32, 8), 0, s>>>(in, nhwc, c, hw);
-    }
+    dcn_nchw_to_nhwc<T><<<(unsigned)t.blocks, 256, 0, s>>>(in, nhwc, t);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "dcn_nchw_to_nhwc", e);
 }

@@ -495,8 +495,10 @@ template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_> stru
  * accumulators) needs more than 128, so that shape runs 3 warp groups (168
  * registers) and has one producer group.
  * 128 pixels x 256 channels: two consumer groups of 64 x 256; no split K
- * (its epilogue would spill): the shape of many pixels. */
-using ws_n256 = ws_shape<2, 1, 256, 1, 3, 4, false>;
+ * (its epilogue would spill): the shape of many pixels. Its one producer
+ * group has all 8 vectors of a thread's tile in flight at once (VB 8, 32
+ * corner loads; the weights wait in the table, not in registers). */
+using ws_n256 = ws_shape<2, 1, 256, 1, 3, 8, false>;
 /* 128 x 128: two consumer groups of 64 x 128, two producer groups; also the
  * split-K shape past 128 channels, where twice the producers outrun
  * sampling each pixel once per 256 channels (perf notes). */
@@ -555,6 +557,12 @@ template <typename T> __device__ __forceinline__ const uint4 *at_offset(const T 
     const uint4 *a;
     asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(a) : "r"(o), "r"((int)sizeof(T)), "l"(src));
     return a;
+}
+
+/* One blended vector into its A tile slot (a shared address). */
+__device__ __forceinline__ void ws_store_a(uint32_t addr, uint4 u) {
+    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(addr), "r"(u.x), "r"(u.y), "r"(u.z),
+                 "r"(u.w));
 }
 
 /* The (tap, pixel) table of the ws kernel, built by its NPT producer
@@ -664,30 +672,41 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)), BBYTES,
                                full + 8 * s);
             }
-            const uint4 zero = make_uint4(0, 0, 0, 0);
+            const uint32_t s_row = s_a + s * BM * ROWB + slot;
+            if (in_table) { /* every corner loaded: zeros where its weight is 0 */
+                const T *src = p.in + ci;
 #pragma unroll 1
-            for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
-                float4 w[VB];
-                uint4 raw[VB][4];
-                if (in_table) { /* every corner loaded: zeros where its weight is 0 */
-                    const T *src = p.in + ci;
+                for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
+                    /* All VB vectors' corners in flight; each vector's
+                     * weights read from the table at its blend, so they hold
+                     * no registers across the loads' latency. */
+                    uint4 raw[VB][4];
 #pragma unroll
                     for (int j = 0; j < VB; j++) {
-                        const int r = prow + (j0 + j) * RS;
-                        const int4 o = tb_off[k * BM + r];
-                        w[j] = tb_wt[k * BM + r];
+                        const int4 o = tb_off[k * BM + prow + (j0 + j) * RS];
                         raw[j][0] = __ldg(at_offset<T>(src, o.x));
                         raw[j][1] = __ldg(at_offset<T>(src, o.y));
                         raw[j][2] = __ldg(at_offset<T>(src, o.z));
                         raw[j][3] = __ldg(at_offset<T>(src, o.w));
                     }
-                } else {
 #pragma unroll
-                    for (int j = 0; j < VB; j++) {
+                    for (int j = 0; j < VB; j++)
+                        ws_store_a(s_row + (j0 + j) * RS * ROWB,
+                                   blend<T, true>(tb_wt[k * BM + prow + (j0 + j) * RS], raw[j]));
+                }
+            } else { /* a chunk across offset groups: inline, 4 vectors at a time */
+                constexpr int VI = VB < 4 ? VB : 4;
+                const uint4 zero = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
+                for (int j0 = 0; j0 < SH::VPT; j0 += VI) {
+                    float4 w[VI];
+                    uint4 raw[VI][4];
+#pragma unroll
+                    for (int j = 0; j < VI; j++) {
                         const int r = prow + (j0 + j) * RS;
                         const T *src = p.in;
                         w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-                        if (cl < d.cin_g) { /* a chunk across offset groups: inline */
+                        if (cl < d.cin_g) {
                             const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
                             int base = 0;
                             if (px.pix >= 0) {
@@ -700,15 +719,10 @@ __global__ void __launch_bounds__(SH::NT, 1)
                         raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
                         raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
                         raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
-                        w[j] = packed_weights<T>(w[j]);
                     }
-                }
 #pragma unroll
-                for (int j = 0; j < VB; j++) {
-                    const uint4 u = blend<T, true>(w[j], raw[j]);
-                    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(
-                                     s_a + (s * BM + (j0 + j) * RS) * ROWB + slot),
-                                 "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+                    for (int j = 0; j < VI; j++)
+                        ws_store_a(s_row + (j0 + j) * RS * ROWB, blend<T, false>(w[j], raw[j]));
                 }
             }
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -830,10 +844,9 @@ __global__ void __launch_bounds__(SH::NT, 1)
 }
 
 /* The ws kernel's two inputs made in one launch (they are independent,
- * so their blocks run side by side): blocks [0, tblocks) transpose the
- * input to NHWC, 8 items a block as dcn_nchw_to_nhwc_vec where vt.count >
- * 0, else in 32 x 32 tiles through shared memory (tiles tgx x tgy of each
- * image); the rest put the weights in the ws kernel's tile order,
+ * so their blocks run side by side): blocks [0, tp.blocks) transpose the
+ * input to NHWC (dcn_nhwc_plan: 16-byte items where they apply, else 32 x
+ * 32 tiles); the rest put the weights in the ws kernel's tile order,
  * each B tile as its shared image: [group][channel tile][K tile (chunk,
  * tap)][BN rows of 128 bytes, chunks swizzled as swz()]; tf32: rounded to
  * nearest (wgmma would truncate). One bulk copy loads a tile. The padding
@@ -843,21 +856,13 @@ __global__ void __launch_bounds__(SH::NT, 1)
 template <typename T, int BN>
 __global__ void __launch_bounds__(256)
     ws_prep(const T *__restrict__ in, T *__restrict__ nhwc, const T *__restrict__ w,
-            T *__restrict__ out, dcn_dims d, int ctiles, dcn_nhwc_items vt, int tgx, int tgy,
-            int tblocks) {
+            T *__restrict__ out, dcn_dims d, int ctiles, dcn_nhwc_plan tp) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
-    if ((int)blockIdx.x < tblocks && vt.count > 0) {
-        const int64_t it = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-        if (it < vt.count) dcn_nhwc_item(in, nhwc, vt, it, threadIdx.x % 32);
-        return;
-    }
+    const int tblocks = (int)tp.blocks;
     if ((int)blockIdx.x < tblocks) {
-        const int hw = d.h * d.w, bx = blockIdx.x;
-        const int64_t img = (int64_t)(bx / (tgx * tgy)) * d.c_in * hw;
-        dcn_nhwc_tile(in + img, nhwc + img, d.c_in, hw, bx / tgx % tgy * 32, bx % tgx * 32,
-                      (int)threadIdx.x % 32, (int)threadIdx.x / 32);
+        dcn_nhwc_block(in, nhwc, tp, blockIdx.x, threadIdx.x);
         return;
     }
     constexpr int BK = ROWB / (int)sizeof(T), VW = 16 / (int)sizeof(T);
@@ -1190,16 +1195,14 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
     dcn_dims d = dcn_dims_of(&st->p);
     if ((int64_t)d.n * d.ho * d.wo == 0 || d.c_out == 0) return KB_OK;
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
-    const int hw = d.h * d.w, tgx = (hw + 31) / 32, tgy = (d.c_in + 31) / 32;
-    dcn_nhwc_items vt = dcn_nhwc_items_of<T>(d.n, d.c_in, hw);
-    if (!dcn_nhwc_vec_ok(d.c_in, hw, p.in)) vt.count = 0;
-    const int tblocks = vt.count ? (int)((vt.count + 7) / 8) : tgx * tgy * d.n;
+    const dcn_nhwc_plan tp = dcn_nhwc_plan_of<T>(d.n, d.c_in, d.h * d.w, p.in);
+    const int tblocks = (int)tp.blocks;
     const int wblocks = d.c_out < 1024 ? d.c_out : 1024;
     kb_nvtx_push("ws");
     cudaError_t err = with_ws_shape(w.shape, [&](auto sh) {
         using SH = decltype(sh);
         ws_prep<T, SH::BN><<<(unsigned)(tblocks + wblocks), 256, 0, s>>>(
-            p.in, (T *)st->nhwc, p.w, (T *)st->wsw, d, w.ctiles, vt, tgx, tgy, tblocks);
+            p.in, (T *)st->nhwc, p.w, (T *)st->wsw, d, w.ctiles, tp);
         dcn_ptrs<T> pn = p;
         pn.in = (const T *)st->nhwc;
         cudaLaunchConfig_t cfg = {};
