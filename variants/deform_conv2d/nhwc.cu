@@ -677,13 +677,19 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 const T *src = p.in + ci;
 #pragma unroll 1
                 for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
-                    /* All VB vectors' corners in flight; each vector's
-                     * weights read from the table at its blend, so they hold
-                     * no registers across the loads' latency. */
+                    /* All VB vectors' corners in flight. Up to 4 vectors
+                     * the weights are read with the offsets, ahead of the
+                     * loads; past 4 (VB 8: 128 registers of corners) they
+                     * are read from the table at the blend, so they hold no
+                     * registers across the loads' latency. */
+                    constexpr bool WT_EARLY = VB <= 4;
+                    const int e0 = k * BM + prow + j0 * RS;
                     uint4 raw[VB][4];
+                    float4 w[WT_EARLY ? VB : 1];
 #pragma unroll
                     for (int j = 0; j < VB; j++) {
-                        const int4 o = tb_off[k * BM + prow + (j0 + j) * RS];
+                        const int4 o = tb_off[e0 + j * RS];
+                        if constexpr (WT_EARLY) w[j] = tb_wt[e0 + j * RS];
                         raw[j][0] = __ldg(at_offset<T>(src, o.x));
                         raw[j][1] = __ldg(at_offset<T>(src, o.y));
                         raw[j][2] = __ldg(at_offset<T>(src, o.z));
@@ -692,7 +698,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
 #pragma unroll
                     for (int j = 0; j < VB; j++)
                         ws_store_a(s_row + (j0 + j) * RS * ROWB,
-                                   blend<T, true>(tb_wt[k * BM + prow + (j0 + j) * RS], raw[j]));
+                                   blend<T, true>(WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]));
                 }
             } else { /* a chunk across offset groups: inline, 4 vectors at a time */
                 constexpr int VI = VB < 4 ? VB : 4;
