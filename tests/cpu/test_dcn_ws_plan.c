@@ -2,7 +2,8 @@
  * (variants/deform_conv2d/dcn_ws_plan.h): the tile shape by channels and
  * pixels, and the split of K: one wave at most, every block a range of at
  * least 8 K tiles, no split where the output tiles fill the SMs or the
- * shape has no split epilogue. */
+ * shape has no split epilogue; the grid: a block a tile when split, else at
+ * most one an SM. */
 #include "kbtest.h"
 #include "variants/deform_conv2d/dcn_ws_plan.h"
 
@@ -47,4 +48,20 @@ KB_TEST(split_fills_one_wave_and_keeps_eight_k_tiles_a_block) {
             KB_EXPECT(ks >= 1);
             if (ks > 1) KB_EXPECT(tiles * ks <= 132 && kt / ks >= 8);
         }
+}
+
+KB_TEST(grid_is_a_block_a_tile_when_split_else_one_an_sm_at_most) {
+    /* (2,64,200,336): 1050 tiles of 128 x 64, no split: 132 blocks, 7-8 tiles each */
+    KB_EXPECT(kb_dcn_ws_grid(1050, 1, 132) == 132);
+    KB_EXPECT(kb_dcn_ws_grid(256, 1, 132) == 132); /* (8,256,64,64) at 128 x 256 */
+    KB_EXPECT(kb_dcn_ws_grid(132, 1, 132) == 132);
+    KB_EXPECT(kb_dcn_ws_grid(100, 1, 132) == 100); /* under one wave: a block a tile */
+    KB_EXPECT(kb_dcn_ws_grid(66, 2, 132) == 66);   /* split: a block a tile and range */
+    KB_EXPECT(kb_dcn_ws_grid(0, 1, 132) == 0);
+    for (int64_t tiles = 1; tiles <= 600; tiles += 13) {
+        int ks = kb_dcn_ws_split(tiles, 72, 132, 1);
+        int64_t grid = kb_dcn_ws_grid(tiles, ks, 132);
+        KB_EXPECT(grid >= 1 && grid <= tiles && grid * ks <= (tiles > 132 ? tiles : 132));
+        if (ks > 1) KB_EXPECT(grid == tiles);
+    }
 }

@@ -10,6 +10,9 @@
  * the most that still fits one wave (tiles x KS <= SMs), and at most one
  * per 8 K tiles (a range shorter than the ring and its fill is not worth a
  * block). KS = 1 on shapes without the split epilogue.
+ * Blocks: one an output tile where K is split; else at most one an SM, each
+ * taking every grid-th tile in turn, so that a block's next tile is sampled
+ * while its last one is multiplied and written.
  */
 #ifndef KB_DCN_WS_PLAN_H
 #define KB_DCN_WS_PLAN_H
@@ -32,6 +35,11 @@ static inline int kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, in
     int64_t ks = can_split && tiles > 0 && tiles < sms ? sms / tiles : 1, most = ktiles / 8;
     if (ks > most) ks = most;
     return ks < 1 ? 1 : (int)ks;
+}
+
+/* Blocks along x, for tiles output tiles and KS = ks. */
+static inline int64_t kb_dcn_ws_grid(int64_t tiles, int ks, int64_t sms) {
+    return ks > 1 || tiles < sms ? tiles : sms;
 }
 
 #ifdef __cplusplus

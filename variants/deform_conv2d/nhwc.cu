@@ -613,7 +613,7 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
-                unsigned *__restrict__ arrived, dcn_dims d, int ctiles) {
+                unsigned *__restrict__ arrived, dcn_dims d, int ctiles, int ntiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, RS = NPT / VPR, VB = SH::VB;
@@ -627,8 +627,12 @@ __global__ void __launch_bounds__(SH::NT, 1)
     float4 *tb_wt = (float4 *)(smem + (empty + 8 * S - s_raw)); /* [taps][BM] */
     int4 *tb_off = (int4 *)(tb_wt + d.taps * BM);
 
-    const int gc = blockIdx.x % (d.groups * ctiles), g = gc / ctiles, n0 = (gc % ctiles) * BN;
-    const int q0 = (blockIdx.x / (d.groups * ctiles)) * BM;
+    /* Output tile `tile`: channel tile gc % ctiles of group gc / ctiles,
+     * pixels from q0. A block takes tiles blockIdx.x, + gridDim.x, ...: one
+     * block an SM when K is not split, the ring running on from one tile to
+     * the next, so the next tile's table and first samples overlap this
+     * tile's last multiplies and its epilogue. Split K: a block a tile. */
+    const int gtiles = d.groups * ctiles;
     const int P = d.ho * d.wo, Q = d.n * P;
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
     const int t0 = (int)((int64_t)blockIdx.y * ktiles / gridDim.y);
@@ -645,140 +649,156 @@ __global__ void __launch_bounds__(SH::NT, 1)
         const int ptid = threadIdx.x - 128 * SH::CW, chunk = ptid % VPR, prow = ptid / VPR;
         const uint32_t slot = swz(prow, chunk);
         const int cstep = d.c_in / VW, rstep = d.w * cstep;
-        const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
-        /* The first table (offsets and mask: inputs) before waiting for
-         * ws_prep's NHWC input and weights (t0 < t1: plan). */
-        int table_og = (g * d.cin_g + t0 / d.taps * BK) / d.cin_og;
-        bool in_table = false;
-        ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
-        producers_sync<NPT>();
-        asm volatile("griddepcontrol.wait;" ::: "memory");
-        for (int t = t0; t < t1; t++) {
-            const int s = (t - t0) % S, cc = t / d.taps, k = t - cc * d.taps;
-            const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
-            if (k == 0 || t == t0) {
-                const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
-                if (og0 != table_og) {
-                    producers_sync<NPT>(); /* nobody still reads the old table */
-                    ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
-                    table_og = og0;
-                    producers_sync<NPT>();
-                }
-                in_table = cl < d.cin_g && ci / d.cin_og == table_og;
-            }
-            if (t - t0 >= S) mbar_wait(empty + 8 * s, ((t - t0) / S + 1) & 1);
-            if (ptid == 0) {
-                mbar_arrive_tx(full + 8 * s, BBYTES);
-                bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)), BBYTES,
-                               full + 8 * s);
-            }
-            const uint32_t s_row = s_a + s * BM * ROWB + slot;
-            if (in_table) { /* every corner loaded: zeros where its weight is 0 */
-                const T *src = p.in + ci;
-#pragma unroll 1
-                for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
-                    /* All VB vectors' corners in flight. Up to 4 vectors
-                     * the weights are read with the offsets, ahead of the
-                     * loads; past 4 (VB 8: 128 registers of corners) they
-                     * are read from the table at the blend, so they hold no
-                     * registers across the loads' latency. */
-                    constexpr bool WT_EARLY = VB <= 4;
-                    const int e0 = k * BM + prow + j0 * RS;
-                    uint4 raw[VB][4];
-                    float4 w[WT_EARLY ? VB : 1];
-#pragma unroll
-                    for (int j = 0; j < VB; j++) {
-                        const int4 o = tb_off[e0 + j * RS];
-                        if constexpr (WT_EARLY) w[j] = tb_wt[e0 + j * RS];
-                        raw[j][0] = __ldg(at_offset<T>(src, o.x));
-                        raw[j][1] = __ldg(at_offset<T>(src, o.y));
-                        raw[j][2] = __ldg(at_offset<T>(src, o.z));
-                        raw[j][3] = __ldg(at_offset<T>(src, o.w));
+        int step = 0; /* ring steps so far: slot step % S, its use step / S */
+        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+            const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
+            const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
+            /* The block's first table (offsets and mask: inputs) before waiting
+             * for ws_prep's NHWC input and weights (t0 < t1: plan); a later
+             * one once every producer is done with the last. */
+            int table_og = (g * d.cin_g + t0 / d.taps * BK) / d.cin_og;
+            bool in_table = false;
+            if (tile != (int)blockIdx.x) producers_sync<NPT>();
+            ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
+            producers_sync<NPT>();
+            if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
+            for (int t = t0; t < t1; t++, step++) {
+                const int s = step % S, cc = t / d.taps, k = t - cc * d.taps;
+                const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
+                if (k == 0 || t == t0) {
+                    const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
+                    if (og0 != table_og) {
+                        producers_sync<NPT>(); /* nobody still reads the old table */
+                        ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
+                        table_og = og0;
+                        producers_sync<NPT>();
                     }
-#pragma unroll
-                    for (int j = 0; j < VB; j++)
-                        ws_store_a(s_row + (j0 + j) * RS * ROWB,
-                                   blend<T, true>(WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]));
+                    in_table = cl < d.cin_g && ci / d.cin_og == table_og;
                 }
-            } else { /* a chunk across offset groups: inline, 4 vectors at a time */
-                constexpr int VI = VB < 4 ? VB : 4;
-                const uint4 zero = make_uint4(0, 0, 0, 0);
+                if (step >= S) mbar_wait(empty + 8 * s, (step / S + 1) & 1);
+                if (ptid == 0) {
+                    mbar_arrive_tx(full + 8 * s, BBYTES);
+                    bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)),
+                                   BBYTES, full + 8 * s);
+                }
+                const uint32_t s_row = s_a + s * BM * ROWB + slot;
+                if (in_table) { /* every corner loaded: zeros where its weight is 0 */
+                    const T *src = p.in + ci;
 #pragma unroll 1
-                for (int j0 = 0; j0 < SH::VPT; j0 += VI) {
-                    float4 w[VI];
-                    uint4 raw[VI][4];
+                    for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
+                        /* All VB vectors' corners in flight. Up to 4 vectors
+                         * the weights are read with the offsets, ahead of the
+                         * loads; past 4 (VB 8: 128 registers of corners) they
+                         * are read from the table at the blend, so they hold no
+                         * registers across the loads' latency. */
+                        constexpr bool WT_EARLY = VB <= 4;
+                        const int e0 = k * BM + prow + j0 * RS;
+                        uint4 raw[VB][4];
+                        float4 w[WT_EARLY ? VB : 1];
 #pragma unroll
-                    for (int j = 0; j < VI; j++) {
-                        const int r = prow + (j0 + j) * RS;
-                        const T *src = p.in;
-                        w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-                        if (cl < d.cin_g) {
-                            const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
-                            int base = 0;
-                            if (px.pix >= 0) {
-                                dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
-                                src = px.in + (base * d.c_in + ci);
-                            }
+                        for (int j = 0; j < VB; j++) {
+                            const int4 o = tb_off[e0 + j * RS];
+                            if constexpr (WT_EARLY) w[j] = tb_wt[e0 + j * RS];
+                            raw[j][0] = __ldg(at_offset<T>(src, o.x));
+                            raw[j][1] = __ldg(at_offset<T>(src, o.y));
+                            raw[j][2] = __ldg(at_offset<T>(src, o.z));
+                            raw[j][3] = __ldg(at_offset<T>(src, o.w));
                         }
-                        const uint4 *v = (const uint4 *)src;
-                        raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
-                        raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
-                        raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
-                        raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
-                    }
 #pragma unroll
-                    for (int j = 0; j < VI; j++)
-                        ws_store_a(s_row + (j0 + j) * RS * ROWB, blend<T, false>(w[j], raw[j]));
+                        for (int j = 0; j < VB; j++)
+                            ws_store_a(
+                                s_row + (j0 + j) * RS * ROWB,
+                                blend<T, true>(WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]));
+                    }
+                } else { /* a chunk across offset groups: inline, 4 vectors at a time */
+                    constexpr int VI = VB < 4 ? VB : 4;
+                    const uint4 zero = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
+                    for (int j0 = 0; j0 < SH::VPT; j0 += VI) {
+                        float4 w[VI];
+                        uint4 raw[VI][4];
+#pragma unroll
+                        for (int j = 0; j < VI; j++) {
+                            const int r = prow + (j0 + j) * RS;
+                            const T *src = p.in;
+                            w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+                            if (cl < d.cin_g) {
+                                const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+                                int base = 0;
+                                if (px.pix >= 0) {
+                                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
+                                    src = px.in + (base * d.c_in + ci);
+                                }
+                            }
+                            const uint4 *v = (const uint4 *)src;
+                            raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
+                            raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
+                            raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
+                            raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
+                        }
+#pragma unroll
+                        for (int j = 0; j < VI; j++)
+                            ws_store_a(s_row + (j0 + j) * RS * ROWB, blend<T, false>(w[j], raw[j]));
+                    }
                 }
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                mbar_arrive(full + 8 * s);
             }
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            mbar_arrive(full + 8 * s);
         }
         return;
     }
 
     /* ---- consumers ---- */
     const int cw = threadIdx.x / 128, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    constexpr int NACC = BN / 2;
-    /* No zeroing: the first K step of the range overwrites (scale-d 0), so
-     * no other instruction defines the accumulators while wgmmas are in
-     * flight (ptxas would serialize them). */
+    constexpr int NACC = BN / 2, NV = SH::MW * NACC / 4; /* NV: float4s of accumulators */
     float acc[SH::MW][NACC];
-    for (int t = t0; t < t1; t++) {
-        const int s = (t - t0) % S;
-        mbar_wait(full + 8 * s, ((t - t0) / S) & 1);
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        const uint64_t db = wg_desc(s_b + s * BBYTES);
+    int step = 0; /* ring steps so far, as the producers count them */
+    /* One tile's K range into acc. No zeroing: the first K step overwrites
+     * (scale-d 0), so no other instruction defines the accumulators while
+     * wgmmas are in flight (ptxas would serialize them). Every slot is
+     * freed once its multiply is done, the last one after the drain. */
+    auto multiply = [&]() {
+        for (int t = t0; t < t1; t++, step++) {
+            const int s = step % S;
+            mbar_wait(full + 8 * s, (step / S) & 1);
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+            const uint64_t db = wg_desc(s_b + s * BBYTES);
 #pragma unroll
-        for (int m = 0; m < SH::MW; m++) {
-            const uint64_t da = wg_desc(s_a + (s * BM + (cw * SH::MW + m) * 64) * ROWB);
+            for (int m = 0; m < SH::MW; m++) {
+                const uint64_t da = wg_desc(s_a + (s * BM + (cw * SH::MW + m) * 64) * ROWB);
 #pragma unroll
-            for (int ks = 0; ks < ROWB / 32; ks++)
-                wgmma_op<T, BN>::run(acc[m], da + 2 * ks, db + 2 * ks, t > t0 || ks > 0);
+                for (int ks = 0; ks < ROWB / 32; ks++)
+                    wgmma_op<T, BN>::run(acc[m], da + 2 * ks, db + 2 * ks, t > t0 || ks > 0);
+            }
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (t > t0 && lane == 0) mbar_arrive(empty + 8 * ((step - 1) % S));
         }
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        if (t > t0 && lane == 0) mbar_arrive(empty + 8 * ((t - 1 - t0) % S));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (lane == 0) mbar_arrive(empty + 8 * ((step - 1) % S));
 #pragma unroll
-    for (int m = 0; m < SH::MW; m++)
+        for (int m = 0; m < SH::MW; m++)
 #pragma unroll
-        for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(acc[m][i])::"memory");
-
+            for (int i = 0; i < NACC; i++) asm volatile("" : "+f"(acc[m][i])::"memory");
+    };
     /* acc[m][nt 4 + 2 h + e]: pixel row (cw MW + m) 64 + 16 (warp % 4) +
-     * lane / 4 + 8 h, channel n0 + 8 nt + 2 (lane % 4) + e. orow: the
-     * output at channel 0 of each of the thread's rows (nullptr past the
-     * last pixel). */
+     * lane / 4 + 8 h, channel n0 + 8 nt + 2 (lane % 4) + e of group g.
+     * orow: the output at channel 0 of each of the thread's rows (nullptr
+     * past the last pixel); set_tile() points them at a tile. */
     T *orow[SH::MW][2];
+    int g = 0, n0 = 0;
+    auto set_tile = [&](int tile) {
+        const int gc = tile % gtiles, q0 = tile / gtiles * BM;
+        g = gc / ctiles, n0 = (gc % ctiles) * BN;
 #pragma unroll
-    for (int m = 0; m < SH::MW; m++)
+        for (int m = 0; m < SH::MW; m++)
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int q = q0 + (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
-            const int n = q / P;
-            orow[m][h] = q < Q ? p.out + (int64_t)n * d.c_out * P + (q - n * P) : nullptr;
-        }
+            for (int h = 0; h < 2; h++) {
+                const int q = q0 + (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
+                const int n = q / P;
+                orow[m][h] = q < Q ? p.out + (int64_t)n * d.c_out * P + (q - n * P) : nullptr;
+            }
+    };
     /* acc[m][4 nt .. 4 nt + 3]: channels co, co + 1 of rows h = 0, 1. */
     auto emit = [&](int m, int nt, float4 v) {
         const float x[4] = {v.x, v.y, v.z, v.w};
@@ -793,23 +813,28 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 if (orow[m][h]) orow[m][h][(int64_t)co * P] = dcn_from_f32<T>(x[2 * h + e] + b);
         }
     };
-    constexpr int NV = SH::MW * NACC / 4; /* float4s of accumulators a thread */
     if (!SH::SPLIT || gridDim.y == 1) {
+        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+            multiply();
+            set_tile(tile);
 #pragma unroll
-        for (int v = 0; v < NV; v++) {
-            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-            emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
+            for (int v = 0; v < NV; v++) {
+                const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+                emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
+            }
         }
         return;
     }
-    /* Split K: every block of an output tile stores its fp32 partials
-     * (thread-major, so a warp's stores are whole lines); the last of the
-     * tile's KS blocks to arrive sums all KS in split order (the same sum
-     * whichever block is last: deterministic), writes the output, and
-     * resets the tile's counter for the next run. */
+    /* Split K (a block a tile): every block of an output tile stores its
+     * fp32 partials (thread-major, so a warp's stores are whole lines); the
+     * last of the tile's KS blocks to arrive sums all KS in split order (the
+     * same sum whichever block is last: deterministic), writes the output,
+     * and resets the tile's counter for the next run. */
+    const int tile = blockIdx.x;
+    multiply();
     constexpr int CT = 128 * SH::CW;
     const int ct = threadIdx.x;
-    float4 *mine = (float4 *)part + ((int64_t)blockIdx.x * gridDim.y + blockIdx.y) * NV * CT;
+    float4 *mine = (float4 *)part + ((int64_t)tile * gridDim.y + blockIdx.y) * NV * CT;
 #pragma unroll
     for (int v = 0; v < NV; v++) {
         const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
@@ -819,15 +844,16 @@ __global__ void __launch_bounds__(SH::NT, 1)
     __shared__ unsigned last;
     asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
     if (ct == 0) {
-        last = atomicAdd(&arrived[blockIdx.x], 1u) == gridDim.y - 1;
-        if (last) arrived[blockIdx.x] = 0;
+        last = atomicAdd(&arrived[tile], 1u) == gridDim.y - 1;
+        if (last) arrived[tile] = 0;
     }
     asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
     if (!last) return;
     __threadfence();
+    set_tile(tile);
     /* VC float4s at a time (fewer under 128 registers), split by split: the
      * accumulators are dead here, so the sums and loads fit the registers. */
-    const float4 *all = (const float4 *)part + (int64_t)blockIdx.x * gridDim.y * NV * CT;
+    const float4 *all = (const float4 *)part + (int64_t)tile * gridDim.y * NV * CT;
     constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
 #pragma unroll
     for (int v0 = 0; v0 < NV; v0 += VC) {
@@ -1076,6 +1102,7 @@ static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n128::BM == 128 && ws_
 struct ws_plan {
     int shape, bm, bn, ctiles, ktiles, ks;
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
+    int64_t grid;   /* blocks along x (kb_dcn_ws_grid) */
 };
 static ws_plan ws_plan_of(const kb_dcn_params *p) {
     ws_plan w;
@@ -1092,6 +1119,7 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
     w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
     w.blocks = (pixels + w.bm - 1) / w.bm * p->groups * w.ctiles;
     w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
+    w.grid = kb_dcn_ws_grid(w.blocks, w.ks, sms);
     return w;
 }
 
@@ -1215,14 +1243,15 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
         cudaLaunchAttribute pdl;
         pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         pdl.val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = dim3((unsigned)w.blocks, (unsigned)w.ks);
+        cfg.gridDim = dim3((unsigned)w.grid, (unsigned)w.ks);
         cfg.blockDim = dim3(SH::NT);
         cfg.dynamicSmemBytes = ws_smem_bytes<SH>(d.taps);
         cfg.stream = s;
         cfg.attrs = &pdl;
         cfg.numAttrs = 1;
         return cudaLaunchKernelEx(&cfg, dcn_nhwc_ws<T, SH>, pn, (const T *)st->wsw,
-                                  (float *)st->part, (unsigned *)st->arrived, d, w.ctiles);
+                                  (float *)st->part, (unsigned *)st->arrived, d, w.ctiles,
+                                  (int)w.blocks);
     });
     kb_nvtx_pop();
     if (err != cudaSuccess) return kb_cuda_check(err, "dcn_nhwc_ws", e);
