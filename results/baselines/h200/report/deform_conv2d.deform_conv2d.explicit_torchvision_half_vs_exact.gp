@@ -7,7 +7,7 @@ set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
 set title "deform_conv2d: explicit_torchvision_half vs the fastest exact variant (cold mode) — NVIDIA H200"
-set xtics ("c_in=256\nc_out=256\nh=50 w=84\ndtype=f16\nvs nhwc_ws_f16" 0, "c_in=512\nc_out=512\nh=25 w=42\ndtype=f16\nvs nhwc_ws_f16" 1, "c_in=128\nc_out=128\nh=100 w=168\ndtype=f16\nvs nhwc_ws_f16" 2, "n=8 c_in=256\nc_out=256\nh=64 w=64\ndtype=f16\nvs nhwc_ws_f16" 3, "n=2 h=200\nw=336\ndtype=f16\nvs nhwc_wgmma_f16" 4)
+set xtics ("c_in=256\nc_out=256\nh=50 w=84\ndtype=f16\nvs nhwc_ws_f16" 0, "c_in=512\nc_out=512\nh=25 w=42\ndtype=f16\nvs nhwc_ws_f16" 1, "c_in=128\nc_out=128\nh=100 w=168\ndtype=f16\nvs nhwc_ws_f16" 2, "n=8 c_in=256\nc_out=256\nh=64 w=64\ndtype=f16\nvs nhwc_ws_f16" 3, "n=2 h=200\nw=336\ndtype=f16\nvs nhwc_ws_f16" 4)
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set style data histogram
