@@ -487,10 +487,6 @@ template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_> stru
     static constexpr bool SPLIT = SPLIT_; /* has the split-K epilogue */
     static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW), NPT = 128 * PW;
     static constexpr int VPT = BM * VPR / NPT; /* vectors a producer thread a tile */
-    /* The consumers may build the next tile's table (tables == 2): where
-     * their accumulators (MW BN / 2 a thread) are 64; with 128 the build
-     * spills, and 128 x 256's 72 K tiles a tile amortize the table. */
-    static constexpr bool NEXT_TABLE = MW * BN / 2 <= 64;
     static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0,
                   "ws tile shape");
 };
@@ -511,12 +507,11 @@ using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true>;
  * groups. */
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true>;
 
-/* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S + 4
- * mbarriers, then `tables` (tap, pixel) tables: 4 weights and 4 corner
- * offsets an entry. */
-template <typename SH> constexpr size_t ws_smem_bytes(int taps, int tables) {
-    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S + 32 +
-           (size_t)tables * taps * SH::BM * (sizeof(float4) + sizeof(int4));
+/* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S mbarriers,
+ * then the (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
+template <typename SH> constexpr size_t ws_smem_bytes(int taps) {
+    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S +
+           (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int4));
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -618,7 +613,7 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
-                unsigned *__restrict__ arrived, dcn_dims d, int ctiles, int ntiles, int tables) {
+                unsigned *__restrict__ arrived, dcn_dims d, int ctiles, int ntiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, RS = NPT / VPR, VB = SH::VB;
@@ -629,22 +624,14 @@ __global__ void __launch_bounds__(SH::NT, 1)
     const uint32_t s_b = s_a + S * BM * ROWB;     /* [S][BN] rows */
     const uint32_t full = s_b + S * BN * ROWB;    /* S mbarriers, then S empty ones */
     const uint32_t empty = full + 8 * S;
-    const uint32_t tfull = empty + 8 * S, tempty = tfull + 16; /* 2 tables' barriers */
-    /* Table b: [taps][BM] weights, then [taps][BM] corner offsets. */
-    float4 *const tb0 = (float4 *)(smem + (tempty + 16 - s_raw));
-    auto tb_wt_of = [&](int b) { return tb0 + (size_t)b * 2 * d.taps * BM; };
-    auto tb_off_of = [&](int b) { return (int4 *)(tb_wt_of(b) + d.taps * BM); };
+    float4 *tb_wt = (float4 *)(smem + (empty + 8 * S - s_raw)); /* [taps][BM] */
+    int4 *tb_off = (int4 *)(tb_wt + d.taps * BM);
 
     /* Output tile `tile`: channel tile gc % ctiles of group gc / ctiles,
      * pixels from q0. A block takes tiles blockIdx.x, + gridDim.x, ...: one
      * block an SM when K is not split, the ring running on from one tile to
      * the next, so the next tile's table and first samples overlap this
-     * tile's last multiplies and its epilogue. Split K: a block a tile.
-     * Tables: the producers build the block's first; with two (tables ==
-     * 2: one offset group, so one table a tile), the consumers build tile
-     * i + 1's in the other buffer while the producers sample tile i (tfull
-     * b: built; tempty b: the producers are done with it). With one, the
-     * producers build every tile's. */
+     * tile's last multiplies and its epilogue. Split K: a block a tile. */
     const int gtiles = d.groups * ctiles;
     const int P = d.ho * d.wo, Q = d.n * P;
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
@@ -654,8 +641,6 @@ __global__ void __launch_bounds__(SH::NT, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++)
             mbar_init(full + 8 * s, NPT + 1), mbar_init(empty + 8 * s, 4 * SH::CW);
-        for (int b = 0; b < 2; b++)
-            mbar_init(tfull + 8 * b, 128 * SH::CW), mbar_init(tempty + 8 * b, NPT);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
@@ -665,26 +650,18 @@ __global__ void __launch_bounds__(SH::NT, 1)
         const uint32_t slot = swz(prow, chunk);
         const int cstep = d.c_in / VW, rstep = d.w * cstep;
         int step = 0; /* ring steps so far: slot step % S, its use step / S */
-        for (int tile = blockIdx.x, li = 0; tile < ntiles; tile += gridDim.x, li++) {
+        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
             const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
-            const int b = SH::NEXT_TABLE ? li % tables : 0;
-            float4 *const tb_wt = tb_wt_of(b);
-            int4 *const tb_off = tb_off_of(b);
             /* The block's first table (offsets and mask: inputs) before waiting
              * for ws_prep's NHWC input and weights (t0 < t1: plan); a later
-             * one from the consumers (its fill (li - 2 + b) / 2 of buffer
-             * b), or built here once every producer is done with the last. */
+             * one once every producer is done with the last. */
             int table_og = (g * d.cin_g + t0 / d.taps * BK) / d.cin_og;
             bool in_table = false;
-            if (SH::NEXT_TABLE && li > 0 && tables == 2) {
-                mbar_wait(tfull + 8 * b, ((li - 2 + b) / 2) & 1);
-            } else {
-                if (li > 0) producers_sync<NPT>();
-                ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
-                producers_sync<NPT>();
-            }
-            if (li == 0) asm volatile("griddepcontrol.wait;" ::: "memory");
+            if (tile != (int)blockIdx.x) producers_sync<NPT>();
+            ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
+            producers_sync<NPT>();
+            if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
             for (int t = t0; t < t1; t++, step++) {
                 const int s = step % S, cc = t / d.taps, k = t - cc * d.taps;
                 const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
@@ -767,7 +744,6 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 mbar_arrive(full + 8 * s);
             }
-            if (SH::NEXT_TABLE && tables == 2) mbar_arrive(tempty + 8 * b); /* done with b */
         }
         return;
     }
@@ -838,16 +814,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
         }
     };
     if (!SH::SPLIT || gridDim.y == 1) {
-        for (int tile = blockIdx.x, li = 0; tile < ntiles; tile += gridDim.x, li++) {
-            const int next = tile + gridDim.x;
-            if (SH::NEXT_TABLE && tables == 2 && next < ntiles) { /* the next tile's, in nb */
-                const int nb = (li + 1) % 2, ng = next % gtiles / ctiles;
-                if (li > 0) mbar_wait(tempty + 8 * nb, ((li - 1) / 2) & 1);
-                ws_build_table<T, BM, 128 * SH::CW>(d, p, next / gtiles * BM,
-                                                    (ng * d.cin_g + t0 / d.taps * BK) / d.cin_og,
-                                                    threadIdx.x, tb_off_of(nb), tb_wt_of(nb));
-                mbar_arrive(tfull + 8 * nb);
-            }
+        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             multiply();
             set_tile(tile);
 #pragma unroll
@@ -1136,7 +1103,6 @@ struct ws_plan {
     int shape, bm, bn, ctiles, ktiles, ks;
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
     int64_t grid;   /* blocks along x (kb_dcn_ws_grid) */
-    int tables;     /* 2: the consumers build the next tile's table (dcn_nhwc_ws) */
 };
 static ws_plan ws_plan_of(const kb_dcn_params *p) {
     ws_plan w;
@@ -1154,15 +1120,6 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
     w.blocks = (pixels + w.bm - 1) / w.bm * p->groups * w.ctiles;
     w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
     w.grid = kb_dcn_ws_grid(w.blocks, w.ks, sms);
-    /* Two tables where a block has several tiles, each one table (one
-     * offset group), and the second fits this device's shared memory. */
-    const kb_gpu *gpu = kb_gpu_current();
-    const int taps = (int)(p->kh * p->kw);
-    const size_t two = with_ws_shape(w.shape, [&](auto sh) {
-        using SH = decltype(sh);
-        return SH::NEXT_TABLE ? ws_smem_bytes<SH>(taps, 2) : SIZE_MAX;
-    });
-    w.tables = w.grid < w.blocks && p->offset_groups == 1 && gpu && two <= gpu->smem_optin ? 2 : 1;
     return w;
 }
 
@@ -1195,7 +1152,7 @@ template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
     if (dcn_check_int32(idx, 2, "32-bit corner offsets in the tap table and weight indices", why))
         return KB_UNSUPPORTED;
     size_t smem = with_ws_shape(
-        w.shape, [&](auto sh) { return ws_smem_bytes<decltype(sh)>((int)(p.kh * p.kw), 1); });
+        w.shape, [&](auto sh) { return ws_smem_bytes<decltype(sh)>((int)(p.kh * p.kw)); });
     return dcn_implicit_limits(&p, w.bm, w.bn, smem, why);
 }
 
@@ -1253,7 +1210,7 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
         using SH = decltype(sh);
         KB_CUDA_TRY(cudaFuncSetAttribute(dcn_nhwc_ws<T, SH>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)ws_smem_bytes<SH>(taps, st->w.tables)),
+                                         (int)ws_smem_bytes<SH>(taps)),
                     e);
         return KB_OK;
     });
@@ -1288,13 +1245,13 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
         pdl.val.programmaticStreamSerializationAllowed = 1;
         cfg.gridDim = dim3((unsigned)w.grid, (unsigned)w.ks);
         cfg.blockDim = dim3(SH::NT);
-        cfg.dynamicSmemBytes = ws_smem_bytes<SH>(d.taps, w.tables);
+        cfg.dynamicSmemBytes = ws_smem_bytes<SH>(d.taps);
         cfg.stream = s;
         cfg.attrs = &pdl;
         cfg.numAttrs = 1;
         return cudaLaunchKernelEx(&cfg, dcn_nhwc_ws<T, SH>, pn, (const T *)st->wsw,
                                   (float *)st->part, (unsigned *)st->arrived, d, w.ctiles,
-                                  (int)w.blocks, w.tables);
+                                  (int)w.blocks);
     });
     kb_nvtx_pop();
     if (err != cudaSuccess) return kb_cuda_check(err, "dcn_nhwc_ws", e);
