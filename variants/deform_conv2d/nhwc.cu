@@ -610,13 +610,81 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
     }
 }
 
+/* One producer thread's VPT vectors of A for K tile (tap k, channel ci of
+ * chunk offset cl) into the ring slot's rows at s_row: from the table
+ * (in_table), else inline (a chunk across offset groups). */
+template <typename T, typename SH>
+__device__ __forceinline__ void ws_sample_a(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int k,
+                                            int ci, int cl, bool in_table, int prow, int cstep,
+                                            int rstep, const int4 *tb_off, const float4 *tb_wt,
+                                            uint32_t s_row) {
+    constexpr int BM = SH::BM, VB = SH::VB, RS = SH::NPT / VPR;
+    if (in_table) { /* every corner loaded: zeros where its weight is 0 */
+        const T *src = p.in + ci;
+#pragma unroll 1
+        for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
+            /* All VB vectors' corners in flight. Up to 4 vectors the weights
+             * are read with the offsets, ahead of the loads; past 4 (VB 8: 128
+             * registers of corners) they are read from the table at the
+             * blend, so they hold no registers across the loads' latency. */
+            constexpr bool WT_EARLY = VB <= 4;
+            const int e0 = k * BM + prow + j0 * RS;
+            uint4 raw[VB][4];
+            float4 w[WT_EARLY ? VB : 1];
+#pragma unroll
+            for (int j = 0; j < VB; j++) {
+                const int4 o = tb_off[e0 + j * RS];
+                if constexpr (WT_EARLY) w[j] = tb_wt[e0 + j * RS];
+                raw[j][0] = __ldg(at_offset<T>(src, o.x));
+                raw[j][1] = __ldg(at_offset<T>(src, o.y));
+                raw[j][2] = __ldg(at_offset<T>(src, o.z));
+                raw[j][3] = __ldg(at_offset<T>(src, o.w));
+            }
+#pragma unroll
+            for (int j = 0; j < VB; j++)
+                ws_store_a(s_row + (j0 + j) * RS * ROWB,
+                           blend<T, true>(WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]));
+        }
+    } else { /* a chunk across offset groups: inline, 4 vectors at a time */
+        constexpr int VI = VB < 4 ? VB : 4;
+        const uint4 zero = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
+        for (int j0 = 0; j0 < SH::VPT; j0 += VI) {
+            float4 w[VI];
+            uint4 raw[VI][4];
+#pragma unroll
+            for (int j = 0; j < VI; j++) {
+                const int r = prow + (j0 + j) * RS;
+                const T *src = p.in;
+                w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+                if (cl < d.cin_g) {
+                    const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
+                    int base = 0;
+                    if (px.pix >= 0) {
+                        dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
+                        src = px.in + (base * d.c_in + ci);
+                    }
+                }
+                const uint4 *v = (const uint4 *)src;
+                raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
+                raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
+                raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
+                raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
+            }
+#pragma unroll
+            for (int j = 0; j < VI; j++)
+                ws_store_a(s_row + (j0 + j) * RS * ROWB, blend<T, false>(w[j], raw[j]));
+        }
+    }
+}
+
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
                 unsigned *__restrict__ arrived, dcn_dims d, int ctiles, int ntiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
-    constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, RS = NPT / VPR, VB = SH::VB;
+    constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT;
     constexpr uint32_t BBYTES = BN * ROWB;
     extern __shared__ __align__(16) unsigned char smem[];
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem);
@@ -681,66 +749,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
                     bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)),
                                    BBYTES, full + 8 * s);
                 }
-                const uint32_t s_row = s_a + s * BM * ROWB + slot;
-                if (in_table) { /* every corner loaded: zeros where its weight is 0 */
-                    const T *src = p.in + ci;
-#pragma unroll 1
-                    for (int j0 = 0; j0 < SH::VPT; j0 += VB) {
-                        /* All VB vectors' corners in flight. Up to 4 vectors
-                         * the weights are read with the offsets, ahead of the
-                         * loads; past 4 (VB 8: 128 registers of corners) they
-                         * are read from the table at the blend, so they hold no
-                         * registers across the loads' latency. */
-                        constexpr bool WT_EARLY = VB <= 4;
-                        const int e0 = k * BM + prow + j0 * RS;
-                        uint4 raw[VB][4];
-                        float4 w[WT_EARLY ? VB : 1];
-#pragma unroll
-                        for (int j = 0; j < VB; j++) {
-                            const int4 o = tb_off[e0 + j * RS];
-                            if constexpr (WT_EARLY) w[j] = tb_wt[e0 + j * RS];
-                            raw[j][0] = __ldg(at_offset<T>(src, o.x));
-                            raw[j][1] = __ldg(at_offset<T>(src, o.y));
-                            raw[j][2] = __ldg(at_offset<T>(src, o.z));
-                            raw[j][3] = __ldg(at_offset<T>(src, o.w));
-                        }
-#pragma unroll
-                        for (int j = 0; j < VB; j++)
-                            ws_store_a(
-                                s_row + (j0 + j) * RS * ROWB,
-                                blend<T, true>(WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]));
-                    }
-                } else { /* a chunk across offset groups: inline, 4 vectors at a time */
-                    constexpr int VI = VB < 4 ? VB : 4;
-                    const uint4 zero = make_uint4(0, 0, 0, 0);
-#pragma unroll 1
-                    for (int j0 = 0; j0 < SH::VPT; j0 += VI) {
-                        float4 w[VI];
-                        uint4 raw[VI][4];
-#pragma unroll
-                        for (int j = 0; j < VI; j++) {
-                            const int r = prow + (j0 + j) * RS;
-                            const T *src = p.in;
-                            w[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-                            if (cl < d.cin_g) {
-                                const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
-                                int base = 0;
-                                if (px.pix >= 0) {
-                                    dcn_tap_weights(d, px, ci / d.cin_og, k, &base, &w[j]);
-                                    src = px.in + (base * d.c_in + ci);
-                                }
-                            }
-                            const uint4 *v = (const uint4 *)src;
-                            raw[j][0] = w[j].x != 0.f ? __ldg(v) : zero;
-                            raw[j][1] = w[j].y != 0.f ? __ldg(v + cstep) : zero;
-                            raw[j][2] = w[j].z != 0.f ? __ldg(v + rstep) : zero;
-                            raw[j][3] = w[j].w != 0.f ? __ldg(v + rstep + cstep) : zero;
-                        }
-#pragma unroll
-                        for (int j = 0; j < VI; j++)
-                            ws_store_a(s_row + (j0 + j) * RS * ROWB, blend<T, false>(w[j], raw[j]));
-                    }
-                }
+                ws_sample_a<T, SH>(d, p, q0, k, ci, cl, in_table, prow, cstep, rstep, tb_off, tb_wt,
+                                   s_a + s * BM * ROWB + slot);
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 mbar_arrive(full + 8 * s);
             }
