@@ -19,6 +19,7 @@
 #include "dcn_wgmma_ops.cuh"
 #include "dcn_ws_plan.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <type_traits>
 
@@ -94,7 +95,7 @@ template <typename T> __device__ __forceinline__ float4 packed_weights(float4 wt
         float p[4];
 #pragma unroll
         for (int q = 0; q < 4; q++) {
-            const __half2 h = __float2half2_rn(wq[q]);
+            const __half2 h = __floats2half2_rn(wq[q], wq[q]); /* one cvt of the pair */
             p[q] = __uint_as_float(*(const uint32_t *)&h);
         }
         return make_float4(p[0], p[1], p[2], p[3]);
@@ -550,11 +551,13 @@ template <int N> __device__ __forceinline__ void producers_sync() {
 }
 #endif
 
-/* The vector at element offset o (>= 0) from src: one IMAD.WIDE.U32, where
- * the signed int the compiler sees takes a LEA and a sign-extending LEA.HI.X
- * (4 corners a vector: a sixth of the sampler's instructions). */
-template <typename T> __device__ __forceinline__ const uint4 *at_offset(const T *src, int o) {
-    const uint4 *a;
+/* The R at element offset o (>= 0) from src (a vector by default): one
+ * IMAD.WIDE.U32, where the signed int the compiler sees takes a LEA and a
+ * sign-extending LEA.HI.X (4 corners a vector: a sixth of the sampler's
+ * instructions). */
+template <typename T, typename R = uint4>
+__device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
+    const R *a;
     asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(a) : "r"(o), "r"((int)sizeof(T)), "l"(src));
     return a;
 }
@@ -571,41 +574,66 @@ __device__ __forceinline__ void ws_store_a(uint32_t addr, uint4 u) {
  * a row past it are < 2^31 elements: supports() checks). A corner of weight
  * 0 (outside, masked, or a row past the last pixel) points at the zero row
  * after the input (c_in zeros): the sampler loads all 4 corners without a
- * test or a select. Its offset/mask loads, 3 per tap, all go out before the
- * first is used. */
+ * test or a select. Thread ptid fills row ptid % BM at taps ptid / BM, + KS,
+ * ...; its offset/mask loads, 3 per tap, all go out before the first is
+ * used. The build is serial with the producers' sampling, so it counts its
+ * instructions: the offset and mask loads at 32-bit offsets within the
+ * pixel's image (dcn_implicit_limits checks), and the tap's row and column
+ * stepped along with k in place of a division by kw per entry. */
 template <typename T, int BM, int NPT>
 __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int ptid,
                                int4 *tb_off, float4 *tb_wt) {
-    const int r = ptid % BM, P = d.ho * d.wo, zrow = d.n * d.h * d.w * d.c_in, cw = d.w * d.c_in;
-    const dcn_pixel<T> px = dcn_pixel_at(d, p, q0 + r);
-    const int oy = px.pix / d.wo, ox = px.pix - oy * d.wo;
-    const int img = px.pix >= 0 ? (q0 + r) / P * d.h * d.w : 0;
-    const T *off = px.off + og * 2 * d.taps * P + px.pix;
-    const T *msk = d.mask ? px.mask + og * d.taps * P + px.pix : nullptr;
-    constexpr int KB = 9; /* taps whose loads go out together */
-    for (int k0 = ptid / BM; k0 < d.taps; k0 += KB * (NPT / BM)) {
+    constexpr int KS = NPT / BM, KB = 9; /* KB: taps whose loads go out together */
+    const int r = ptid % BM, k0 = ptid / BM, P = d.ho * d.wo, q = q0 + r;
+    const int zrow = d.n * d.h * d.w * d.c_in, cw = d.w * d.c_in;
+    const bool live = q < d.n * P;
+    const int n = live ? q / P : 0, pix = q - n * P, oy = pix / d.wo, ox = pix - oy * d.wo;
+    const int img = n * d.h * d.w;
+    const T *off = p.off + (int64_t)n * 2 * d.og * d.taps * P;
+    const bool has_mask = d.mask != 0;
+    const T *msk = has_mask ? p.mask + (int64_t)n * d.og * d.taps * P : nullptr;
+    unsigned ooff = (og * 2 * d.taps + 2 * k0) * P + pix, omsk = (og * d.taps + k0) * P + pix;
+    /* Tap k's column kj and its unpadded input row and column (yi, xi); a
+     * row past the last pixel samples far above the image (all weights 0). */
+    const int x0 = ox * d.sw - d.pw;
+    int kj = 0, yi = live ? oy * d.sh - d.ph : INT_MIN / 2, xi = x0;
+    auto next_tap = [&]() {
+        if (++kj == d.kw)
+            kj = 0, xi = x0, yi += d.dh;
+        else
+            xi += d.dw;
+    };
+#pragma unroll
+    for (int s = 0; s < KS - 1; s++)
+        if (s < k0) next_tap(); /* to tap k0 < KS */
+    int e = k0 * BM + r;
+    for (int k = k0; k < d.taps; k += KB * KS) {
         float dy[KB], dx[KB], m[KB];
 #pragma unroll
         for (int i = 0; i < KB; i++) {
-            const int k = k0 + i * (NPT / BM);
             dy[i] = dx[i] = 0.f, m[i] = 1.f;
-            if (px.pix >= 0 && k < d.taps) {
-                dy[i] = dcn_f32(off[2 * k * P]), dx[i] = dcn_f32(off[(2 * k + 1) * P]);
-                if (msk) m[i] = dcn_f32(msk[k * P]);
+            if (live && k + i * KS < d.taps) {
+                dy[i] = dcn_f32(__ldg(at_offset<T, T>(off, ooff)));
+                dx[i] = dcn_f32(__ldg(at_offset<T, T>(off, ooff + P)));
+                if (has_mask) m[i] = dcn_f32(__ldg(at_offset<T, T>(msk, omsk)));
             }
+            ooff += 2 * KS * P, omsk += KS * P;
         }
 #pragma unroll
         for (int i = 0; i < KB; i++) {
-            const int k = k0 + i * (NPT / BM);
-            if (k >= d.taps) break;
-            int b = 0;
-            float4 wt = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (px.pix >= 0) dcn_corner_weights(d, k, oy, ox, dy[i], dx[i], m[i], &b, &wt);
+            if (k + i * KS >= d.taps) break;
+            int b;
+            float c[4];
+            kb_dcn_corners((float)yi + dy[i], (float)xi + dx[i], d.h, d.w, &b, c);
+            const float4 wt = make_float4(c[0] * m[i], c[1] * m[i], c[2] * m[i], c[3] * m[i]);
             const int c0 = (img + b) * d.c_in;
-            tb_off[k * BM + r] =
+            tb_off[e] =
                 make_int4(wt.x != 0.f ? c0 : zrow, wt.y != 0.f ? c0 + d.c_in : zrow,
                           wt.z != 0.f ? c0 + cw : zrow, wt.w != 0.f ? c0 + cw + d.c_in : zrow);
-            tb_wt[k * BM + r] = packed_weights<T>(wt);
+            tb_wt[e] = packed_weights<T>(wt);
+            e += KS * BM;
+#pragma unroll
+            for (int s = 0; s < KS; s++) next_tap();
         }
     }
 }
