@@ -745,21 +745,26 @@ __global__ void __launch_bounds__(SH::NT, 1)
         const int ptid = threadIdx.x - 128 * SH::CW, chunk = ptid % VPR, prow = ptid / VPR;
         const uint32_t slot = swz(prow, chunk);
         const int cstep = d.c_in / VW, rstep = d.w * cstep;
-        int step = 0; /* ring steps so far: slot step % S, its use step / S */
+        /* The ring's slot s and its use (ring steps so far: use S + s), and
+         * the K tile's channel chunk cc and tap k (t = cc taps + k): stepped
+         * along with t, where dividing t by taps each K step (a runtime
+         * division) costs the producers as much issue as a vector's blend. */
+        int s = 0, use = 0;
+        const int cc0 = t0 / d.taps, k0 = t0 - cc0 * d.taps;
         for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
             const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
             /* The block's first table (offsets and mask: inputs) before waiting
              * for ws_prep's NHWC input and weights (t0 < t1: plan); a later
              * one once every producer is done with the last. */
-            int table_og = (g * d.cin_g + t0 / d.taps * BK) / d.cin_og;
+            int table_og = (g * d.cin_g + cc0 * BK) / d.cin_og;
             bool in_table = false;
             if (tile != (int)blockIdx.x) producers_sync<NPT>();
             ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
             producers_sync<NPT>();
             if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
-            for (int t = t0; t < t1; t++, step++) {
-                const int s = step % S, cc = t / d.taps, k = t - cc * d.taps;
+            int cc = cc0, k = k0;
+            for (int t = t0; t < t1; t++) {
                 const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
                 if (k == 0 || t == t0) {
                     const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
@@ -771,7 +776,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
                     }
                     in_table = cl < d.cin_g && ci / d.cin_og == table_og;
                 }
-                if (step >= S) mbar_wait(empty + 8 * s, (step / S + 1) & 1);
+                if (use > 0) mbar_wait(empty + 8 * s, (use + 1) & 1);
                 if (ptid == 0) {
                     mbar_arrive_tx(full + 8 * s, BBYTES);
                     bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)),
@@ -781,6 +786,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
                                    s_a + s * BM * ROWB + slot);
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 mbar_arrive(full + 8 * s);
+                if (++s == S) s = 0, use++;
+                if (++k == d.taps) k = 0, cc++;
             }
         }
         return;
