@@ -758,6 +758,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
              * for ws_prep's NHWC input and weights (t0 < t1: plan); a later
              * one once every producer is done with the last. */
             int table_og = (g * d.cin_g + cc0 * BK) / d.cin_og;
+            /* Input channels [tlo, thi): the table's offset group. */
+            int tlo = table_og * d.cin_og, thi = tlo + d.cin_og;
             bool in_table = false;
             if (tile != (int)blockIdx.x) producers_sync<NPT>();
             ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
@@ -766,15 +768,16 @@ __global__ void __launch_bounds__(SH::NT, 1)
             int cc = cc0, k = k0;
             for (int t = t0; t < t1; t++) {
                 const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
-                if (k == 0 || t == t0) {
-                    const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
-                    if (og0 != table_og) {
+                if (k == 0 || t == t0) { /* a new chunk: its first channel's group */
+                    const int c0 = g * d.cin_g + cc * BK;
+                    if (c0 < tlo || c0 >= thi) {
+                        const int og0 = c0 / d.cin_og;
                         producers_sync<NPT>(); /* nobody still reads the old table */
                         ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
-                        table_og = og0;
+                        tlo = og0 * d.cin_og, thi = tlo + d.cin_og;
                         producers_sync<NPT>();
                     }
-                    in_table = cl < d.cin_g && ci / d.cin_og == table_og;
+                    in_table = cl < d.cin_g && ci >= tlo && ci < thi;
                 }
                 if (use > 0) mbar_wait(empty + 8 * s, (use + 1) & 1);
                 if (ptid == 0) {
