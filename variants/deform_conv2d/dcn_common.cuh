@@ -115,16 +115,23 @@ __device__ __forceinline__ float2 dcn_tap_point(const dcn_dims &d, int k, int oy
 }
 
 /* The sampling rule every sampler shares: corner index and mask-scaled
- * bilinear weights of tap k at output pixel (oy, ox), from the tap's offsets
- * (dy, dx) and mask value m, at dcn_tap_point. */
+ * bilinear weights at the sample point (y, x), with mask value m. */
+template <typename I>
+__device__ __forceinline__ void dcn_point_weights(const dcn_dims &d, float y, float x, float m,
+                                                  I *base, float4 *wt) {
+    float c[4];
+    kb_dcn_corners(y, x, (I)d.h, (I)d.w, base, c);
+    *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+}
+
+/* The rule at tap k of output pixel (oy, ox), from the tap's offsets
+ * (dy, dx): at dcn_tap_point. */
 template <typename I>
 __device__ __forceinline__ void dcn_corner_weights(const dcn_dims &d, int k, int oy, int ox,
                                                    float dy, float dx, float m, I *base,
                                                    float4 *wt) {
-    float2 yx = dcn_tap_point(d, k, oy, ox, dy, dx);
-    float c[4];
-    kb_dcn_corners(yx.x, yx.y, (I)d.h, (I)d.w, base, c);
-    *wt = make_float4(c[0] * m, c[1] * m, c[2] * m, c[3] * m);
+    const float2 yx = dcn_tap_point(d, k, oy, ox, dy, dx);
+    dcn_point_weights(d, yx.x, yx.y, m, base, wt);
 }
 
 /* Blend of 4 corners at plane[base] (plane of last + 1 elements); a zero

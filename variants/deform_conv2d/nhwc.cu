@@ -551,10 +551,10 @@ template <int N> __device__ __forceinline__ void producers_sync() {
 }
 #endif
 
-/* The R at element offset o (>= 0) from src (a vector by default): one
- * IMAD.WIDE.U32, where the signed int the compiler sees takes a LEA and a
- * sign-extending LEA.HI.X (4 corners a vector: a sixth of the sampler's
- * instructions). */
+/* The R at element offset o (>= 0) from src (a vector by default), o
+ * zero-extended by mad.wide.u32: no sign extension in the address, where a
+ * signed int offset takes a sign-extending LEA.HI.X (4 corners a vector: a
+ * sixth of the sampler's instructions). */
 template <typename T, typename R = uint4>
 __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
     const R *a;
@@ -623,9 +623,8 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
         for (int i = 0; i < KB; i++) {
             if (k + i * KS >= d.taps) break;
             int b;
-            float c[4];
-            kb_dcn_corners((float)yi + dy[i], (float)xi + dx[i], d.h, d.w, &b, c);
-            const float4 wt = make_float4(c[0] * m[i], c[1] * m[i], c[2] * m[i], c[3] * m[i]);
+            float4 wt; /* at the point dcn_tap_point gives, its int part stepped */
+            dcn_point_weights(d, (float)yi + dy[i], (float)xi + dx[i], m[i], &b, &wt);
             const int c0 = (img + b) * d.c_in;
             tb_off[e] =
                 make_int4(wt.x != 0.f ? c0 : zrow, wt.y != 0.f ? c0 + d.c_in : zrow,
