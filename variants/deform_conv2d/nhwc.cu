@@ -637,6 +637,29 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
     }
 }
 
+/* The offsets and mask a later ws_build_table(d, p, q0, og, ptid, ...)
+ * will load, requested into L2 now (prefetch.global.L2: no registers held,
+ * nothing waits on them), so that build does not wait on DRAM. Thread ptid:
+ * the row and taps ws_build_table gives it. */
+template <typename T, int BM, int NPT>
+__device__ __forceinline__ void ws_prefetch_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0,
+                                                  int og, int ptid) {
+    constexpr int KS = NPT / BM;
+    const int P = d.ho * d.wo, q = q0 + ptid % BM;
+    if (q >= d.n * P) return;
+    const int n = q / P, pix = q - n * P;
+    const T *off = p.off + (int64_t)n * 2 * d.og * d.taps * P;
+    const T *msk = d.mask ? p.mask + (int64_t)n * d.og * d.taps * P : nullptr;
+    for (int k = ptid / BM; k < d.taps; k += KS) {
+        const unsigned o = (og * 2 * d.taps + 2 * k) * P + pix;
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(at_offset<T, T>(off, o)));
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(at_offset<T, T>(off, o + P)));
+        if (msk)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(
+                at_offset<T, T>(msk, (og * d.taps + k) * P + pix)));
+    }
+}
+
 /* One producer thread's VPT vectors of A for K tile (tap k, channel ci of
  * chunk offset cl) into the ring slot's rows at s_row: from the table
  * (in_table), else inline (a chunk across offset groups). */
@@ -764,6 +787,15 @@ __global__ void __launch_bounds__(SH::NT, 1)
             ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
             producers_sync<NPT>();
             if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
+            /* The next tile's table inputs toward L2, at 128 x 64 only: there
+             * it took 5% off tf32 (2,64,200,336) (in the samples' load waits,
+             * not the build's: perf notes). At 128 x 128 the same code, never
+             * run where a block has one tile, made the tf32 kernel 7-9% slower. */
+            if (const int next = tile + gridDim.x; SH::BN == 64 && next < ntiles) {
+                const int ngc = next % gtiles;
+                ws_prefetch_table<T, BM, NPT>(d, p, next / gtiles * BM,
+                                              (ngc / ctiles * d.cin_g + cc0 * BK) / d.cin_og, ptid);
+            }
             int cc = cc0, k = k0;
             for (int t = t0; t < t1; t++) {
                 const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
