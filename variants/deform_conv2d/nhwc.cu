@@ -483,9 +483,11 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
  * K tiles and stores fp32 partials; the last block of an output tile to
  * finish sums them in split order (deterministic) and writes the output;
  * for layers with too few pixel tiles to fill the SMs. */
-template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_> struct ws_shape {
+template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_>
+struct ws_shape {
     static constexpr int CW = CW_, MW = MW_, BN = BN_, PW = PW_, S = S_, VB = VB_;
     static constexpr bool SPLIT = SPLIT_; /* has the split-K epilogue */
+    static constexpr bool PF = PF_;       /* prefetches the next tile's table inputs */
     static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW), NPT = 128 * PW;
     static constexpr int VPT = BM * VPR / NPT; /* vectors a producer thread a tile */
     static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0,
@@ -499,14 +501,17 @@ template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_> stru
  * (its epilogue would spill): the shape of many pixels. Its one producer
  * group has all 8 vectors of a thread's tile in flight at once (VB 8, 32
  * corner loads; the weights wait in the table, not in registers). */
-using ws_n256 = ws_shape<2, 1, 256, 1, 3, 8, false>;
+using ws_n256 = ws_shape<2, 1, 256, 1, 3, 8, false, false>;
 /* 128 x 128: two consumer groups of 64 x 128, two producer groups; also the
  * split-K shape past 128 channels, where twice the producers outrun
- * sampling each pixel once per 256 channels (perf notes). */
-using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true>;
+ * sampling each pixel once per 256 channels (perf notes). No prefetch: its
+ * code alone, never run where a block has one tile, made the tf32 kernel
+ * 7-9% slower. */
+using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true, false>;
 /* 128 x 64: one consumer group multiplies both 64-row halves; two producer
- * groups. */
-using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true>;
+ * groups; the next tile's table inputs prefetched (5% off tf32
+ * (2,64,200,336), perf notes). */
+using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true, true>;
 
 /* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S mbarriers,
  * then the (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
@@ -787,11 +792,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
             ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
             producers_sync<NPT>();
             if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
-            /* The next tile's table inputs toward L2, at 128 x 64 only: there
-             * it took 5% off tf32 (2,64,200,336) (in the samples' load waits,
-             * not the build's: perf notes). At 128 x 128 the same code, never
-             * run where a block has one tile, made the tf32 kernel 7-9% slower. */
-            if (const int next = tile + gridDim.x; SH::BN == 64 && next < ntiles) {
+            /* The next tile's table inputs toward L2 (shapes with PF). */
+            if (const int next = tile + gridDim.x; SH::PF && next < ntiles) {
                 const int ngc = next % gtiles;
                 ws_prefetch_table<T, BM, NPT>(d, p, next / gtiles * BM,
                                               (ngc / ctiles * d.cin_g + cc0 * BK) / d.cin_og, ptid);
