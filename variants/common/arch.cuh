@@ -75,6 +75,17 @@ __device__ __forceinline__ void kb_cp_async_wait_all() {
 #endif
 }
 
+/* 16 bytes at shared address a (the 32-bit address cp.async takes): one
+ * LDS.128 with no generic-to-shared conversion per use. Volatile: it stays
+ * after the barrier that publishes what it reads. */
+__device__ __forceinline__ uint4 kb_lds128(uint32_t a) {
+    uint4 r;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "r"(a));
+    return r;
+}
+
 /* f32 rounded to tf32 (to nearest, ties away), as the tf32 mma reads it. */
 __device__ __forceinline__ uint32_t kb_tf32_bits(float v) {
     uint32_t r = 0;

@@ -293,15 +293,24 @@ __global__ void __launch_bounds__(WIN_NT, 2)
      * quads of 4 pixels of a tile row, t / per_pix, + pass, ...: in a warp
      * the vector runs fastest, then the tap, so a warp writes ~512 contiguous
      * bytes of a pixel's slice run (taps * vn vectors); k and v stay fixed per
-     * thread, and it reads a quad's 4 offsets and mask values at once. */
+     * thread, and it reads a quad's 4 offsets and mask values at once.
+     * A sample inside the window takes the bilinear weights without the
+     * corners' edge tests: the window holds zeros outside the image, so an
+     * outside corner adds w * 0, as torchvision's bilinear_interpolate does,
+     * and the sum is the one the tested weights give while the input is
+     * finite. The per-sample work is what bounds this kernel (issue-bound):
+     * the tap's (i, j) and the window's shared addresses are per thread. */
     const int P = d.ho * d.wo, g = c0 / d.cin_g, og = c0 / d.cin_og, per_pix = d.taps * w.vn;
     const int pass = WIN_NT / per_pix, t = threadIdx.x, quads = (w.tw + 3) / 4;
     if (t >= pass * per_pix) return;
     const int kv = t % per_pix, k = kv / w.vn, v = kv - k * w.vn, ci = c0 + v * VW;
+    const int ki = k / d.kw, ty0 = ki * d.dh - d.ph, tx0 = (k - ki * d.kw) * d.dw - d.pw;
     const bool bias_col = row > d.taps * d.c_in && c0 == 0 && kv == 0; /* writes (1, 0, ...) */
     T *const col0 = cols + g * d.kd + (c0 - g * d.cin_g) * d.taps + kv * VW;
     const T *const off = p.off + ((b * d.og + og) * 2 * d.taps + 2 * k) * P;
     const T *const mk = d.mask ? p.mask + ((b * d.og + og) * d.taps + k) * P : nullptr;
+    const float fh = (float)d.h, fw = (float)d.w;
+    const uint32_t sv = s0 + v * 16, cstep = w.vn * 16, rstep = w.ww * cstep; /* bytes */
     int ey = (t / per_pix) / quads, ex = (t / per_pix) % quads * 4; /* the quad, in the tile */
     for (; ey < w.th; ex += 4 * pass) {
         while (ex >= w.tw) ex -= 4 * quads, ey++; /* pass < quads mostly: once or never */
@@ -321,37 +330,42 @@ __global__ void __launch_bounds__(WIN_NT, 2)
                 for (int u = 0; u < 4; u++)
                     if (u < n) m[u] = dcn_f32(mk[pix + u]);
         }
+        /* dcn_tap_point's sum: the integer part exact, then the offset */
+        const float fy = (float)(oy * d.sh + ty0);
+        const int xi = ox * d.sw + tx0;
+        T *col = col0 + (b * P + pix) * row;
 #pragma unroll
         for (int u = 0; u < 4; u++) {
             if (u >= n) break;
-            const int q = b * P + pix + u;
-            if (bias_col) nhwc_bias_one(cols + q * row + d.kd);
-            float2 yx = dcn_tap_point(d, k, oy, ox + u, dy[u], dx[u]);
-            float c[4];
-            int base;
-            uint4 r[4] = {};
-            uint4 out;
-            bool inside = kb_dcn_corners(yx.x, yx.y, d.h, d.w, &base, c);
-            float4 wt = make_float4(c[0], c[1], c[2], c[3]);
-            if (mk) wt = make_float4(wt.x * m[u], wt.y * m[u], wt.z * m[u], wt.w * m[u]);
-            int wy = (int)floorf(yx.x) - iy0, wx = (int)floorf(yx.y) - ix0;
-            if (!inside ||
-                ((unsigned)wy < (unsigned)(w.wh - 1) && (unsigned)wx < (unsigned)(w.ww - 1))) {
-                if (inside) {
-                    const uint4 *s = win + (wy * w.ww + wx) * w.vn + v;
-                    r[0] = s[0], r[1] = s[w.vn], r[2] = s[w.ww * w.vn];
-                    r[3] = s[(w.ww + 1) * w.vn];
+            if (bias_col) nhwc_bias_one(col + d.kd);
+            const float y = fy + dy[u], x = (float)(xi + u * d.sw) + dx[u];
+            uint4 out = make_uint4(0, 0, 0, 0); /* outside the image: kb_dcn_corners' test */
+            if (y > -1.f && y < fh && x > -1.f && x < fw) {
+                const float yf = floorf(y), xf = floorf(x);
+                const int wy = (int)yf - iy0, wx = (int)xf - ix0;
+                if ((unsigned)wy < (unsigned)(w.wh - 1) && (unsigned)wx < (unsigned)(w.ww - 1)) {
+                    const float ly = y - yf, lx = x - xf, hy = 1.f - ly, hx = 1.f - lx;
+                    float4 wt = make_float4(hy * hx, hy * lx, ly * hx, ly * lx);
+                    if (mk) wt = make_float4(wt.x * m[u], wt.y * m[u], wt.z * m[u], wt.w * m[u]);
+                    const uint32_t a = sv + (uint32_t)(wy * w.ww + wx) * cstep;
+                    const uint4 r[4] = {kb_lds128(a), kb_lds128(a + cstep), kb_lds128(a + rstep),
+                                        kb_lds128(a + rstep + cstep)};
+                    out = nhwc_blend<T, false>(r, wt);
+                } else { /* beyond the window: the tested weights, clamped global loads */
+                    float c[4];
+                    int base;
+                    kb_dcn_corners(y, x, d.h, d.w, &base, c);
+                    float4 wt = make_float4(c[0], c[1], c[2], c[3]);
+                    if (mk) wt = make_float4(wt.x * m[u], wt.y * m[u], wt.z * m[u], wt.w * m[u]);
+                    auto at = [&](int j) {
+                        return *(const uint4 *)(img + min(max(j, 0), hw - 1) * d.c_in + ci);
+                    };
+                    const uint4 r[4] = {at(base), at(base + 1), at(base + d.w), at(base + d.w + 1)};
+                    out = nhwc_blend<T>(r, wt);
                 }
-                out = nhwc_blend<T, false>(r, wt); /* outside: zeros in r */
-            } else { /* beyond the window: clamped global loads (zero weights outside) */
-                auto at = [&](int j) {
-                    return *(const uint4 *)(img + min(max(j, 0), hw - 1) * d.c_in + ci);
-                };
-                r[0] = at(base), r[1] = at(base + 1), r[2] = at(base + d.w);
-                r[3] = at(base + d.w + 1);
-                out = nhwc_blend<T>(r, wt);
             }
-            *(uint4 *)(col0 + q * row) = out;
+            *(uint4 *)col = out;
+            col += row;
         }
     }
 }
