@@ -211,7 +211,7 @@ int launch(const fma_state *st, const kb_tensors *in, kb_tensors *out, cudaStrea
     unsigned grid = (unsigned)(ptiles * d.groups * mtiles);
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
     if (NHWC) {
-        if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
+        if (dcn_prep<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
         p.in = (const T *)st->nhwc;
     }
     using Smp = sampler_t<T, NHWC>;

@@ -156,7 +156,7 @@ __device__ __forceinline__ void dcn_nhwc_tile(const T *__restrict__ in, T *__res
  * The plan of [n][c][hw] -> [n][hw][c] in blocks of 256 threads: 8 items a
  * block where the shape and alignment allow (count > 0), else one 32 x 32
  * tile a block, tiles in order [image][channel tile][pixel tile]. One plan
- * for the transpose kernel (dcn_to_nhwc) and for ws_prep, which runs its
+ * for the NHWC variants' prep kernel (dcn_prep_nhwc) and for ws_prep, which runs its
  * blocks beside the weights'. */
 struct dcn_nhwc_plan {
     int c, hw;
@@ -232,11 +232,6 @@ __device__ __forceinline__ void dcn_nhwc_block(const T *__restrict__ in, T *__re
     dcn_nhwc_tile(in + img, out + img, t.c, t.hw, tile / t.tgx * 32, tile % t.tgx * 32, tid % 32,
                   tid / 32);
 }
-template <typename T>
-__global__ void __launch_bounds__(256)
-    dcn_nchw_to_nhwc(const T *__restrict__ in, T *__restrict__ out, dcn_nhwc_plan t) {
-    dcn_nhwc_block(in, out, t, blockIdx.x, threadIdx.x);
-}
 
 /* The NHWC copy of the input: workspace of every NHWC variant. */
 static inline size_t dcn_nhwc_bytes(const kb_dcn_params *p) {
@@ -258,27 +253,18 @@ static inline int dcn_nhwc_limits(const kb_dcn_params *p, kb_error *why) {
     return KB_OK;
 }
 
-/* Enqueue the transpose of the input into nhwc. */
-template <typename T>
-static int dcn_to_nhwc(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_t s, kb_error *e) {
-    const dcn_nhwc_plan t = dcn_nhwc_plan_of<T>(p->n, (int)p->c_in, (int)(p->h * p->w), in);
-    if (t.blocks == 0) return KB_OK;
-    kb_nvtx_push("nhwc");
-    dcn_nchw_to_nhwc<T><<<(unsigned)t.blocks, 256, 0, s>>>(in, nhwc, t);
-    kb_nvtx_pop();
-    return kb_cuda_check(cudaGetLastError(), "dcn_nchw_to_nhwc", e);
-}
-
-/* wr[co][k][cl] = w[co][cl][k]: the weights in the NHWC columns' K order,
+/* The weights in the NHWC columns' K order: wr[co][k][cl] = w[co][cl][k],
  * rows of ld >= kd elements; in slices of sl channels (sl < cin_g: the
- * windowed im2col's order [cl / sl][k][cl % sl]); TF32: f32 weights rounded to tf32 on the way
- * (mma.sync would truncate). bias (ld > kd): wr[co][kd] = bias[co] and the
- * rest of the row 0, the bias column of explicit_nhwc's padded GEMM. */
+ * windowed im2col's order [cl / sl][k][cl % sl]); TF32: f32 weights rounded
+ * to tf32 on the way (mma.sync would truncate). bias (ld > kd): wr[co][kd] =
+ * bias[co] and the rest of the row 0, the bias column of explicit_nhwc's
+ * padded GEMM. Elements i0, i0 + step, ... of wr. */
 template <typename T, bool TF32>
-__global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims d, int ld,
-                                      int sl) {
-    int total = d.c_out * ld;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+__device__ __forceinline__ void dcn_taps_first_part(const T *w, const T *bias, T *wr,
+                                                    const dcn_dims &d, int ld, int sl, int i0,
+                                                    int step) {
+    const int total = d.c_out * ld;
+    for (int i = i0; i < total; i += step) {
         int co = i / ld, r = i - co * ld;
         if (r >= d.kd) {
             wr[i] = r == d.kd && bias ? bias[co] : dcn_from_f32<T>(0.f);
@@ -291,19 +277,46 @@ __global__ void dcn_weight_taps_first(const T *w, const T *bias, T *wr, dcn_dims
     }
 }
 
-/* Enqueue the reorder of the weights into wr (c_out rows of ld elements);
- * sl > 0: K in slices of sl channels, [slice][tap][channel of the slice]. */
+/* What the NHWC variants do before they sample, in one launch: blocks
+ * [0, wb) reorder the weights (dcn_taps_first_part), the rest transpose the
+ * input to NHWC (plan t). The two outputs are independent, so their blocks
+ * run side by side and the launch lasts about as long as the transpose; as
+ * two kernels the reorder (a few us, latency-bound: ~37K to 590K elements)
+ * ran after it. wb = 0: the transpose alone (nhwc_gemm, whose weights stay
+ * in their own order). */
+template <typename T, bool TF32>
+__global__ void __launch_bounds__(256)
+    dcn_prep_nhwc(const T *__restrict__ in, T *__restrict__ nhwc, dcn_nhwc_plan t,
+                  const T *__restrict__ w, const T *__restrict__ bias, T *__restrict__ wr,
+                  dcn_dims d, int ld, int sl, int wb) {
+    if ((int)blockIdx.x < wb) {
+        dcn_taps_first_part<T, TF32>(w, bias, wr, d, ld, sl, blockIdx.x * 256 + threadIdx.x,
+                                     wb * 256);
+        return;
+    }
+    dcn_nhwc_block(in, nhwc, t, (int64_t)blockIdx.x - wb, threadIdx.x);
+}
+
+/* Enqueue the transpose of the input into nhwc and, with w, the reorder of
+ * the weights into wr (c_out rows of ld elements, ld = 0: kd; sl > 0: K in
+ * slices of sl channels, [slice][tap][channel of the slice]; bias: the bias
+ * column, ld > kd), as dcn_prep_nhwc. */
 template <typename T, bool TF32 = false>
-static int dcn_to_taps_first(const kb_dcn_params *p, const T *w, T *wr, cudaStream_t s, kb_error *e,
-                             const T *bias = nullptr, int64_t ld = 0, int sl = 0) {
-    dcn_dims d = dcn_dims_of(p);
+static int dcn_prep(const kb_dcn_params *p, const T *in, T *nhwc, cudaStream_t s, kb_error *e,
+                    const T *w = nullptr, T *wr = nullptr, const T *bias = nullptr, int64_t ld = 0,
+                    int sl = 0) {
+    const dcn_nhwc_plan t = dcn_nhwc_plan_of<T>(p->n, (int)p->c_in, (int)(p->h * p->w), in);
+    const dcn_dims d = dcn_dims_of(p);
     if (ld == 0) ld = d.kd;
     if (sl == 0) sl = d.cin_g;
-    int64_t wn = p->c_out * ld, blocks = (wn + 255) / 256;
-    if (wn == 0) return KB_OK;
-    dcn_weight_taps_first<T, TF32>
-        <<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(w, bias, wr, d, (int)ld, sl);
-    return kb_cuda_check(cudaGetLastError(), "dcn_weight_taps_first", e);
+    const int64_t wn = w ? p->c_out * ld : 0,
+                  wb = (wn + 255) / 256 < 1024 ? (wn + 255) / 256 : 1024;
+    if (t.blocks + wb == 0) return KB_OK;
+    kb_nvtx_push("nhwc");
+    dcn_prep_nhwc<T, TF32><<<(unsigned)(wb + t.blocks), 256, 0, s>>>(in, nhwc, t, w, bias, wr, d,
+                                                                     (int)ld, sl, (int)wb);
+    kb_nvtx_pop();
+    return kb_cuda_check(cudaGetLastError(), "dcn_prep_nhwc", e);
 }
 
 #endif

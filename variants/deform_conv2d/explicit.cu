@@ -551,9 +551,9 @@ static int run_typed(explicit_state *st, dcn_ptrs<T> p, cudaStream_t s, kb_error
     /* NHWC: columns rows of row elements, K of the GEMM kk (+ the bias column) */
     const int64_t pad = bias_pad(kp, NHWC), row = d.taps * kp->c_in + pad, kk = kd + pad;
     if (NHWC) {
-        if (dcn_to_nhwc<T>(kp, p.in, (T *)st->nhwc, s, e) != KB_OK) return KB_ERR;
         int sl = st->windowed ? st->win.vn * (16 / (int)sizeof(T)) : 0; /* K order */
-        if (dcn_to_taps_first<T>(kp, p.w, (T *)st->wr, s, e, pad ? p.b : nullptr, kk, sl) != KB_OK)
+        if (dcn_prep<T>(kp, p.in, (T *)st->nhwc, s, e, p.w, (T *)st->wr, pad ? p.b : nullptr, kk,
+                        sl) != KB_OK)
             return KB_ERR;
         weight = (const T *)st->wr;
     }

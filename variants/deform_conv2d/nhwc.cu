@@ -1146,8 +1146,7 @@ int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_e
     dcn_dims d = dcn_dims_of(&st->p);
     if ((int64_t)d.n * d.ho * d.wo == 0 || d.c_out == 0) return KB_OK;
     dcn_ptrs<T> p = dcn_bind<T>(in, out);
-    if (dcn_to_nhwc<T>(&st->p, p.in, (T *)st->nhwc, s, e) != KB_OK ||
-        dcn_to_taps_first<T, sizeof(T) == 4>(&st->p, p.w, (T *)st->wr, s, e) != KB_OK)
+    if (dcn_prep<T, sizeof(T) == 4>(&st->p, p.in, (T *)st->nhwc, s, e, p.w, (T *)st->wr) != KB_OK)
         return KB_ERR;
     p.in = (const T *)st->nhwc;
     kb_nvtx_push("fused");
