@@ -352,11 +352,9 @@ __global__ void __launch_bounds__(WIN_NT, 2)
                                         kb_lds128(a + rstep + cstep)};
                     out = nhwc_blend<T, false>(r, wt);
                 } else { /* beyond the window: the tested weights, clamped global loads */
-                    float c[4];
                     int base;
-                    kb_dcn_corners(y, x, d.h, d.w, &base, c);
-                    float4 wt = make_float4(c[0], c[1], c[2], c[3]);
-                    if (mk) wt = make_float4(wt.x * m[u], wt.y * m[u], wt.z * m[u], wt.w * m[u]);
+                    float4 wt;
+                    dcn_point_weights(d, y, x, mk ? m[u] : 1.f, &base, &wt);
                     auto at = [&](int j) {
                         return *(const uint4 *)(img + min(max(j, 0), hw - 1) * d.c_in + ci);
                     };
