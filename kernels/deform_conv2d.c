@@ -120,10 +120,12 @@ static const char *const sanitize_lines[] = {
     /* 3x2 kernel (explicit im2col TAPS = 0), stride and dilation differing in
      * h and w; 2 weight groups with bias: explicit_nhwc fills the bias (no
      * bias column), P = 45 (the fill's scalar tail); c_out/groups = 8:
-     * nhwc_fused n64, wgmma wg64, implicit BM 64 */
+     * nhwc_fused n64, wgmma wg64, ws 128 x 64 with its table builder,
+     * implicit BM 64 */
     "n=1 c_in=16 c_out=16 h=9 w=11 kh=3 kw=2 stride_h=2 stride_w=1 pad_h=1 pad_w=0 dil_h=1 "
     "dil_w=2 groups=2 offset_groups=2 dtype=[f32,f16,bf16]",
-    /* 5x5, every sample outside the image; DCNv1 (no mask), no bias */
+    /* 5x5, every sample outside the image; DCNv1 (no mask), no bias; ws
+     * 128 x 64 without the builder (two 25-tap tables exceed shared memory) */
     "n=1 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 mask=0 bias=0 "
     "offsets=out_of_bounds offset_scale=20 dtype=[f32,f16,bf16]",
     /* samples exactly on the borders (-1, -0.5, 0, H-1, H-0.5, H: clamped corners,

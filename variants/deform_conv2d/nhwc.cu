@@ -477,20 +477,28 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
  *     ONE bulk copy (cp.async.bulk, mbarrier transaction count) from weights
  *     stored pre-swizzled in tile order (ws_prep), so no producer spends
  *     instructions on them.
+ *   a table builder warp group (TB, last; 128 x 64 only): builds each
+ *     tile's (tap, pixel) table into one of two buffers while the producers
+ *     sample from the other, so the build leaves the producers' stream
+ *     (elsewhere the producers build it between tiles).
  * A ring of S slots with a full and an empty mbarrier each: no block-wide
  * barrier in the K loop, and the producers run up to S tiles ahead.
  * Split-K (KS > 1, gridDim.y): a block multiplies a contiguous range of the
  * K tiles and stores fp32 partials; the last block of an output tile to
  * finish sums them in split order (deterministic) and writes the output;
  * for layers with too few pixel tiles to fill the SMs. */
-template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_>
+template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_, int TB_ = 0>
 struct ws_shape {
     static constexpr int CW = CW_, MW = MW_, BN = BN_, PW = PW_, S = S_, VB = VB_;
     static constexpr bool SPLIT = SPLIT_; /* has the split-K epilogue */
     static constexpr bool PF = PF_;       /* prefetches the next tile's table inputs */
-    static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW), NPT = 128 * PW;
+    /* TB: a warp group that builds the tables into two buffers (else the
+     * producers build them, into one). */
+    static constexpr int TB = TB_, TABLES = TB ? 2 : 1;
+    static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW + TB), NPT = 128 * PW;
     static constexpr int VPT = BM * VPR / NPT; /* vectors a producer thread a tile */
-    static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0,
+    static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0 &&
+                      (TB == 0 || (TB == 1 && !PF)),
                   "ws tile shape");
 };
 /* ptxas allocates the whole kernel within the launch bound's registers
@@ -512,12 +520,19 @@ using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true, false>;
  * groups; the next tile's table inputs prefetched (5% off tf32
  * (2,64,200,336), perf notes). */
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true, true>;
+/* 128 x 64 with a table builder group (512 threads: 128 registers). */
+using ws_n64b = ws_shape<1, 2, 64, 2, 4, 4, true, false, 1>;
 
-/* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S mbarriers,
- * then the (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
+/* Bytes of a (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
+template <typename SH> constexpr size_t ws_table_bytes(int taps) {
+    return (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int4));
+}
+/* Bytes of shared memory: the ring on a 1024-byte boundary, 2 S mbarriers
+ * (with a builder group, 4 more: a full and an empty one a table), then
+ * the tables. */
 template <typename SH> constexpr size_t ws_smem_bytes(int taps) {
-    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S +
-           (size_t)taps * SH::BM * (sizeof(float4) + sizeof(int4));
+    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S + (SH::TB ? 32 : 0) +
+           SH::TABLES * ws_table_bytes<SH>(taps);
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -747,8 +762,12 @@ __global__ void __launch_bounds__(SH::NT, 1)
     const uint32_t s_b = s_a + S * BM * ROWB;     /* [S][BN] rows */
     const uint32_t full = s_b + S * BN * ROWB;    /* S mbarriers, then S empty ones */
     const uint32_t empty = full + 8 * S;
-    float4 *tb_wt = (float4 *)(smem + (empty + 8 * S - s_raw)); /* [taps][BM] */
-    int4 *tb_off = (int4 *)(tb_wt + d.taps * BM);
+    const uint32_t tfull = empty + 8 * S, tempty = tfull + 16; /* builder group: 2 each */
+    /* Table b: [taps][BM] weights, then [taps][BM] corner offsets. */
+    unsigned char *tables = smem + (tfull + (SH::TB ? 32 : 0) - s_raw);
+    const size_t tbytes = ws_table_bytes<SH>(d.taps);
+    auto table_wt = [&](int b) { return (float4 *)(tables + b * tbytes); };
+    auto table_off = [&](int b) { return (int4 *)(table_wt(b) + d.taps * BM); };
 
     /* Output tile `tile`: channel tile gc % ctiles of group gc / ctiles,
      * pixels from q0. A block takes tiles blockIdx.x, + gridDim.x, ...: one
@@ -764,10 +783,36 @@ __global__ void __launch_bounds__(SH::NT, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++)
             mbar_init(full + 8 * s, NPT + 1), mbar_init(empty + 8 * s, 4 * SH::CW);
+        if (SH::TB)
+            for (int b = 0; b < 2; b++)
+                mbar_init(tfull + 8 * b, 128), mbar_init(tempty + 8 * b, NPT);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
 
+    if (SH::TB && threadIdx.x >= 128 * (SH::CW + SH::PW)) { /* ---- table builder ---- */
+        /* The producers' tables in the order they take them: one at each of
+         * the block's tiles and one at each chunk whose channels start a new
+         * offset group. A table is built into buffer u % 2 once the
+         * producers are done with table u - 2, and published by its full
+         * barrier: the build runs beside the sampling, not before it. */
+        const int btid = threadIdx.x - 128 * (SH::CW + SH::PW);
+        int u = 0; /* tables built */
+        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+            const int g = tile % gtiles / ctiles, q0 = tile / gtiles * BM;
+            int og = -1;
+            for (int cc = t0 / d.taps; cc * d.taps < t1; cc++) {
+                const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
+                if (og0 == og) continue;
+                const int b = u & 1;
+                if (u >= 2) mbar_wait(tempty + 8 * b, ((u >> 1) + 1) & 1);
+                ws_build_table<T, BM, 128>(d, p, q0, og = og0, btid, table_off(b), table_wt(b));
+                mbar_arrive(tfull + 8 * b);
+                u++;
+            }
+        }
+        return;
+    }
     if (threadIdx.x >= 128 * SH::CW) { /* ---- producers ---- */
         const int ptid = threadIdx.x - 128 * SH::CW, chunk = ptid % VPR, prow = ptid / VPR;
         const uint32_t slot = swz(prow, chunk);
@@ -778,6 +823,18 @@ __global__ void __launch_bounds__(SH::NT, 1)
          * division) costs the producers as much issue as a vector's blend. */
         int s = 0, use = 0;
         const int cc0 = t0 / d.taps, k0 = t0 - cc0 * d.taps;
+        /* The table in use; with a builder group, the next one taken from it
+         * (u: tables taken) once this one is released. */
+        int4 *tb_off = table_off(0);
+        float4 *tb_wt = table_wt(0);
+        int u = 0;
+        auto take_table = [&]() {
+            if (u > 0) mbar_arrive(tempty + 8 * ((u - 1) & 1));
+            const int b = u & 1;
+            mbar_wait(tfull + 8 * b, (u >> 1) & 1);
+            tb_off = table_off(b), tb_wt = table_wt(b);
+            u++;
+        };
         for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
             const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
@@ -788,9 +845,13 @@ __global__ void __launch_bounds__(SH::NT, 1)
             /* Input channels [tlo, thi): the table's offset group. */
             int tlo = table_og * d.cin_og, thi = tlo + d.cin_og;
             bool in_table = false;
-            if (tile != (int)blockIdx.x) producers_sync<NPT>();
-            ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
-            producers_sync<NPT>();
+            if constexpr (SH::TB) {
+                take_table();
+            } else {
+                if (tile != (int)blockIdx.x) producers_sync<NPT>();
+                ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
+                producers_sync<NPT>();
+            }
             if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
             /* The next tile's table inputs toward L2 (shapes with PF). */
             if (const int next = tile + gridDim.x; SH::PF && next < ntiles) {
@@ -805,10 +866,14 @@ __global__ void __launch_bounds__(SH::NT, 1)
                     const int c0 = g * d.cin_g + cc * BK;
                     if (c0 < tlo || c0 >= thi) {
                         const int og0 = c0 / d.cin_og;
-                        producers_sync<NPT>(); /* nobody still reads the old table */
-                        ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
+                        if constexpr (SH::TB) {
+                            take_table();
+                        } else {
+                            producers_sync<NPT>(); /* nobody still reads the old table */
+                            ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
+                            producers_sync<NPT>();
+                        }
                         tlo = og0 * d.cin_og, thi = tlo + d.cin_og;
-                        producers_sync<NPT>();
                     }
                     in_table = cl < d.cin_g && ci >= tlo && ci < thi;
                 }
@@ -1161,12 +1226,14 @@ template <typename T, bool WGMMA> constexpr kb_variant_impl impl() {
 
 /* ---- host: nhwc_ws_* ---- */
 
-enum { kWS64, kWS128, kWS256 };
+enum { kWS64, kWS64B, kWS128, kWS256 };
 
 template <typename F> static auto with_ws_shape(int sh, F f) {
     switch (sh) {
     case kWS64:
         return f(ws_n64{});
+    case kWS64B:
+        return f(ws_n64b{});
     case kWS128:
         return f(ws_n128{});
     default:
@@ -1176,8 +1243,9 @@ template <typename F> static auto with_ws_shape(int sh, F f) {
 
 /* The ws launch of a case: shape, channel tiles, K tiles and the split of
  * the K tiles (dcn_ws_plan.h). */
-static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n128::BM == 128 && ws_n128::BN == 128 &&
-                  ws_n256::BM == 128 && ws_n256::BN == 256 && !ws_n256::SPLIT,
+static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n64b::BM == 128 && ws_n64b::BN == 64 &&
+                  ws_n128::BM == 128 && ws_n128::BN == 128 && ws_n256::BM == 128 &&
+                  ws_n256::BN == 256 && !ws_n256::SPLIT,
               "the tiles dcn_ws_plan.h assumes");
 struct ws_plan {
     int shape, bm, bn, ctiles, ktiles, ks;
@@ -1191,6 +1259,13 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
     int64_t bk = ROWB / (int64_t)kb_dtype_size(p->dtype), sms = kb_gpu_sms(1);
     int n = kb_dcn_ws_tile_n(cout_g, pixels, p->groups, sms);
     w.shape = n == 64 ? kWS64 : n == 128 ? kWS128 : kWS256;
+    /* 128 x 64 takes the builder group where its second table fits the
+     * device's shared memory (no device: the CPU tests, which launch
+     * nothing). */
+    const kb_gpu *gpu = kb_gpu_current();
+    if (w.shape == kWS64 &&
+        (!gpu || ws_smem_bytes<ws_n64b>((int)(p->kh * p->kw)) <= gpu->smem_optin))
+        w.shape = kWS64B;
     bool split = with_ws_shape(w.shape, [&](auto sh) {
         w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN;
         return decltype(sh)::SPLIT;
