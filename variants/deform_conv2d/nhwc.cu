@@ -521,7 +521,7 @@ using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true, false>;
  * (2,64,200,336), perf notes). */
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true, true>;
 /* 128 x 64 with a table builder group (512 threads: 128 registers). */
-using ws_n64b = ws_shape<1, 2, 64, 2, 4, 4, true, false, 1>;
+using ws_n64b = ws_shape<1, 2, 64, 2, 5, 4, true, false, 1>;
 
 /* Bytes of a (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
 template <typename SH> constexpr size_t ws_table_bytes(int taps) {
@@ -933,9 +933,11 @@ __global__ void __launch_bounds__(SH::NT, 1)
      * past the last pixel); set_tile() points them at a tile. */
     T *orow[SH::MW][2];
     int g = 0, n0 = 0;
+    bool whole = false; /* every row a pixel, every channel < cout_g */
     auto set_tile = [&](int tile) {
         const int gc = tile % gtiles, q0 = tile / gtiles * BM;
         g = gc / ctiles, n0 = (gc % ctiles) * BN;
+        whole = q0 + BM <= Q && n0 + BN <= d.cout_g;
 #pragma unroll
         for (int m = 0; m < SH::MW; m++)
 #pragma unroll
@@ -959,10 +961,43 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 if (orow[m][h]) orow[m][h][(int64_t)co * P] = dcn_from_f32<T>(x[2 * h + e] + b);
         }
     };
+    /* A whole tile without the tests: each store one 32-bit offset within
+     * the image (dcn_implicit_limits) off its row's pointer, and the bias
+     * of NB channel octets loaded together ahead of their stores (a load
+     * after a store waits for it: the output might alias the bias). */
+    auto emit_whole = [&]() {
+        constexpr int NB = 4;
+        const int c0 = g * d.cout_g + n0 + 2 * (lane % 4);
+#pragma unroll
+        for (int nt0 = 0; nt0 < NACC / 4; nt0 += NB) {
+            float b[NB][2];
+#pragma unroll
+            for (int i = 0; i < NB; i++)
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    b[i][e] = d.bias ? dcn_f32(p.b[c0 + (nt0 + i) * 8 + e]) : 0.f;
+#pragma unroll
+            for (int i = 0; i < NB; i++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int nt = nt0 + i;
+                    const unsigned o = (unsigned)((c0 + nt * 8 + e) * P);
+#pragma unroll
+                    for (int m = 0; m < SH::MW; m++)
+#pragma unroll
+                        for (int h = 0; h < 2; h++)
+                            orow[m][h][o] = dcn_from_f32<T>(acc[m][nt * 4 + 2 * h + e] + b[i][e]);
+                }
+        }
+    };
     if (!SH::SPLIT || gridDim.y == 1) {
         for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             multiply();
             set_tile(tile);
+            if (whole) {
+                emit_whole();
+                continue;
+            }
 #pragma unroll
             for (int v = 0; v < NV; v++) {
                 const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
