@@ -517,10 +517,13 @@ using ws_n256 = ws_shape<2, 1, 256, 1, 3, 8, false, false>;
  * 7-9% slower. */
 using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true, false>;
 /* 128 x 64: one consumer group multiplies both 64-row halves; two producer
- * groups; the next tile's table inputs prefetched (5% off tf32
- * (2,64,200,336), perf notes). */
+ * groups. ws_n64b, where two tables fit shared memory (up to 13 taps on
+ * 227 KiB): a table builder group (512 threads: 128 registers, no spill)
+ * and 5 ring slots; no prefetch (beside the builder it cost tf32 7-11% at
+ * (2,64,200,336), perf notes). ws_n64 otherwise: the producers build one
+ * table between tiles and prefetch the next one's inputs to L2 (5% off
+ * tf32 there before the builder). */
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true, true>;
-/* 128 x 64 with a table builder group (512 threads: 128 registers). */
 using ws_n64b = ws_shape<1, 2, 64, 2, 5, 4, true, false, 1>;
 
 /* Bytes of a (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
