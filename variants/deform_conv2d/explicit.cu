@@ -298,8 +298,8 @@ __global__ void __launch_bounds__(WIN_NT, 2)
      * corners' edge tests: the window holds zeros outside the image, so an
      * outside corner adds w * 0, as torchvision's bilinear_interpolate does,
      * and the sum is the one the tested weights give while the input is
-     * finite. The per-sample work is what bounds this kernel (issue-bound):
-     * the tap's (i, j) and the window's shared addresses are per thread. */
+     * finite. The tap's (i, j) and the window's shared addresses are per
+     * thread: per-sample instructions bounded this kernel (perf notes). */
     const int P = d.ho * d.wo, g = c0 / d.cin_g, og = c0 / d.cin_og, per_pix = d.taps * w.vn;
     const int pass = WIN_NT / per_pix, t = threadIdx.x, quads = (w.tw + 3) / 4;
     if (t >= pass * per_pix) return;
