@@ -62,6 +62,10 @@ static const char *const smoke[] = {
     /* > 128 output channels on enough pixels for nhwc_fused's 16-warp blocks;
      * c_out not a multiple of its 256-channel tiles */
     "n=2 c_in=16 c_out=136 h=96 w=96 dtype=[f32,f16]",
+    /* 128 x 64 tiles (c_out/groups <= 64) on 40000 pixels: 313 tiles, 2-3 a block
+     * on a 132-SM GPU, so nhwc_ws_*'s ring slots and its table builder's two
+     * buffers wrap their mbarrier phases; one and two tables a tile */
+    "n=2 c_in=64 c_out=64 h=100 w=200 offset_groups=[1,2] dtype=[f32,f16]",
     /* kernels past the padded input (torchvision's output size): ho = (2 - 3)/2 + 1 = 1 and
      * wo = (3 + 0 - 5)/3 + 1 = 1 with dilation; the taps past the input sample zeros */
     "n=2 c_in=16 c_out=8 h=2 w=9 kh=3 kw=3 stride_h=2 stride_w=2 pad_h=0 pad_w=1 "

@@ -63,6 +63,12 @@ typedef struct kb_dcn_sizes {
 } kb_dcn_sizes;
 kb_dcn_sizes kb_dcn_sizes_of(const kb_dcn_params *p);
 
+/* Whether a corner of the sample point (y, x) can lie inside an H x W image:
+ * torchvision's bilinear_interpolate test, false for a NaN coordinate. Shared
+ * by kb_dcn_corners below and the samplers that blend in-line. */
+#define KB_DCN_INSIDE(REAL, y, x, H, W)                                                            \
+    ((y) > (REAL)-1 && (y) < (REAL)(H) && (x) > (REAL)-1 && (x) < (REAL)(W))
+
 /* Bilinear corner weights of one sample point, torchvision's
  * bilinear_interpolate: zero when y <= -1, y >= H, x <= -1 or x >= W; each of
  * the 4 neighbours only if inside. Writes the plane index of the top-left
@@ -77,7 +83,7 @@ kb_dcn_sizes kb_dcn_sizes_of(const kb_dcn_params *p);
     KB_HD int NAME(REAL y, REAL x, IDX H, IDX W, IDX *base, REAL wt[4]) {                          \
         wt[0] = wt[1] = wt[2] = wt[3] = 0;                                                         \
         *base = 0;                                                                                 \
-        if (!(y > (REAL)-1 && y < (REAL)H && x > (REAL)-1 && x < (REAL)W)) return 0;               \
+        if (!KB_DCN_INSIDE(REAL, y, x, H, W)) return 0;                                            \
         REAL yf = floor(y), xf = floor(x);                                                         \
         IDX y0 = (IDX)yf, x0 = (IDX)xf;                                                            \
         REAL ly = ROUND(y - yf), lx = ROUND(x - xf), hy = ROUND(1 - ly), hx = ROUND(1 - lx);       \

@@ -104,6 +104,78 @@ template <> __device__ __forceinline__ __nv_bfloat16 dcn_from_f32<__nv_bfloat16>
     return __float2bfloat16_rn(v);
 }
 
+/* ---- L2 eviction priorities (compute capability 8.0 or newer) ----
+ *
+ * A policy register for the loads and stores below (.L2::cache_hint):
+ * evict_first for data touched once (an input read once, an output), so
+ * that it leaves L2 before data read again; evict_last for data a later
+ * kernel reads many times (ws's NHWC copy of the input). Older devices:
+ * plain accesses. Loads take the read-only path (the data must not change
+ * during the kernel). */
+enum class dcn_evict { first, last };
+template <dcn_evict E> __device__ __forceinline__ uint64_t dcn_l2_policy() {
+    uint64_t pol = 0;
+#if __CUDA_ARCH__ >= 800
+    if constexpr (E == dcn_evict::first)
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    else
+        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+#endif
+    return pol;
+}
+/* Loads of 16-bit (T: __half, __nv_bfloat16), 32-bit (float), 8- and
+ * 16-byte (uint2, float4) values under policy pol. */
+template <typename V> __device__ __forceinline__ V dcn_ld_policy(const V *p, uint64_t pol) {
+#if __CUDA_ARCH__ >= 800
+    V v;
+    if constexpr (sizeof(V) == 16) {
+        float4 &f = *(float4 *)&v;
+        asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                     : "=f"(f.x), "=f"(f.y), "=f"(f.z), "=f"(f.w)
+                     : "l"(p), "l"(pol));
+    } else if constexpr (sizeof(V) == 8) {
+        uint2 &u = *(uint2 *)&v;
+        asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
+                     : "=r"(u.x), "=r"(u.y)
+                     : "l"(p), "l"(pol));
+    } else if constexpr (sizeof(V) == 4) {
+        asm volatile("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;"
+                     : "=r"(*(uint32_t *)&v)
+                     : "l"(p), "l"(pol));
+    } else {
+        static_assert(sizeof(V) == 2, "2, 4, 8 or 16 bytes");
+        asm volatile("ld.global.nc.L2::cache_hint.b16 %0, [%1], %2;"
+                     : "=h"(*(unsigned short *)&v)
+                     : "l"(p), "l"(pol));
+    }
+    return v;
+#else
+    return __ldg(p);
+#endif
+}
+/* Stores of 16-bit, 32-bit and 16-byte (uint4) values under policy pol. */
+template <typename V> __device__ __forceinline__ void dcn_st_policy(V *p, V v, uint64_t pol) {
+#if __CUDA_ARCH__ >= 800
+    if constexpr (sizeof(V) == 16) {
+        const uint4 u = *(const uint4 *)&v;
+        asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(u.x),
+                     "r"(u.y), "r"(u.z), "r"(u.w), "l"(pol)
+                     : "memory");
+    } else if constexpr (sizeof(V) == 4) {
+        asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p),
+                     "r"(*(const uint32_t *)&v), "l"(pol)
+                     : "memory");
+    } else {
+        static_assert(sizeof(V) == 2, "2, 4 or 16 bytes");
+        asm volatile("st.global.L2::cache_hint.b16 [%0], %1, %2;" ::"l"(p),
+                     "h"(*(const unsigned short *)&v), "l"(pol)
+                     : "memory");
+    }
+#else
+    *p = v;
+#endif
+}
+
 /* The sample point (y, x) of tap k at output pixel (oy, ox) with offsets
  * (dy, dx), in float as torchvision's kernels compute it for f32 (the int
  * part exact, then + the offset). */

@@ -153,6 +153,10 @@ __device__ __forceinline__ void dcn_nhwc_tile(const T *__restrict__ in, T *__res
  * a pixel; 8 lanes write a pixel's 128 bytes. Items in order [image][channel
  * block][run of 16 pixels].
  *
+ * KEEP (ws_prep): the input loads evict_first and the copy's stores
+ * evict_last in L2, so the copy stays there for the main kernel's corner
+ * loads while the input streams through.
+ *
  * The plan of [n][c][hw] -> [n][hw][c] in blocks of 256 threads: 8 items a
  * block where the shape and alignment allow (count > 0), else one 32 x 32
  * tile a block, tiles in order [image][channel tile][pixel tile]. One plan
@@ -176,7 +180,7 @@ static inline dcn_nhwc_plan dcn_nhwc_plan_of(int64_t n, int c, int hw, const T *
     t.blocks = vec ? (t.count + 7) / 8 : n * t.tgx * t.tgy;
     return t;
 }
-template <typename T>
+template <typename T, bool KEEP = false>
 __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhwc_plan &t,
                                               int64_t it, int lane) {
     constexpr int VW = 16 / (int)sizeof(T), CB = 8 * VW;
@@ -186,11 +190,14 @@ __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhw
     const int p = run * 16 + lane / 8 * 4, c = cb * CB + lane % 8 * VW;
     if (p >= t.hw || c >= t.c) return;
     const T *src = in + (img * t.c + c) * t.hw + p;
+    const uint64_t pol_in = KEEP ? dcn_l2_policy<dcn_evict::first>() : 0,
+                   pol_out = KEEP ? dcn_l2_policy<dcn_evict::last>() : 0;
+    auto load = [&](auto *a) { return KEEP ? dcn_ld_policy(a, pol_in) : __ldg(a); };
     uint4 o[4];
     if constexpr (sizeof(T) == 4) {
         float4 v[VW];
 #pragma unroll
-        for (int e = 0; e < VW; e++) v[e] = __ldg((const float4 *)(src + (int64_t)e * t.hw));
+        for (int e = 0; e < VW; e++) v[e] = load((const float4 *)(src + (int64_t)e * t.hw));
         o[0] = make_uint4(__float_as_uint(v[0].x), __float_as_uint(v[1].x), __float_as_uint(v[2].x),
                           __float_as_uint(v[3].x));
         o[1] = make_uint4(__float_as_uint(v[0].y), __float_as_uint(v[1].y), __float_as_uint(v[2].y),
@@ -202,7 +209,7 @@ __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhw
     } else { /* 4 pixels of a plane in 8 bytes; a pixel's channel pairs by byte_perm */
         uint2 v[VW];
 #pragma unroll
-        for (int e = 0; e < VW; e++) v[e] = __ldg((const uint2 *)(src + (int64_t)e * t.hw));
+        for (int e = 0; e < VW; e++) v[e] = load((const uint2 *)(src + (int64_t)e * t.hw));
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             const unsigned sel = j % 2 ? 0x7632u : 0x5410u; /* high or low halves */
@@ -216,15 +223,21 @@ __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhw
     }
     T *dst = out + (img * t.hw + p) * t.c + c;
 #pragma unroll
-    for (int j = 0; j < 4; j++) *(uint4 *)(dst + (int64_t)j * t.c) = o[j];
+    for (int j = 0; j < 4; j++) {
+        uint4 *at = (uint4 *)(dst + (int64_t)j * t.c);
+        if (KEEP)
+            dcn_st_policy(at, o[j], pol_out);
+        else
+            *at = o[j];
+    }
 }
 /* Block bx of the plan, by its 256 threads (tid). */
-template <typename T>
+template <typename T, bool KEEP = false>
 __device__ __forceinline__ void dcn_nhwc_block(const T *__restrict__ in, T *__restrict__ out,
                                                const dcn_nhwc_plan &t, int64_t bx, int tid) {
     if (t.count > 0) {
         const int64_t it = bx * 8 + tid / 32;
-        if (it < t.count) dcn_nhwc_item(in, out, t, it, tid % 32);
+        if (it < t.count) dcn_nhwc_item<T, KEEP>(in, out, t, it, tid % 32);
         return;
     }
     const int64_t img = bx / ((int64_t)t.tgx * t.tgy) * t.c * t.hw;

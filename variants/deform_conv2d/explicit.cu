@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(WIN_NT, 2)
             if (bias_col) nhwc_bias_one(col + d.kd);
             const float y = fy + dy[u], x = (float)(xi + u * d.sw) + dx[u];
             uint4 out = make_uint4(0, 0, 0, 0); /* outside the image: kb_dcn_corners' test */
-            if (y > -1.f && y < fh && x > -1.f && x < fw) {
+            if (KB_DCN_INSIDE(float, y, x, fh, fw)) {
                 const float yf = floorf(y), xf = floorf(x);
                 const int wy = (int)yf - iy0, wx = (int)xf - ix0;
                 if ((unsigned)wy < (unsigned)(w.wh - 1) && (unsigned)wx < (unsigned)(w.ww - 1)) {

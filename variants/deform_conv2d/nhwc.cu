@@ -602,11 +602,15 @@ __device__ __forceinline__ void ws_store_a(uint32_t addr, uint4 u) {
  * used. The build is serial with the producers' sampling, so it counts its
  * instructions: the offset and mask loads at 32-bit offsets within the
  * pixel's image (dcn_implicit_limits checks), and the tap's row and column
- * stepped along with k in place of a division by kw per entry. */
-template <typename T, int BM, int NPT>
+ * stepped along with k in place of a division by kw per entry. FIRST (the
+ * builder group): the offsets and mask, read once, loaded evict_first in
+ * L2, so they do not push out the NHWC input. */
+template <typename T, int BM, int NPT, bool FIRST = false>
 __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int ptid,
                                int4 *tb_off, float4 *tb_wt) {
     constexpr int KS = NPT / BM, KB = 9; /* KB: taps whose loads go out together */
+    const uint64_t pol = FIRST ? dcn_l2_policy<dcn_evict::first>() : 0;
+    auto load = [&](const T *a) { return FIRST ? dcn_ld_policy(a, pol) : __ldg(a); };
     const int r = ptid % BM, k0 = ptid / BM, P = d.ho * d.wo, q = q0 + r;
     const int zrow = d.n * d.h * d.w * d.c_in, cw = d.w * d.c_in;
     const bool live = q < d.n * P;
@@ -636,9 +640,9 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
         for (int i = 0; i < KB; i++) {
             dy[i] = dx[i] = 0.f, m[i] = 1.f;
             if (live && k + i * KS < d.taps) {
-                dy[i] = dcn_f32(__ldg(at_offset<T, T>(off, ooff)));
-                dx[i] = dcn_f32(__ldg(at_offset<T, T>(off, ooff + P)));
-                if (has_mask) m[i] = dcn_f32(__ldg(at_offset<T, T>(msk, omsk)));
+                dy[i] = dcn_f32(load(at_offset<T, T>(off, ooff)));
+                dx[i] = dcn_f32(load(at_offset<T, T>(off, ooff + P)));
+                if (has_mask) m[i] = dcn_f32(load(at_offset<T, T>(msk, omsk)));
             }
             ooff += 2 * KS * P, omsk += KS * P;
         }
@@ -751,6 +755,15 @@ __device__ __forceinline__ void ws_sample_a(const dcn_dims &d, const dcn_ptrs<T>
     }
 }
 
+/* The first input channel of chunk cc in weight group g. A K tile of the
+ * chunk samples from the table of that channel's offset group: a new table
+ * starts at a tile and at each chunk whose first channel is in another
+ * offset group. The builder group and the producers both walk the chunks
+ * by it, so they agree on the sequence of tables. */
+template <typename T> __device__ __forceinline__ int ws_chunk_c0(const dcn_dims &d, int g, int cc) {
+    return g * d.cin_g + cc * (ROWB / (int)sizeof(T));
+}
+
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
@@ -805,11 +818,12 @@ __global__ void __launch_bounds__(SH::NT, 1)
             const int g = tile % gtiles / ctiles, q0 = tile / gtiles * BM;
             int og = -1;
             for (int cc = t0 / d.taps; cc * d.taps < t1; cc++) {
-                const int og0 = (g * d.cin_g + cc * BK) / d.cin_og;
+                const int og0 = ws_chunk_c0<T>(d, g, cc) / d.cin_og;
                 if (og0 == og) continue;
                 const int b = u & 1;
                 if (u >= 2) mbar_wait(tempty + 8 * b, ((u >> 1) + 1) & 1);
-                ws_build_table<T, BM, 128>(d, p, q0, og = og0, btid, table_off(b), table_wt(b));
+                ws_build_table<T, BM, 128, true>(d, p, q0, og = og0, btid, table_off(b),
+                                                 table_wt(b));
                 mbar_arrive(tfull + 8 * b);
                 u++;
             }
@@ -844,7 +858,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
             /* The block's first table (offsets and mask: inputs) before waiting
              * for ws_prep's NHWC input and weights (t0 < t1: plan); a later
              * one once every producer is done with the last. */
-            int table_og = (g * d.cin_g + cc0 * BK) / d.cin_og;
+            const int table_og = ws_chunk_c0<T>(d, g, cc0) / d.cin_og;
             /* Input channels [tlo, thi): the table's offset group. */
             int tlo = table_og * d.cin_og, thi = tlo + d.cin_og;
             bool in_table = false;
@@ -860,14 +874,14 @@ __global__ void __launch_bounds__(SH::NT, 1)
             if (const int next = tile + gridDim.x; SH::PF && next < ntiles) {
                 const int ngc = next % gtiles;
                 ws_prefetch_table<T, BM, NPT>(d, p, next / gtiles * BM,
-                                              (ngc / ctiles * d.cin_g + cc0 * BK) / d.cin_og, ptid);
+                                              ws_chunk_c0<T>(d, ngc / ctiles, cc0) / d.cin_og,
+                                              ptid);
             }
             int cc = cc0, k = k0;
             for (int t = t0; t < t1; t++) {
                 const int cl = cc * BK + chunk * VW, ci = g * d.cin_g + cl;
                 if (k == 0 || t == t0) { /* a new chunk: its first channel's group */
-                    const int c0 = g * d.cin_g + cc * BK;
-                    if (c0 < tlo || c0 >= thi) {
+                    if (const int c0 = ws_chunk_c0<T>(d, g, cc); c0 < tlo || c0 >= thi) {
                         const int og0 = c0 / d.cin_og;
                         if constexpr (SH::TB) {
                             take_table();
@@ -971,6 +985,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
     auto emit_whole = [&]() {
         constexpr int NB = 4;
         const int c0 = g * d.cout_g + n0 + 2 * (lane % 4);
+        const uint64_t pol_out = SH::TB ? dcn_l2_policy<dcn_evict::first>() : 0;
 #pragma unroll
         for (int nt0 = 0; nt0 < NACC / 4; nt0 += NB) {
             float b[NB][2];
@@ -988,8 +1003,13 @@ __global__ void __launch_bounds__(SH::NT, 1)
 #pragma unroll
                     for (int m = 0; m < SH::MW; m++)
 #pragma unroll
-                        for (int h = 0; h < 2; h++)
-                            orow[m][h][o] = dcn_from_f32<T>(acc[m][nt * 4 + 2 * h + e] + b[i][e]);
+                        for (int h = 0; h < 2; h++) {
+                            const T v = dcn_from_f32<T>(acc[m][nt * 4 + 2 * h + e] + b[i][e]);
+                            if constexpr (SH::TB)
+                                dcn_st_policy(&orow[m][h][o], v, pol_out);
+                            else
+                                orow[m][h][o] = v;
+                        }
                 }
         }
     };
@@ -1078,7 +1098,7 @@ __global__ void __launch_bounds__(256)
 #endif
     const int tblocks = (int)tp.blocks;
     if ((int)blockIdx.x < tblocks) {
-        dcn_nhwc_block(in, nhwc, tp, blockIdx.x, threadIdx.x);
+        dcn_nhwc_block<T, true>(in, nhwc, tp, blockIdx.x, threadIdx.x);
         return;
     }
     constexpr int BK = ROWB / (int)sizeof(T), VW = 16 / (int)sizeof(T);
