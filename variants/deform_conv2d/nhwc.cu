@@ -585,8 +585,9 @@ __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
     return a;
 }
 
-/* One blended vector into its A tile slot (a shared address). */
-__device__ __forceinline__ void ws_store_a(uint32_t addr, uint4 u) {
+/* One blended vector into its A tile slot (a shared address). Unused where
+ * the ws kernels compile to a trap (builds without sm_90a). */
+[[maybe_unused]] __device__ __forceinline__ void ws_store_a(uint32_t addr, uint4 u) {
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(addr), "r"(u.x), "r"(u.y), "r"(u.z),
                  "r"(u.w));
 }
