@@ -155,7 +155,8 @@ __device__ __forceinline__ void dcn_nhwc_tile(const T *__restrict__ in, T *__res
  *
  * KEEP (ws_prep): the input loads evict_first and the copy's stores
  * evict_last in L2, so the copy stays there for the main kernel's corner
- * loads while the input streams through.
+ * loads while the input streams through. Its lines keep that priority after
+ * the op until evicted or reset (docs/perf-deform_conv2d.md, Open).
  *
  * The plan of [n][c][hw] -> [n][hw][c] in blocks of 256 threads: 8 items a
  * block where the shape and alignment allow (count > 0), else one 32 x 32
