@@ -124,9 +124,12 @@ template <dcn_evict E> __device__ __forceinline__ uint64_t dcn_l2_policy() {
     return pol;
 }
 /* Loads of 16-bit (T: __half, __nv_bfloat16), 32-bit (float), 8- and
- * 16-byte (uint2, float4) values under policy pol. */
-template <typename V> __device__ __forceinline__ V dcn_ld_policy(const V *p, uint64_t pol) {
+ * 16-byte (uint2, float4) values under policy pol where HINT, else plain
+ * read-only loads (__ldg). */
+template <bool HINT = true, typename V>
+__device__ __forceinline__ V dcn_ld_policy(const V *p, uint64_t pol) {
 #if __CUDA_ARCH__ >= 800
+    if constexpr (!HINT) return __ldg(p);
     V v;
     if constexpr (sizeof(V) == 16) {
         float4 &f = *(float4 *)&v;
@@ -153,10 +156,14 @@ template <typename V> __device__ __forceinline__ V dcn_ld_policy(const V *p, uin
     return __ldg(p);
 #endif
 }
-/* Stores of 16-bit, 32-bit and 16-byte (uint4) values under policy pol. */
-template <typename V> __device__ __forceinline__ void dcn_st_policy(V *p, V v, uint64_t pol) {
+/* Stores of 16-bit, 32-bit and 16-byte (uint4) values under policy pol
+ * where HINT, else plain stores. */
+template <bool HINT = true, typename V>
+__device__ __forceinline__ void dcn_st_policy(V *p, V v, uint64_t pol) {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (sizeof(V) == 16) {
+    if constexpr (!HINT) {
+        *p = v;
+    } else if constexpr (sizeof(V) == 16) {
         const uint4 u = *(const uint4 *)&v;
         asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(u.x),
                      "r"(u.y), "r"(u.z), "r"(u.w), "l"(pol)

@@ -193,7 +193,7 @@ __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhw
     const T *src = in + (img * t.c + c) * t.hw + p;
     const uint64_t pol_in = KEEP ? dcn_l2_policy<dcn_evict::first>() : 0,
                    pol_out = KEEP ? dcn_l2_policy<dcn_evict::last>() : 0;
-    auto load = [&](auto *a) { return KEEP ? dcn_ld_policy(a, pol_in) : __ldg(a); };
+    auto load = [&](auto *a) { return dcn_ld_policy<KEEP>(a, pol_in); };
     uint4 o[4];
     if constexpr (sizeof(T) == 4) {
         float4 v[VW];
@@ -226,10 +226,7 @@ __device__ __forceinline__ void dcn_nhwc_item(const T *in, T *out, const dcn_nhw
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         uint4 *at = (uint4 *)(dst + (int64_t)j * t.c);
-        if (KEEP)
-            dcn_st_policy(at, o[j], pol_out);
-        else
-            *at = o[j];
+        dcn_st_policy<KEEP>(at, o[j], pol_out);
     }
 }
 /* Block bx of the plan, by its 256 threads (tid). */

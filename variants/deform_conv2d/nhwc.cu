@@ -611,7 +611,7 @@ __device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, 
                                int4 *tb_off, float4 *tb_wt) {
     constexpr int KS = NPT / BM, KB = 9; /* KB: taps whose loads go out together */
     const uint64_t pol = FIRST ? dcn_l2_policy<dcn_evict::first>() : 0;
-    auto load = [&](const T *a) { return FIRST ? dcn_ld_policy(a, pol) : __ldg(a); };
+    auto load = [&](const T *a) { return dcn_ld_policy<FIRST>(a, pol); };
     const int r = ptid % BM, k0 = ptid / BM, P = d.ho * d.wo, q = q0 + r;
     const int zrow = d.n * d.h * d.w * d.c_in, cw = d.w * d.c_in;
     const bool live = q < d.n * P;
@@ -1006,10 +1006,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
 #pragma unroll
                         for (int h = 0; h < 2; h++) {
                             const T v = dcn_from_f32<T>(acc[m][nt * 4 + 2 * h + e] + b[i][e]);
-                            if constexpr (SH::TB)
-                                dcn_st_policy(&orow[m][h][o], v, pol_out);
-                            else
-                                orow[m][h][o] = v;
+                            dcn_st_policy<SH::TB>(&orow[m][h][o], v, pol_out);
                         }
                 }
         }
