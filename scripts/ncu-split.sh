@@ -12,9 +12,10 @@
 # yolo32-stage rpn-masks rpn-walk gs1m-hist gs1m-keys gs1m-rank coop1m coop-rpn5
 # dcn4-explicit dcn4-implicit
 # dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5
-# wgmma4 wgmma5 (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64) f32;
-# explicit = NCHW im2col, nhwc = explicit_nhwc*, fused = nhwc_fused_f16's
-# kernel in f16, wgmma = nhwc_wgmma_tf32's kernel).
+# wgmma4 wgmma5 ws4 ws4-f16 ws5 (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64)
+# f32; explicit = NCHW im2col, nhwc = explicit_nhwc*, fused = nhwc_fused_f16's
+# kernel in f16, wgmma = nhwc_wgmma_tf32's kernel, ws = nhwc_ws_tf32's main
+# kernel, ws4-f16 nhwc_ws_f16's).
 #
 # Writes $OUT/ncu-<name>.txt per case and $OUT/<name>-sass.txt. ncu locks the
 # clocks to base (its default), so durations read ~10-20% above cold-mode runs.
@@ -99,6 +100,9 @@ for name in "${names[@]}"; do
     fused5) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_fused_f16 "${dcn5[@]}" -a dtype=f16 ;;
     wgmma4) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_wgmma_tf32 "${dcn4[@]}" ;;
     wgmma5) sass "$name" dcn_nhwc_fused deform_conv2d -v nhwc_wgmma_tf32 "${dcn5[@]}" ;;
+    ws4) sass "$name" dcn_nhwc_ws deform_conv2d -v nhwc_ws_tf32 "${dcn4[@]}" ;;
+    ws4-f16) sass "$name" dcn_nhwc_ws deform_conv2d -v nhwc_ws_f16 "${dcn4[@]}" -a dtype=f16 ;;
+    ws5) sass "$name" dcn_nhwc_ws deform_conv2d -v nhwc_ws_tf32 "${dcn5[@]}" ;;
     *) echo "ncu-split.sh: no split named $name" >&2 ;;
     esac
 done
