@@ -124,63 +124,63 @@ template <dcn_evict E> __device__ __forceinline__ uint64_t dcn_l2_policy() {
     return pol;
 }
 /* Loads of 16-bit (T: __half, __nv_bfloat16), 32-bit (float), 8- and
- * 16-byte (uint2, float4) values under policy pol where HINT, else plain
- * read-only loads (__ldg). */
+ * 16-byte (uint2, float4) values under policy pol where HINT, else (or
+ * before 8.0) plain read-only loads (__ldg). */
 template <bool HINT = true, typename V>
 __device__ __forceinline__ V dcn_ld_policy(const V *p, uint64_t pol) {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (!HINT) return __ldg(p);
-    V v;
-    if constexpr (sizeof(V) == 16) {
-        float4 &f = *(float4 *)&v;
-        asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
-                     : "=f"(f.x), "=f"(f.y), "=f"(f.z), "=f"(f.w)
-                     : "l"(p), "l"(pol));
-    } else if constexpr (sizeof(V) == 8) {
-        uint2 &u = *(uint2 *)&v;
-        asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
-                     : "=r"(u.x), "=r"(u.y)
-                     : "l"(p), "l"(pol));
-    } else if constexpr (sizeof(V) == 4) {
-        asm volatile("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;"
-                     : "=r"(*(uint32_t *)&v)
-                     : "l"(p), "l"(pol));
-    } else {
-        static_assert(sizeof(V) == 2, "2, 4, 8 or 16 bytes");
-        asm volatile("ld.global.nc.L2::cache_hint.b16 %0, [%1], %2;"
-                     : "=h"(*(unsigned short *)&v)
-                     : "l"(p), "l"(pol));
+    if constexpr (HINT) {
+        V v;
+        if constexpr (sizeof(V) == 16) {
+            float4 &f = *(float4 *)&v;
+            asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                         : "=f"(f.x), "=f"(f.y), "=f"(f.z), "=f"(f.w)
+                         : "l"(p), "l"(pol));
+        } else if constexpr (sizeof(V) == 8) {
+            uint2 &u = *(uint2 *)&v;
+            asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
+                         : "=r"(u.x), "=r"(u.y)
+                         : "l"(p), "l"(pol));
+        } else if constexpr (sizeof(V) == 4) {
+            asm volatile("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;"
+                         : "=r"(*(uint32_t *)&v)
+                         : "l"(p), "l"(pol));
+        } else {
+            static_assert(sizeof(V) == 2, "2, 4, 8 or 16 bytes");
+            asm volatile("ld.global.nc.L2::cache_hint.b16 %0, [%1], %2;"
+                         : "=h"(*(unsigned short *)&v)
+                         : "l"(p), "l"(pol));
+        }
+        return v;
     }
-    return v;
-#else
-    return __ldg(p);
 #endif
+    return __ldg(p);
 }
 /* Stores of 16-bit, 32-bit and 16-byte (uint4) values under policy pol
- * where HINT, else plain stores. */
+ * where HINT, else (or before 8.0) plain stores. */
 template <bool HINT = true, typename V>
 __device__ __forceinline__ void dcn_st_policy(V *p, V v, uint64_t pol) {
 #if __CUDA_ARCH__ >= 800
-    if constexpr (!HINT) {
-        *p = v;
-    } else if constexpr (sizeof(V) == 16) {
-        const uint4 u = *(const uint4 *)&v;
-        asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(u.x),
-                     "r"(u.y), "r"(u.z), "r"(u.w), "l"(pol)
-                     : "memory");
-    } else if constexpr (sizeof(V) == 4) {
-        asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p),
-                     "r"(*(const uint32_t *)&v), "l"(pol)
-                     : "memory");
-    } else {
-        static_assert(sizeof(V) == 2, "2, 4 or 16 bytes");
-        asm volatile("st.global.L2::cache_hint.b16 [%0], %1, %2;" ::"l"(p),
-                     "h"(*(const unsigned short *)&v), "l"(pol)
-                     : "memory");
+    if constexpr (HINT) {
+        if constexpr (sizeof(V) == 16) {
+            const uint4 u = *(const uint4 *)&v;
+            asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p),
+                         "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w), "l"(pol)
+                         : "memory");
+        } else if constexpr (sizeof(V) == 4) {
+            asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p),
+                         "r"(*(const uint32_t *)&v), "l"(pol)
+                         : "memory");
+        } else {
+            static_assert(sizeof(V) == 2, "2, 4 or 16 bytes");
+            asm volatile("st.global.L2::cache_hint.b16 [%0], %1, %2;" ::"l"(p),
+                         "h"(*(const unsigned short *)&v), "l"(pol)
+                         : "memory");
+        }
+        return;
     }
-#else
-    *p = v;
 #endif
+    *p = v;
 }
 
 /* The sample point (y, x) of tap k at output pixel (oy, ox) with offsets
