@@ -66,6 +66,11 @@ static const char *const smoke[] = {
      * on a 132-SM GPU, so nhwc_ws_*'s ring slots and its table builder's two
      * buffers wrap their mbarrier phases; one and two tables a tile */
     "n=2 c_in=64 c_out=64 h=100 w=200 offset_groups=[1,2] dtype=[f32,f16]",
+    /* nhwc_ws_*'s pixel rectangles at 128 x 64: 8 x 16 whole (338 tiles, a block
+     * looping), a last tile of 8 of its 16 columns, of 1 of its 8 rows; 9 x 24
+     * takes consecutive pixels (rectangles would take more tiles) */
+    "n=2 c_in=64 c_out=64 h=104 w=208 dtype=[f32,f16]",
+    "n=1 c_in=64 c_out=64 h=[8,9] w=[16,24] dtype=[f32,bf16]",
     /* kernels past the padded input (torchvision's output size): ho = (2 - 3)/2 + 1 = 1 and
      * wo = (3 + 0 - 5)/3 + 1 = 1 with dilation; the taps past the input sample zeros */
     "n=2 c_in=16 c_out=8 h=2 w=9 kh=3 kw=3 stride_h=2 stride_w=2 pad_h=0 pad_w=1 "

@@ -3,7 +3,8 @@
  * pixels, and the split of K: one wave at most, every block a range of at
  * least 8 K tiles, no split where the output tiles fill the SMs or the
  * shape has no split epilogue; the grid: a block a tile when split, else at
- * most one an SM. */
+ * most one an SM; the pixel tiles: rectangles where they take no more
+ * tiles than consecutive pixels. */
 #include "kbtest.h"
 #include "variants/deform_conv2d/dcn_ws_plan.h"
 
@@ -64,4 +65,32 @@ KB_TEST(grid_is_a_block_a_tile_when_split_else_one_an_sm_at_most) {
         KB_EXPECT(grid >= 1 && grid <= tiles && grid * ks <= (tiles > 132 ? tiles : 132));
         if (ks > 1) KB_EXPECT(grid == tiles);
     }
+}
+
+KB_TEST(pixel_rectangles_where_they_take_no_more_tiles) {
+    /* (2,64,200,336): 8 x 16 rectangles tile it exactly, as many as 128 pixels do */
+    KB_EXPECT(kb_dcn_ws_pixel_tiles(2, 200, 336, 7) == 1050);
+    KB_EXPECT(kb_dcn_ws_pixel_tiles(2, 200, 336, 4) == 2 * 25 * 21);
+    KB_EXPECT(kb_dcn_ws_tile_lg(2, 200, 336) == 4);
+    KB_EXPECT(kb_dcn_ws_tile_lg(8, 64, 64) == 4);
+    /* a last rectangle short of rows or of columns, as many tiles as consecutive pixels */
+    KB_EXPECT(kb_dcn_ws_tile_lg(1, 9, 16) == 4 && kb_dcn_ws_pixel_tiles(1, 9, 16, 4) == 2);
+    KB_EXPECT(kb_dcn_ws_tile_lg(1, 8, 24) == 4 && kb_dcn_ws_pixel_tiles(1, 8, 24, 4) == 2);
+    /* wider rectangles where 8 x 16 would take more tiles */
+    KB_EXPECT(kb_dcn_ws_tile_lg(1, 4, 64) == 5); /* 8 x 16: 4 tiles, 4 x 32: 2 */
+    KB_EXPECT(kb_dcn_ws_tile_lg(1, 2, 128) == 6);
+    /* consecutive pixels where every rectangle takes more: 9 x 24 (3 vs 2),
+     * (4,64,100,168) (572 vs 525); one tile either way: 8 x 16 */
+    KB_EXPECT(kb_dcn_ws_tile_lg(1, 9, 24) == 7);
+    KB_EXPECT(kb_dcn_ws_tile_lg(4, 100, 168) == 7);
+    KB_EXPECT(kb_dcn_ws_tile_lg(1, 1, 7) == 4 && kb_dcn_ws_pixel_tiles(1, 1, 7, 4) == 1);
+    /* never more tiles than consecutive pixels */
+    for (int64_t n = 1; n <= 3; n++)
+        for (int64_t ho = 1; ho <= 40; ho += 3)
+            for (int64_t wo = 1; wo <= 300; wo += 7) {
+                int lg = kb_dcn_ws_tile_lg(n, ho, wo);
+                KB_EXPECT(lg >= 4 && lg <= 7);
+                KB_EXPECT(kb_dcn_ws_pixel_tiles(n, ho, wo, lg) <=
+                          kb_dcn_ws_pixel_tiles(n, ho, wo, 7));
+            }
 }

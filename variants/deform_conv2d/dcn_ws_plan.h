@@ -13,6 +13,12 @@
  * Blocks: one an output tile where K is split; else at most one an SM, each
  * taking every grid-th tile in turn, so that a block's next tile is sampled
  * while its last one is multiplied and written.
+ * Pixel tiles: a tile's 128 rows are 128 consecutive output pixels (across
+ * rows and images: lg 7), or, in the 128 x 64 shape with the table builder
+ * and one offset group, a rectangle of 2^lg columns x 128 >> lg rows of one
+ * image where rectangles take no more tiles than consecutive pixels do, 8 x
+ * 16 first: a rectangle's taps sample a compact patch, so the corners of
+ * neighbouring pixels and taps hit L1 more often.
  */
 #ifndef KB_DCN_WS_PLAN_H
 #define KB_DCN_WS_PLAN_H
@@ -40,6 +46,23 @@ static inline int kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, in
 /* Blocks along x, for tiles output tiles and KS = ks. */
 static inline int64_t kb_dcn_ws_grid(int64_t tiles, int ks, int64_t sms) {
     return ks > 1 || tiles < sms ? tiles : sms;
+}
+
+/* Pixel tiles of n images of ho x wo output pixels, 2^lg columns a tile
+ * (lg 7: 128 consecutive pixels). */
+static inline int64_t kb_dcn_ws_pixel_tiles(int64_t n, int64_t ho, int64_t wo, int lg) {
+    if (lg >= 7) return (n * ho * wo + 127) / 128;
+    int64_t tw = (int64_t)1 << lg, th = 128 >> lg;
+    return n * ((ho + th - 1) / th) * ((wo + tw - 1) / tw);
+}
+
+/* The pixel tiles' lg: the narrowest rectangle (16, 32 or 64 columns) that
+ * takes no more tiles than consecutive pixels, else 7. */
+static inline int kb_dcn_ws_tile_lg(int64_t n, int64_t ho, int64_t wo) {
+    int64_t consecutive = kb_dcn_ws_pixel_tiles(n, ho, wo, 7);
+    for (int lg = 4; lg < 7; lg++)
+        if (kb_dcn_ws_pixel_tiles(n, ho, wo, lg) <= consecutive) return lg;
+    return 7;
 }
 
 #ifdef __cplusplus

@@ -592,6 +592,25 @@ __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
                  "r"(u.w));
 }
 
+/* The pixel tiles of the ws kernel's 128 x 64 shape with the builder group
+ * (dcn_ws_plan.h): 2^lg columns a tile (lg 7: BM consecutive pixels), and
+ * each tile's first pixel and extent, listed at setup (ws_tile_list), so
+ * no role divides to find them. The other shapes take BM consecutive
+ * pixels a tile, from pixel tile BM. */
+struct ws_tiling {
+    const int2 *tiles;
+    int lg;
+};
+/* Row r of pixel tile pt (column r % 2^lg, row r >> lg): its pixel q, and
+ * whether it is one (live). */
+__device__ __forceinline__ int ws_row_pixel(const dcn_dims &d, ws_tiling tl, int pt, int r,
+                                            bool *live) {
+    const int2 t = __ldg(tl.tiles + pt); /* first pixel, columns | rows << 16 */
+    const int c = r & ((1 << tl.lg) - 1), y = r >> tl.lg;
+    *live = c < (t.y & 0xffff) && y < t.y >> 16;
+    return t.x + y * d.wo + c;
+}
+
 /* The (tap, pixel) table of the ws kernel, built by its NPT producer
  * threads (ptid): per (tap k, row r) the 4 mask-scaled weights and the 4
  * corners' element offsets in the NHWC input, image included (the input and
@@ -606,15 +625,20 @@ __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
  * stepped along with k in place of a division by kw per entry. FIRST (the
  * builder group): the offsets and mask, read once, loaded evict_first in
  * L2, so they do not push out the NHWC input. */
-template <typename T, int BM, int NPT, bool FIRST = false>
-__device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, int og, int ptid,
-                               int4 *tb_off, float4 *tb_wt) {
+template <typename T, int BM, int NPT, bool FIRST = false, bool TILED = false>
+__device__ void ws_build_table(const dcn_dims &d, const dcn_ptrs<T> &p, int q0, ws_tiling tl,
+                               int og, int ptid, int4 *tb_off, float4 *tb_wt) {
     constexpr int KS = NPT / BM, KB = 9; /* KB: taps whose loads go out together */
     const uint64_t pol = FIRST ? dcn_l2_policy<dcn_evict::first>() : 0;
     auto load = [&](const T *a) { return dcn_ld_policy<FIRST>(a, pol); };
-    const int r = ptid % BM, k0 = ptid / BM, P = d.ho * d.wo, q = q0 + r;
+    const int r = ptid % BM, k0 = ptid / BM, P = d.ho * d.wo;
     const int zrow = d.n * d.h * d.w * d.c_in, cw = d.w * d.c_in;
-    const bool live = q < d.n * P;
+    bool live;
+    int q;
+    if constexpr (TILED) /* q0: the pixel tile */
+        q = ws_row_pixel(d, tl, q0 / BM, r, &live);
+    else
+        q = q0 + r, live = q < d.n * P;
     const int n = live ? q / P : 0, pix = q - n * P, oy = pix / d.wo, ox = pix - oy * d.wo;
     const int img = n * d.h * d.w;
     const T *off = p.off + (int64_t)n * 2 * d.og * d.taps * P;
@@ -768,7 +792,7 @@ template <typename T> __device__ __forceinline__ int ws_chunk_c0(const dcn_dims 
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
-                unsigned *__restrict__ arrived, dcn_dims d, int ctiles, int ntiles) {
+                unsigned *__restrict__ arrived, dcn_dims d, ws_tiling tl, int ctiles, int ntiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT;
@@ -823,8 +847,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 if (og0 == og) continue;
                 const int b = u & 1;
                 if (u >= 2) mbar_wait(tempty + 8 * b, ((u >> 1) + 1) & 1);
-                ws_build_table<T, BM, 128, true>(d, p, q0, og = og0, btid, table_off(b),
-                                                 table_wt(b));
+                ws_build_table<T, BM, 128, true, true>(d, p, q0, tl, og = og0, btid, table_off(b),
+                                                       table_wt(b));
                 mbar_arrive(tfull + 8 * b);
                 u++;
             }
@@ -867,7 +891,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 take_table();
             } else {
                 if (tile != (int)blockIdx.x) producers_sync<NPT>();
-                ws_build_table<T, BM, NPT>(d, p, q0, table_og, ptid, tb_off, tb_wt);
+                ws_build_table<T, BM, NPT>(d, p, q0, tl, table_og, ptid, tb_off, tb_wt);
                 producers_sync<NPT>();
             }
             if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -888,7 +912,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
                             take_table();
                         } else {
                             producers_sync<NPT>(); /* nobody still reads the old table */
-                            ws_build_table<T, BM, NPT>(d, p, q0, og0, ptid, tb_off, tb_wt);
+                            ws_build_table<T, BM, NPT>(d, p, q0, tl, og0, ptid, tb_off, tb_wt);
                             producers_sync<NPT>();
                         }
                         tlo = og0 * d.cin_og, thi = tlo + d.cin_og;
@@ -955,14 +979,25 @@ __global__ void __launch_bounds__(SH::NT, 1)
     auto set_tile = [&](int tile) {
         const int gc = tile % gtiles, q0 = tile / gtiles * BM;
         g = gc / ctiles, n0 = (gc % ctiles) * BN;
-        whole = q0 + BM <= Q && n0 + BN <= d.cout_g;
+        if constexpr (SH::TB) {
+            const int2 t = __ldg(tl.tiles + tile / gtiles);
+            whole = (t.y & 0xffff) * (t.y >> 16) == BM && n0 + BN <= d.cout_g;
+        } else {
+            whole = q0 + BM <= Q && n0 + BN <= d.cout_g;
+        }
 #pragma unroll
         for (int m = 0; m < SH::MW; m++)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                const int q = q0 + (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
+                const int r = (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
+                bool live;
+                int q;
+                if constexpr (SH::TB)
+                    q = ws_row_pixel(d, tl, tile / gtiles, r, &live);
+                else
+                    q = q0 + r, live = q < Q;
                 const int n = q / P;
-                orow[m][h] = q < Q ? p.out + (int64_t)n * d.c_out * P + (q - n * P) : nullptr;
+                orow[m][h] = live ? p.out + (int64_t)n * d.c_out * P + (q - n * P) : nullptr;
             }
     };
     /* acc[m][4 nt .. 4 nt + 3]: channels co, co + 1 of rows h = 0, 1. */
@@ -1305,6 +1340,7 @@ static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n64b::BM == 128 && ws_
               "the tiles dcn_ws_plan.h assumes");
 struct ws_plan {
     int shape, bm, bn, ctiles, ktiles, ks;
+    int lg;         /* pixel tiles of 2^lg columns (7: BM consecutive pixels) */
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
     int64_t grid;   /* blocks along x (kb_dcn_ws_grid) */
 };
@@ -1328,7 +1364,11 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
     });
     w.ctiles = (int)((cout_g + w.bn - 1) / w.bn);
     w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
-    w.blocks = (pixels + w.bm - 1) / w.bm * p->groups * w.ctiles;
+    /* Rectangles at 128 x 64 with the builder, where every K chunk takes
+     * its offset group's table (the inline sampler takes consecutive
+     * pixels). */
+    w.lg = w.shape == kWS64B && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
+    w.blocks = kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * p->groups * w.ctiles;
     w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
     w.grid = kb_dcn_ws_grid(w.blocks, w.ks, sms);
     return w;
@@ -1344,6 +1384,27 @@ static size_t ws_part_bytes(const ws_plan &w) {
 }
 static size_t ws_arrived_bytes(const ws_plan &w) {
     return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
+}
+/* The pixel tiles' list (ws_tiling): a tile's first pixel, and its columns
+ * | rows << 16 that are output pixels. */
+static size_t ws_tile_bytes(const kb_dcn_params *p, const ws_plan &w) {
+    return (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2);
+}
+static void ws_tile_list(const kb_dcn_params *p, const ws_plan &w, int2 *t) {
+    const int64_t P = p->ho * p->wo, Q = p->n * P;
+    if ((1 << w.lg) >= w.bm) {
+        for (int64_t q0 = 0; q0 < Q; q0 += w.bm)
+            *t++ = make_int2((int)q0, (int)(Q - q0 < w.bm ? Q - q0 : w.bm) | 1 << 16);
+        return;
+    }
+    const int64_t tw = (int64_t)1 << w.lg, th = w.bm >> w.lg;
+    for (int64_t n = 0; n < p->n; n++)
+        for (int64_t y0 = 0; y0 < p->ho; y0 += th)
+            for (int64_t x0 = 0; x0 < p->wo; x0 += tw) {
+                const int64_t xn = p->wo - x0 < tw ? p->wo - x0 : tw;
+                const int64_t yn = p->ho - y0 < th ? p->ho - y0 : th;
+                *t++ = make_int2((int)(n * P + y0 * p->wo + x0), (int)(xn | yn << 16));
+            }
 }
 
 template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
@@ -1377,13 +1438,14 @@ size_t ws_workspace_bytes(const kb_case *c) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
     ws_plan w = ws_plan_of(&p);
-    return ws_nhwc_bytes(&p) + ws_weight_bytes(&p, w) + ws_part_bytes(w) + ws_arrived_bytes(w);
+    return ws_nhwc_bytes(&p) + ws_weight_bytes(&p, w) + ws_part_bytes(w) + ws_arrived_bytes(w) +
+           ws_tile_bytes(&p, w);
 }
 
 struct ws_state {
     kb_dcn_params p;
     ws_plan w;
-    void *nhwc, *wsw, *part, *arrived;
+    void *nhwc, *wsw, *part, *arrived, *tiles;
 };
 
 void ws_teardown(void *state) {
@@ -1393,6 +1455,7 @@ void ws_teardown(void *state) {
         cudaFree(st->wsw);
         cudaFree(st->part);
         cudaFree(st->arrived);
+        cudaFree(st->tiles);
     }
     free(st);
 }
@@ -1402,13 +1465,26 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
     st->w = ws_plan_of(&st->p);
     size_t nb = ws_nhwc_bytes(&st->p), wb = ws_weight_bytes(&st->p, st->w);
     size_t pb = ws_part_bytes(st->w), ab = ws_arrived_bytes(st->w);
+    size_t tb = ws_tile_bytes(&st->p, st->w);
     if (!dcn_alloc(&st->nhwc, nb ? nb : 16) || !dcn_alloc(&st->wsw, wb ? wb : 16) ||
-        (pb && !dcn_alloc(&st->part, pb)) || (ab && !dcn_alloc(&st->arrived, ab))) {
+        (pb && !dcn_alloc(&st->part, pb)) || (ab && !dcn_alloc(&st->arrived, ab)) ||
+        !dcn_alloc(&st->tiles, tb ? tb : 16)) {
         kb_fail(e,
-                "NHWC input copy + tiled weights + split-K partials and counters: %zu + %zu + "
-                "%zu + %zu bytes",
-                nb, wb, pb, ab);
+                "NHWC input copy + tiled weights + split-K partials and counters + pixel tiles: "
+                "%zu + %zu + %zu + %zu + %zu bytes",
+                nb, wb, pb, ab, tb);
         return KB_OUT_OF_MEMORY;
+    }
+    if (tb) {
+        int2 *list = (int2 *)malloc(tb);
+        if (!list) {
+            kb_fail(e, "the pixel tiles' list: %zu bytes of host memory", tb);
+            return KB_OUT_OF_MEMORY;
+        }
+        ws_tile_list(&st->p, st->w, list);
+        cudaError_t err = cudaMemcpy(st->tiles, list, tb, cudaMemcpyHostToDevice);
+        free(list);
+        KB_CUDA_TRY(err, e);
     }
     /* The zero row, the weight tiles' padding and the counters start at 0;
      * run() writes only the input and the weights, and the last block of a
@@ -1461,7 +1537,8 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
         cfg.attrs = &pdl;
         cfg.numAttrs = 1;
         return cudaLaunchKernelEx(&cfg, dcn_nhwc_ws<T, SH>, pn, (const T *)st->wsw,
-                                  (float *)st->part, (unsigned *)st->arrived, d, w.ctiles,
+                                  (float *)st->part, (unsigned *)st->arrived, d,
+                                  ws_tiling{(const int2 *)st->tiles, w.lg}, w.ctiles,
                                   (int)w.blocks);
     });
     kb_nvtx_pop();
