@@ -133,6 +133,9 @@ static const char *const sanitize_lines[] = {
      * implicit BM 64 */
     "n=1 c_in=16 c_out=16 h=9 w=11 kh=3 kw=2 stride_h=2 stride_w=1 pad_h=1 pad_w=0 dil_h=1 "
     "dil_w=2 groups=2 offset_groups=2 dtype=[f32,f16,bf16]",
+    /* one offset group: ws 128 x 64 with the builder on 8 x 16 pixel rectangles,
+     * the second short of 7 of its 8 rows */
+    "n=1 c_in=16 c_out=16 h=9 w=16 dtype=[f32,f16,bf16]",
     /* 5x5, every sample outside the image; DCNv1 (no mask), no bias; ws
      * 128 x 64 without the builder (two 25-tap tables exceed shared memory) */
     "n=1 c_in=16 c_out=24 h=11 w=13 kh=5 kw=5 pad_h=2 pad_w=2 mask=0 bias=0 "
