@@ -595,8 +595,9 @@ __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
 /* The pixel tiles of the ws kernel's 128 x 64 shape with the builder group
  * (dcn_ws_plan.h): 2^lg columns a tile (lg 7: BM consecutive pixels), and
  * each tile's first pixel and extent, listed at setup (ws_tile_list), so
- * no role divides to find them. The other shapes take BM consecutive
- * pixels a tile, from pixel tile BM. */
+ * no role divides to find them. The other shapes, and this one's inline
+ * sampler (chunks across offset groups: rectangles are given to one
+ * offset group only), take BM consecutive pixels from q0 = pixel tile x BM. */
 struct ws_tiling {
     const int2 *tiles;
     int lg;
