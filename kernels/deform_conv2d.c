@@ -155,12 +155,12 @@ static const char *const sanitize_lines[] = {
     /* the same with 128 input channels: ws 128 x 128 tiles, K split in 4
      * (16-bit data: in sanitize_large) */
     "n=1 c_in=128 c_out=136 h=8 w=8",
-    /* the big-grid branches, 1x1 on 8 channels to stay cheap (18.8M MACs):
-     * 17280 pixels >= 2 x 132 x 64: nhwc_fused n256w; >= 132 x 128: wgmma
-     * wg256, ws 128 x 256; 135 pixel x 2 channel tiles of 128 >= 2 x 132 blocks: implicit
-     * BM 128; 270 window tiles of 8x8 pixels >= 2 x 132: explicit_nhwc's
-     * windowed im2col unforced; explicit im2col TAPS = 1 */
-    "n=1 c_in=8 c_out=136 h=2160 w=8 kh=1 kw=1 pad_h=0 pad_w=0 dtype=[f32,f16,bf16]",
+    /* the big-grid branches, 1x1 on 8 channels to stay cheap (18.9M MACs):
+     * 17408 pixels >= 2 x 132 x 64: nhwc_fused n256w; >= 132 x 128: wgmma
+     * wg256, ws 128 x 256 on 8 x 16 pixel rectangles; 136 pixel x 2 channel tiles
+     * of 128 >= 2 x 132 blocks: implicit BM 128; 272 window tiles of 8x8 pixels
+     * >= 2 x 132: explicit_nhwc's windowed im2col unforced; explicit im2col TAPS = 1 */
+    "n=1 c_in=8 c_out=136 h=136 w=128 kh=1 kw=1 pad_h=0 pad_w=0 dtype=[f32,f16,bf16]",
     NULL,
 };
 

@@ -495,6 +495,10 @@ struct ws_shape {
     /* TB: a warp group that builds the tables into two buffers (else the
      * producers build them, into one). */
     static constexpr int TB = TB_, TABLES = TB ? 2 : 1;
+    /* RECT: takes pixel rectangles where they apply (ws_tiling); the shapes
+     * whose producers build no table (the builder's), or whose 168
+     * registers leave room (128 x 256). */
+    static constexpr bool RECT = TB || BN == 256;
     static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW + TB), NPT = 128 * PW;
     static constexpr int VPT = BM * VPR / NPT; /* vectors a producer thread a tile */
     static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0 &&
@@ -592,12 +596,12 @@ __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
                  "r"(u.w));
 }
 
-/* The pixel tiles of the ws kernel's 128 x 64 shape with the builder group
- * (dcn_ws_plan.h): 2^lg columns a tile (lg 7: BM consecutive pixels), and
- * each tile's first pixel and extent, listed at setup (ws_tile_list), so
- * no role divides to find them. The other shapes, and this one's inline
- * sampler (chunks across offset groups: rectangles are given to one
- * offset group only), take BM consecutive pixels from q0 = pixel tile x BM. */
+/* The pixel tiles of the ws kernel's RECT shapes (dcn_ws_plan.h): 2^lg
+ * columns a tile (lg 7: BM consecutive pixels), and each tile's first
+ * pixel and extent, listed at setup (ws_tile_list), so no role divides to
+ * find them. The other shapes, and the inline sampler (chunks across
+ * offset groups: rectangles are given to one offset group only), take BM
+ * consecutive pixels from q0 = pixel tile x BM. */
 struct ws_tiling {
     const int2 *tiles;
     int lg;
@@ -892,7 +896,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 take_table();
             } else {
                 if (tile != (int)blockIdx.x) producers_sync<NPT>();
-                ws_build_table<T, BM, NPT>(d, p, q0, tl, table_og, ptid, tb_off, tb_wt);
+                ws_build_table<T, BM, NPT, false, SH::RECT>(d, p, q0, tl, table_og, ptid, tb_off,
+                                                            tb_wt);
                 producers_sync<NPT>();
             }
             if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -913,7 +918,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
                             take_table();
                         } else {
                             producers_sync<NPT>(); /* nobody still reads the old table */
-                            ws_build_table<T, BM, NPT>(d, p, q0, tl, og0, ptid, tb_off, tb_wt);
+                            ws_build_table<T, BM, NPT, false, SH::RECT>(d, p, q0, tl, og0, ptid,
+                                                                        tb_off, tb_wt);
                             producers_sync<NPT>();
                         }
                         tlo = og0 * d.cin_og, thi = tlo + d.cin_og;
@@ -980,7 +986,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
     auto set_tile = [&](int tile) {
         const int gc = tile % gtiles, q0 = tile / gtiles * BM;
         g = gc / ctiles, n0 = (gc % ctiles) * BN;
-        if constexpr (SH::TB) {
+        if constexpr (SH::RECT) {
             const int2 t = __ldg(tl.tiles + tile / gtiles);
             whole = (t.y & 0xffff) * (t.y >> 16) == BM && n0 + BN <= d.cout_g;
         } else {
@@ -993,7 +999,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 const int r = (cw * SH::MW + m) * 64 + (warp % 4) * 16 + lane / 4 + 8 * h;
                 bool live;
                 int q;
-                if constexpr (SH::TB)
+                if constexpr (SH::RECT)
                     q = ws_row_pixel(d, tl, tile / gtiles, r, &live);
                 else
                     q = q0 + r, live = q < Q;
@@ -1359,16 +1365,16 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
     if (w.shape == kWS64 &&
         (!gpu || ws_smem_bytes<ws_n64b>((int)(p->kh * p->kw)) <= gpu->smem_optin))
         w.shape = kWS64B;
+    bool rect = false;
     bool split = with_ws_shape(w.shape, [&](auto sh) {
-        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN;
+        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN, rect = decltype(sh)::RECT;
         return decltype(sh)::SPLIT;
     });
     w.ctiles = (int)((cout_g + w.bn - 1) / w.bn);
     w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
-    /* Rectangles at 128 x 64 with the builder, where every K chunk takes
-     * its offset group's table (the inline sampler takes consecutive
-     * pixels). */
-    w.lg = w.shape == kWS64B && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
+    /* Rectangles in the RECT shapes, where every K chunk takes its offset
+     * group's table (the inline sampler takes consecutive pixels). */
+    w.lg = rect && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
     w.blocks = kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * p->groups * w.ctiles;
     w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
     w.grid = kb_dcn_ws_grid(w.blocks, w.ks, sms);
