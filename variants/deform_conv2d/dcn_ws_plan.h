@@ -15,7 +15,8 @@
  * while its last one is multiplied and written.
  * Pixel tiles: a tile's 128 rows are 128 consecutive output pixels (across
  * rows and images: lg 7), or, in the 128 x 64 shape with the table builder
- * and one offset group, a rectangle of 2^lg columns x 128 >> lg rows of one
+ * and the 128 x 256 shape, with one offset group, a rectangle of 2^lg
+ * columns x 128 >> lg rows of one
  * image where rectangles take no more tiles than consecutive pixels do, 8 x
  * 16 first: a rectangle's taps sample a compact patch, so the corners of
  * neighbouring pixels and taps hit L1 more often.
