@@ -8,6 +8,8 @@
 #include "kbtest.h"
 #include "variants/deform_conv2d/dcn_ws_plan.h"
 
+#include <stdlib.h>
+
 KB_TEST(tile_channels_follow_c_out_and_the_pixel_tiles) {
     /* up to 64 and up to 128 channels, whatever the pixels */
     KB_EXPECT(kb_dcn_ws_tile_n(64, 1000000, 1, 132) == 64);
@@ -93,4 +95,45 @@ KB_TEST(pixel_rectangles_where_they_take_no_more_tiles) {
                 KB_EXPECT(kb_dcn_ws_pixel_tiles(n, ho, wo, lg) <=
                           kb_dcn_ws_pixel_tiles(n, ho, wo, 7));
             }
+}
+
+/* The tile list and the kernel's row rule (kb_dcn_ws_row_pixel) cover every
+ * output pixel exactly once, each live row inside its tile's image, strips
+ * and rectangles alike. */
+static int tiles_cover_each_pixel_once(int64_t n, int64_t ho, int64_t wo, int lg) {
+    int64_t tiles = kb_dcn_ws_pixel_tiles(n, ho, wo, lg), Q = n * ho * wo;
+    int32_t *t = malloc((size_t)tiles * 2 * sizeof(int32_t));
+    unsigned char *seen = calloc((size_t)Q, 1);
+    int ok = t && seen;
+    if (ok) kb_dcn_ws_tile_list(n, ho, wo, lg, t);
+    for (int64_t i = 0; ok && i < tiles; i++) {
+        int64_t img = t[2 * i] / (ho * wo);
+        for (int r = 0; r < 128; r++) {
+            int live, q = kb_dcn_ws_row_pixel(t[2 * i], t[2 * i + 1], lg, (int)wo, r, &live);
+            if (!live) continue;
+            if (q < 0 || q >= Q || seen[q]++ || (lg < 7 && q / (ho * wo) != img)) ok = 0;
+        }
+    }
+    for (int64_t q = 0; ok && q < Q; q++)
+        if (!seen[q]) ok = 0;
+    free(t);
+    free(seen);
+    return ok;
+}
+
+KB_TEST(tile_list_covers_every_pixel_once) {
+    for (int lg = 4; lg <= 7; lg++) {
+        KB_EXPECT(tiles_cover_each_pixel_once(2, 200, 336, lg));
+        KB_EXPECT(tiles_cover_each_pixel_once(1, 9, 24, lg));
+        KB_EXPECT(tiles_cover_each_pixel_once(3, 7, 5, lg));
+        KB_EXPECT(tiles_cover_each_pixel_once(2, 13, 70, lg));
+        KB_EXPECT(tiles_cover_each_pixel_once(1, 1, 1, lg));
+    }
+    /* a rectangle short of columns and of rows: its extent */
+    int32_t t[8];
+    kb_dcn_ws_tile_list(1, 9, 24, 4, t); /* 2 x 2 rectangles of 8 x 16 */
+    KB_EXPECT(t[0] == 0 && t[1] == (16 | 8 << 16));
+    KB_EXPECT(t[2] == 16 && t[3] == (8 | 8 << 16));
+    KB_EXPECT(t[4] == 8 * 24 && t[5] == (16 | 1 << 16));
+    KB_EXPECT(t[6] == 8 * 24 + 16 && t[7] == (8 | 1 << 16));
 }

@@ -24,6 +24,8 @@
 #ifndef KB_DCN_WS_PLAN_H
 #define KB_DCN_WS_PLAN_H
 
+#include "kbench.h" /* KB_HD */
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -64,6 +66,36 @@ static inline int kb_dcn_ws_tile_lg(int64_t n, int64_t ho, int64_t wo) {
     for (int lg = 4; lg < 7; lg++)
         if (kb_dcn_ws_pixel_tiles(n, ho, wo, lg) <= consecutive) return lg;
     return 7;
+}
+
+/* Row r of a pixel tile whose first pixel is q0 and whose extent is
+ * columns | rows << 16 (kb_dcn_ws_tile_list), of 2^lg columns: column
+ * r % 2^lg, row r >> lg of the tile; its pixel, and whether it is one
+ * (*live). The kernel's rows and the CPU test's. */
+KB_HD int kb_dcn_ws_row_pixel(int q0, int extent, int lg, int wo, int r, int *live) {
+    const int c = r & ((1 << lg) - 1), y = r >> lg;
+    *live = c < (extent & 0xffff) && y < extent >> 16;
+    return q0 + y * wo + c;
+}
+
+/* The pixel tiles of n images of ho x wo output pixels, 2^lg columns a
+ * tile: per tile, in tile order, its first pixel and its extent (columns
+ * | rows << 16 that are output pixels; 128 consecutive pixels: xn | 1 << 16).
+ * t holds 2 kb_dcn_ws_pixel_tiles(n, ho, wo, lg) values. */
+static inline void kb_dcn_ws_tile_list(int64_t n, int64_t ho, int64_t wo, int lg, int32_t *t) {
+    const int64_t P = ho * wo, Q = n * P;
+    if (lg >= 7) {
+        for (int64_t q0 = 0; q0 < Q; q0 += 128, t += 2)
+            t[0] = (int32_t)q0, t[1] = (int32_t)(Q - q0 < 128 ? Q - q0 : 128) | 1 << 16;
+        return;
+    }
+    const int64_t tw = (int64_t)1 << lg, th = 128 >> lg;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t y0 = 0; y0 < ho; y0 += th)
+            for (int64_t x0 = 0; x0 < wo; x0 += tw, t += 2) {
+                const int64_t xn = wo - x0 < tw ? wo - x0 : tw, yn = ho - y0 < th ? ho - y0 : th;
+                t[0] = (int32_t)(i * P + y0 * wo + x0), t[1] = (int32_t)(xn | yn << 16);
+            }
 }
 
 #ifdef __cplusplus

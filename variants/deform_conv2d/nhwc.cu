@@ -598,7 +598,7 @@ __device__ __forceinline__ const R *at_offset(const T *src, unsigned o) {
 
 /* The pixel tiles of the ws kernel's RECT shapes (dcn_ws_plan.h): 2^lg
  * columns a tile (lg 7: BM consecutive pixels), and each tile's first
- * pixel and extent, listed at setup (ws_tile_list), so no role divides to
+ * pixel and extent, listed at setup (kb_dcn_ws_tile_list), so no role divides to
  * find them. The other shapes, and the inline sampler (chunks across
  * offset groups: rectangles are given to one offset group only), take BM
  * consecutive pixels from q0 = pixel tile x BM. */
@@ -611,9 +611,10 @@ struct ws_tiling {
 __device__ __forceinline__ int ws_row_pixel(const dcn_dims &d, ws_tiling tl, int pt, int r,
                                             bool *live) {
     const int2 t = __ldg(tl.tiles + pt); /* first pixel, columns | rows << 16 */
-    const int c = r & ((1 << tl.lg) - 1), y = r >> tl.lg;
-    *live = c < (t.y & 0xffff) && y < t.y >> 16;
-    return t.x + y * d.wo + c;
+    int in;
+    const int q = kb_dcn_ws_row_pixel(t.x, t.y, tl.lg, d.wo, r, &in);
+    *live = in;
+    return q;
 }
 
 /* The (tap, pixel) table of the ws kernel, built by its NPT producer
@@ -1392,26 +1393,9 @@ static size_t ws_part_bytes(const ws_plan &w) {
 static size_t ws_arrived_bytes(const ws_plan &w) {
     return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
 }
-/* The pixel tiles' list (ws_tiling): a tile's first pixel, and its columns
- * | rows << 16 that are output pixels. */
+/* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list). */
 static size_t ws_tile_bytes(const kb_dcn_params *p, const ws_plan &w) {
     return (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2);
-}
-static void ws_tile_list(const kb_dcn_params *p, const ws_plan &w, int2 *t) {
-    const int64_t P = p->ho * p->wo, Q = p->n * P;
-    if ((1 << w.lg) >= w.bm) {
-        for (int64_t q0 = 0; q0 < Q; q0 += w.bm)
-            *t++ = make_int2((int)q0, (int)(Q - q0 < w.bm ? Q - q0 : w.bm) | 1 << 16);
-        return;
-    }
-    const int64_t tw = (int64_t)1 << w.lg, th = w.bm >> w.lg;
-    for (int64_t n = 0; n < p->n; n++)
-        for (int64_t y0 = 0; y0 < p->ho; y0 += th)
-            for (int64_t x0 = 0; x0 < p->wo; x0 += tw) {
-                const int64_t xn = p->wo - x0 < tw ? p->wo - x0 : tw;
-                const int64_t yn = p->ho - y0 < th ? p->ho - y0 : th;
-                *t++ = make_int2((int)(n * P + y0 * p->wo + x0), (int)(xn | yn << 16));
-            }
 }
 
 template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
@@ -1483,12 +1467,12 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
         return KB_OUT_OF_MEMORY;
     }
     if (tb) {
-        int2 *list = (int2 *)malloc(tb);
+        int32_t *list = (int32_t *)malloc(tb);
         if (!list) {
             kb_fail(e, "the pixel tiles' list: %zu bytes of host memory", tb);
             return KB_OUT_OF_MEMORY;
         }
-        ws_tile_list(&st->p, st->w, list);
+        kb_dcn_ws_tile_list(st->p.n, st->p.ho, st->p.wo, st->w.lg, list);
         cudaError_t err = cudaMemcpy(st->tiles, list, tb, cudaMemcpyHostToDevice);
         free(list);
         KB_CUDA_TRY(err, e);
