@@ -4,7 +4,8 @@
  * least 8 K tiles, no split where the output tiles fill the SMs or the
  * shape has no split epilogue; the grid: a block a tile when split, else at
  * most one an SM; the pixel tiles: rectangles where they take no more
- * tiles than consecutive pixels. */
+ * tiles than consecutive pixels, and a tile list that covers every output
+ * pixel once. */
 #include "kbtest.h"
 #include "variants/deform_conv2d/dcn_ws_plan.h"
 
