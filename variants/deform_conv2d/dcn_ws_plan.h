@@ -16,10 +16,10 @@
  * Pixel tiles: a tile's 128 rows are 128 consecutive output pixels (across
  * rows and images: lg 7), or, in the 128 x 64 shape with the table builder
  * and the 128 x 256 shape, with one offset group, a rectangle of 2^lg
- * columns x 128 >> lg rows of one
- * image where rectangles take no more tiles than consecutive pixels do, 8 x
- * 16 first: a rectangle's taps sample a compact patch, so the corners of
- * neighbouring pixels and taps hit L1 more often.
+ * columns x 128 >> lg rows of one image where rectangles take no more tiles
+ * than consecutive pixels do, 8 x 16 first: a rectangle's taps sample a
+ * compact patch, so the corners of neighbouring pixels and taps hit L1 more
+ * often.
  */
 #ifndef KB_DCN_WS_PLAN_H
 #define KB_DCN_WS_PLAN_H

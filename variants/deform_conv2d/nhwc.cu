@@ -1393,9 +1393,11 @@ static size_t ws_part_bytes(const ws_plan &w) {
 static size_t ws_arrived_bytes(const ws_plan &w) {
     return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
 }
-/* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list). */
+/* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list): only the RECT
+ * shapes read it. */
 static size_t ws_tile_bytes(const kb_dcn_params *p, const ws_plan &w) {
-    return (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2);
+    bool rect = with_ws_shape(w.shape, [](auto sh) { return decltype(sh)::RECT; });
+    return rect ? (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2) : 0;
 }
 
 template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
@@ -1459,7 +1461,7 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
     size_t tb = ws_tile_bytes(&st->p, st->w);
     if (!dcn_alloc(&st->nhwc, nb ? nb : 16) || !dcn_alloc(&st->wsw, wb ? wb : 16) ||
         (pb && !dcn_alloc(&st->part, pb)) || (ab && !dcn_alloc(&st->arrived, ab)) ||
-        !dcn_alloc(&st->tiles, tb ? tb : 16)) {
+        (tb && !dcn_alloc(&st->tiles, tb))) {
         kb_fail(e,
                 "NHWC input copy + tiled weights + split-K partials and counters + pixel tiles: "
                 "%zu + %zu + %zu + %zu + %zu bytes",
