@@ -83,6 +83,7 @@ int kb_device_open(int ordinal, kb_device *d, kb_error *e) {
     d->cc_minor = p.minor;
     d->sm_count = p.multiProcessorCount;
     d->l2_bytes = (size_t)p.l2CacheSize;
+    d->l2_persist_max = p.persistingL2CacheMaxSize > 0 ? (size_t)p.persistingL2CacheMaxSize : 0;
     d->mem_bytes = p.totalGlobalMem;
     d->bus_width_bits = p.memoryBusWidth;
     int khz = 0;
@@ -272,6 +273,9 @@ void kb_device_describe(const kb_device *d, FILE *f) {
     fprintf(f, "device %d: %s (%s)\n", d->ordinal, d->name, d->uuid);
     fprintf(f, "  compute capability %d.%d, %d SMs, L2 %.1f MiB, memory %.1f GiB\n", d->cc_major,
             d->cc_minor, d->sm_count, d->l2_bytes / 1048576.0, d->mem_bytes / 1073741824.0);
+    if (d->l2_persist_max)
+        fprintf(f, "  L2 persisting lines: up to %.1f MiB (reset before each pair)\n",
+                d->l2_persist_max / 1048576.0);
     fprintf(f, "  clocks (max): SM %d MHz, memory %d MHz, bus %d bits\n", d->sm_clock_mhz,
             d->mem_clock_mhz, d->bus_width_bits);
     int now = kb_device_sm_clock_now(d);

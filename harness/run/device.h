@@ -13,6 +13,7 @@ typedef struct kb_device {
     char uuid[64];
     int cc_major, cc_minor, sm_count;
     size_t l2_bytes, mem_bytes;
+    size_t l2_persist_max; /* the most of L2 that persisting lines may hold; 0: none */
     int sm_clock_mhz, mem_clock_mhz, bus_width_bits; /* maxima the device reports */
     int driver_version, runtime_version;
     int visible;              /* devices this process sees (CUDA_VISIBLE_DEVICES applied) */

@@ -3,8 +3,9 @@
  * The plan is every (case, variant) pair, case by case. Per case: describe ->
  * device-memory check -> host inputs (made from the seed, or read from
  * --inputs) -> CPU reference -> device inputs. Per variant: supports ->
- * device-memory check -> setup -> [check: poison, run, compare; poison, run,
- * compare bitwise] -> [timing, the outputs poisoned before every sample] ->
+ * device-memory check -> persisting L2 lines reset -> setup -> [check:
+ * poison, run, compare; poison, run, compare bitwise] -> [timing, the
+ * outputs poisoned before every sample] ->
  * [the last timed launch's outputs against the checked ones] -> teardown ->
  * row, flushed to every printer.
  * A failure in one variant becomes that row's status; the sweep goes on. A
@@ -725,6 +726,12 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     kb_tensors dev_out = cd->out_desc;
     void *state = NULL;
     int rc = alloc_device(&dev_out, &e);
+    /* Lines an earlier pair left persisting in L2 (stored under an evict_last
+     * policy, or in an access policy window) outlive its teardown and the
+     * cold flush, holding part of L2 through this pair's check and timing:
+     * each pair starts with none. */
+    if (rc == KB_OK && r->dev && r->dev->l2_persist_max)
+        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", &e);
     /* A failed setup may still hand back state: teardown releases it below. */
     if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
     /* Setup's device work, on whatever stream, done before the first run:
