@@ -114,6 +114,22 @@ int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
         return kb_fail(e, "--flush %s: %s", kb_flush_name(m->flush), why.msg);
     KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
     KB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), e);
+    /* Persisting L2 lines are reset before each pair (run_variant) where the
+     * device has them and lets this context reset them (a virtualised or
+     * partitioned GPU may not): else said once, and the rows run without. */
+    r->reset_persisting = 0;
+    if (dev->l2_persist_max) {
+        cudaError_t err = cudaCtxResetPersistingL2Cache();
+        if (err == cudaSuccess) {
+            r->reset_persisting = 1;
+        } else {
+            (void)cudaGetLastError();
+            fprintf(stderr,
+                    "kbench: cannot reset persisting L2 lines (%s): a row may run with lines an "
+                    "earlier row left persisting\n",
+                    cudaGetErrorString(err));
+        }
+    }
     return KB_OK;
 }
 
@@ -730,7 +746,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
      * policy, or in an access policy window) outlive its teardown and the
      * cold flush, holding part of L2 through this pair's check and timing:
      * each pair starts with none. */
-    if (rc == KB_OK && r->dev && r->dev->l2_persist_max)
+    if (rc == KB_OK && r->reset_persisting)
         rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", &e);
     /* A failed setup may still hand back state: teardown releases it below. */
     if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);

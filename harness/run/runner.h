@@ -73,6 +73,7 @@ typedef struct kb_runner {
     void *hook_ctx;
     /* The device side (kb_runner_attach), only in the process that runs pairs. */
     kb_device *dev;
+    int reset_persisting; /* persisting L2 lines reset before each pair (attach) */
     kb_measure measure;
     cudaStream_t stream;
     kb_mem_watch *mem;         /* per variant; [nvariants]: whole cases (the harness's own) */
