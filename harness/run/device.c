@@ -274,8 +274,7 @@ void kb_device_describe(const kb_device *d, FILE *f) {
     fprintf(f, "  compute capability %d.%d, %d SMs, L2 %.1f MiB, memory %.1f GiB\n", d->cc_major,
             d->cc_minor, d->sm_count, d->l2_bytes / 1048576.0, d->mem_bytes / 1073741824.0);
     if (d->l2_persist_max)
-        fprintf(f, "  L2 persisting lines: up to %.1f MiB (reset before each pair)\n",
-                d->l2_persist_max / 1048576.0);
+        fprintf(f, "  L2 persisting lines: up to %.1f MiB\n", d->l2_persist_max / 1048576.0);
     fprintf(f, "  clocks (max): SM %d MHz, memory %d MHz, bus %d bits\n", d->sm_clock_mhz,
             d->mem_clock_mhz, d->bus_width_bits);
     int now = kb_device_sm_clock_now(d);
