@@ -72,6 +72,7 @@ extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_tf32;
+extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_3xtf32;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_f16;
 extern const kb_variant_impl kb_deform_conv2d_nhwc_ws_bf16;
 /* nms */
@@ -177,6 +178,8 @@ const kb_variant kb_variants[] = {
                "NHWC copy; wgmma f16, sampling and multiplying warp groups, split-K"),
     KB_VARIANT(deform_conv2d, nhwc_ws_bf16, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
                "NHWC copy; wgmma bf16, sampling and multiplying warp groups, split-K"),
+    KB_VARIANT(deform_conv2d, nhwc_ws_3xtf32, "nhwc.cu", KB_INDEX32 | KB_TENSOR_CORES,
+               "nhwc_ws with f32 split into tf32 part + rest, 3 wgmmas: f32 accuracy"),
     /* deform_conv2d: rows here */
     KB_VARIANT(nms, bitmask_host, "bitmask.cu", KB_HOST_SYNC,
                "64x64 IoU tiles -> 64-bit masks; mask to host, serial walk there"),

@@ -18,7 +18,7 @@
 
 /* Who must run a case, from the variants' supports(): a dtype picks the
  * variants of its data (explicit_gemm_i32/_i64 and implicit_gemm take every
- * dtype; *_tf32, nhwc_gemm and explicit_torchvision f32 only; *_f16 / *_bf16
+ * dtype; *_tf32, *_3xtf32, nhwc_gemm and explicit_torchvision f32 only; *_f16 / *_bf16
  * and explicit_torchvision_half their own), and the NHWC variants need c_in/groups and
  * c_in/offset_groups to be multiples of a 16-byte vector (4 f32 or 8 16-bit channels). The wgmma
  * and ws variants need a 9.0 device and an sm_90a build: must_run() drops them elsewhere. */
@@ -26,7 +26,8 @@
     "explicit_torchvision explicit_gemm_i64 explicit_gemm_i32 explicit_gemm_tf32 implicit_gemm "   \
     "implicit_gemm_tf32 "
 #define NHWC_F32                                                                                   \
-    "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 nhwc_ws_tf32 "
+    "explicit_nhwc explicit_nhwc_tf32 nhwc_gemm nhwc_fused_tf32 nhwc_wgmma_tf32 nhwc_ws_tf32 "     \
+    "nhwc_ws_3xtf32 "
 #define NCHW_F16                                                                                   \
     "explicit_torchvision_half explicit_gemm_i64 explicit_gemm_i32 implicit_gemm "                 \
     "implicit_gemm_f16 "

@@ -111,6 +111,17 @@ __device__ __forceinline__ uint32_t kb_tf32_bits_rn(float v) {
 #endif
 }
 
+/* v as two tf32 values, *hi + *lo: hi is v rounded to tf32, lo the rest
+ * (exact in fp32: v and hi share all but hi's last bits) rounded to tf32.
+ * |v - hi - lo| <= 2^-22 |v|, against fp32's own rounding of 2^-24: the
+ * three products hi hi' + hi lo' + lo hi' on tf32 tensor cores (exact in
+ * their fp32 accumulators) miss v v' by under 2^-20 |v v'|, where a single
+ * tf32 product misses by up to 2^-10 (the 3xTF32 of the GEMM literature). */
+__device__ __forceinline__ void kb_tf32_split(float v, uint32_t *hi, uint32_t *lo) {
+    *hi = kb_tf32_bits_rn(v);
+    *lo = kb_tf32_bits_rn(v - __uint_as_float(*hi));
+}
+
 /* c += a b on the tensor cores, one warp-wide mma.sync with fp32
  * accumulators: m16n8k8 with tf32 operands for T = float, m16n8k16 for
  * __half and __nv_bfloat16; a, b0, b1 and c[0..3] in PTX's fragment layout. */

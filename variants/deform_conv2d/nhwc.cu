@@ -38,6 +38,22 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
     return *(uint32_t *)&h;
 }
 
+/* The blend in fp32 FMAs, unrounded: the 16 / sizeof(T) values of v. */
+template <typename T>
+__device__ __forceinline__ void blend_f32(float4 wt, const uint4 (&raw)[4],
+                                          float (&v)[16 / sizeof(T)]) {
+    constexpr int VW = 16 / (int)sizeof(T);
+    const float wq[4] = {wt.x, wt.y, wt.z, wt.w};
+    float c[VW];
+#pragma unroll
+    for (int e = 0; e < VW; e++) v[e] = 0.f;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        dcn_unpack<T, VW>(raw[q], c);
+#pragma unroll
+        for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
+    }
+}
 /* The bilinear blend of one 16-byte vector from its 4 corners, as the 16
  * bytes the A tile stores. f32 (tf32 variant) and bf16: in fp32, rounded once
  * (tf32: kb_tf32_bits_rn).
@@ -50,8 +66,8 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float a, float b) {
  * (packed_weights), converted once per table entry instead of per vector. */
 template <typename T, bool PACKED = false>
 __device__ __forceinline__ uint4 blend(float4 wt, const uint4 (&raw)[4]) {
-    const float wq[4] = {wt.x, wt.y, wt.z, wt.w};
     if constexpr (std::is_same<T, __half>::value) {
+        const float wq[4] = {wt.x, wt.y, wt.z, wt.w};
         __half2 v[4];
 #pragma unroll
         for (int q = 0; q < 4; q++) {
@@ -68,15 +84,8 @@ __device__ __forceinline__ uint4 blend(float4 wt, const uint4 (&raw)[4]) {
                           *(uint32_t *)&v[3]);
     } else {
         constexpr int VW = 16 / (int)sizeof(T);
-        float v[VW], c[VW];
-#pragma unroll
-        for (int e = 0; e < VW; e++) v[e] = 0.f;
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            dcn_unpack<T, VW>(raw[q], c);
-#pragma unroll
-            for (int e = 0; e < VW; e++) v[e] = fmaf(wq[q], c[e], v[e]);
-        }
+        float v[VW];
+        blend_f32<T>(wt, raw, v);
         if constexpr (sizeof(T) == 4) {
             return make_uint4(kb_tf32_bits_rn(v[0]), kb_tf32_bits_rn(v[1]), kb_tf32_bits_rn(v[2]),
                               kb_tf32_bits_rn(v[3]));
@@ -487,9 +496,14 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
  * K tiles and stores fp32 partials; the last block of an output tile to
  * finish sums them in split order (deterministic) and writes the output;
  * for layers with too few pixel tiles to fill the SMs. */
-template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_, int TB_ = 0>
+template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_, int TB_ = 0,
+          int NA_ = 1>
 struct ws_shape {
     static constexpr int CW = CW_, MW = MW_, BN = BN_, PW = PW_, S = S_, VB = VB_;
+    /* NA: parts a tile is stored in: 1, or 2 for 3xTF32 (f32 data as a
+     * tf32 part and a tf32 rest, kb_tf32_split; nhwc_ws_3xtf32): every A
+     * and B tile twice over, three wgmmas a K step. */
+    static constexpr int NA = NA_;
     static constexpr bool SPLIT = SPLIT_; /* has the split-K epilogue */
     static constexpr bool PF = PF_;       /* prefetches the next tile's table inputs */
     /* TB: a warp group that builds the tables into two buffers (else the
@@ -502,7 +516,7 @@ struct ws_shape {
     static constexpr int BM = 64 * MW * CW, NT = 128 * (CW + PW + TB), NPT = 128 * PW;
     static constexpr int VPT = BM * VPR / NPT; /* vectors a producer thread a tile */
     static_assert((BN == 64 || BN == 128 || BN == 256) && VPT * NPT == BM * VPR && VPT % VB == 0 &&
-                      (TB == 0 || (TB == 1 && !PF)),
+                      (TB == 0 || (TB == 1 && !PF)) && (NA == 1 || NA == 2),
                   "ws tile shape");
 };
 /* ptxas allocates the whole kernel within the launch bound's registers
@@ -529,6 +543,15 @@ using ws_n128 = ws_shape<2, 1, 128, 2, 3, 4, true, false>;
  * tf32 there before the builder). */
 using ws_n64 = ws_shape<1, 2, 64, 2, 4, 4, true, true>;
 using ws_n64b = ws_shape<1, 2, 64, 2, 5, 4, true, false, 1>;
+/* 3xTF32: the same roles with every tile in two parts, so a ring slot
+ * takes twice the bytes and the rings shrink to what 227 KiB holds at 9
+ * taps: 128 x 128 at 2 slots (3 would need 229 KiB), 128 x 64 with the
+ * builder at 3; no 128 x 256 (its 3 slots alone would be 288 KiB). Past
+ * the taps whose tables those hold (24 and 10), 128 x 64 at 2 slots
+ * without the builder, at any c_out (up to 32 taps). */
+using wsx_n64 = ws_shape<1, 2, 64, 2, 2, 4, true, true, 0, 2>;
+using wsx_n64b = ws_shape<1, 2, 64, 2, 3, 4, true, false, 1, 2>;
+using wsx_n128 = ws_shape<2, 1, 128, 2, 2, 4, true, false, 0, 2>;
 
 /* Bytes of a (tap, pixel) table: 4 weights and 4 corner offsets an entry. */
 template <typename SH> constexpr size_t ws_table_bytes(int taps) {
@@ -538,8 +561,8 @@ template <typename SH> constexpr size_t ws_table_bytes(int taps) {
  * (with a builder group, 4 more: a full and an empty one a table), then
  * the tables. */
 template <typename SH> constexpr size_t ws_smem_bytes(int taps) {
-    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB + 16 * SH::S + (SH::TB ? 32 : 0) +
-           SH::TABLES * ws_table_bytes<SH>(taps);
+    return 1024 + SH::S * (size_t)(SH::BM + SH::BN) * ROWB * SH::NA + 16 * SH::S +
+           (SH::TB ? 32 : 0) + SH::TABLES * ws_table_bytes<SH>(taps);
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -718,6 +741,26 @@ __device__ __forceinline__ void ws_prefetch_table(const dcn_dims &d, const dcn_p
     }
 }
 
+/* One blended vector into its A tile slot at addr: as blend() rounds it,
+ * or (NA 2) its fp32 value as a tf32 part there and the tf32 rest in the
+ * same row of the slot's second part, BM rows on. */
+template <typename T, typename SH, bool PACKED>
+__device__ __forceinline__ void ws_put_a(uint32_t addr, float4 wt, const uint4 (&raw)[4]) {
+    if constexpr (SH::NA == 2) {
+        float v[4];
+        blend_f32<T>(wt, raw, v);
+        uint4 hi, lo;
+        kb_tf32_split(v[0], &hi.x, &lo.x);
+        kb_tf32_split(v[1], &hi.y, &lo.y);
+        kb_tf32_split(v[2], &hi.z, &lo.z);
+        kb_tf32_split(v[3], &hi.w, &lo.w);
+        ws_store_a(addr, hi);
+        ws_store_a(addr + SH::BM * ROWB, lo);
+    } else {
+        ws_store_a(addr, blend<T, PACKED>(wt, raw));
+    }
+}
+
 /* One producer thread's VPT vectors of A for K tile (tap k, channel ci of
  * chunk offset cl) into the ring slot's rows at s_row: from the table
  * (in_table), else inline (a chunk across offset groups). */
@@ -750,8 +793,8 @@ __device__ __forceinline__ void ws_sample_a(const dcn_dims &d, const dcn_ptrs<T>
             }
 #pragma unroll
             for (int j = 0; j < VB; j++)
-                ws_store_a(s_row + (j0 + j) * RS * ROWB,
-                           blend<T, true>(WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]));
+                ws_put_a<T, SH, true>(s_row + (j0 + j) * RS * ROWB,
+                                      WT_EARLY ? w[j] : tb_wt[e0 + j * RS], raw[j]);
         }
     } else { /* a chunk across offset groups: inline, 4 vectors at a time */
         constexpr int VI = VB < 4 ? VB : 4;
@@ -781,7 +824,7 @@ __device__ __forceinline__ void ws_sample_a(const dcn_dims &d, const dcn_ptrs<T>
             }
 #pragma unroll
             for (int j = 0; j < VI; j++)
-                ws_store_a(s_row + (j0 + j) * RS * ROWB, blend<T, false>(w[j], raw[j]));
+                ws_put_a<T, SH, false>(s_row + (j0 + j) * RS * ROWB, w[j], raw[j]);
         }
     }
 }
@@ -801,13 +844,14 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 unsigned *__restrict__ arrived, dcn_dims d, ws_tiling tl, int ctiles, int ntiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
-    constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT;
-    constexpr uint32_t BBYTES = BN * ROWB;
+    constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, NA = SH::NA;
+    /* Bytes of a slot's B tile and A tile (NA parts each, part after part). */
+    constexpr uint32_t BBYTES = BN * ROWB, BSLOT = NA * BBYTES, ASLOT = NA * BM * ROWB;
     extern __shared__ __align__(16) unsigned char smem[];
     const uint32_t s_raw = (uint32_t)__cvta_generic_to_shared(smem);
-    const uint32_t s_a = (s_raw + 1023) & ~1023u; /* [S][BM] rows */
-    const uint32_t s_b = s_a + S * BM * ROWB;     /* [S][BN] rows */
-    const uint32_t full = s_b + S * BN * ROWB;    /* S mbarriers, then S empty ones */
+    const uint32_t s_a = (s_raw + 1023) & ~1023u; /* [S][NA][BM] rows */
+    const uint32_t s_b = s_a + S * ASLOT;         /* [S][NA][BN] rows */
+    const uint32_t full = s_b + S * BSLOT;        /* S mbarriers, then S empty ones */
     const uint32_t empty = full + 8 * S;
     const uint32_t tfull = empty + 8 * S, tempty = tfull + 16; /* builder group: 2 each */
     /* Table b: [taps][BM] weights, then [taps][BM] corner offsets. */
@@ -885,7 +929,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
         };
         for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
-            const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BBYTES / sizeof(T));
+            const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BSLOT / sizeof(T));
             /* The block's first table (offsets and mask: inputs) before waiting
              * for ws_prep's NHWC input and weights (t0 < t1: plan); a later
              * one once every producer is done with the last. */
@@ -929,12 +973,12 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 }
                 if (use > 0) mbar_wait(empty + 8 * s, (use + 1) & 1);
                 if (ptid == 0) {
-                    mbar_arrive_tx(full + 8 * s, BBYTES);
-                    bulk_to_shared(s_b + s * BBYTES, wsrc + (int64_t)t * (BBYTES / sizeof(T)),
-                                   BBYTES, full + 8 * s);
+                    mbar_arrive_tx(full + 8 * s, BSLOT);
+                    bulk_to_shared(s_b + s * BSLOT, wsrc + (int64_t)t * (BSLOT / sizeof(T)), BSLOT,
+                                   full + 8 * s);
                 }
                 ws_sample_a<T, SH>(d, p, q0, k, ci, cl, in_table, prow, cstep, rstep, tb_off, tb_wt,
-                                   s_a + s * BM * ROWB + slot);
+                                   s_a + s * ASLOT + slot);
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 mbar_arrive(full + 8 * s);
                 if (++s == S) s = 0, use++;
@@ -952,26 +996,66 @@ __global__ void __launch_bounds__(SH::NT, 1)
     /* One tile's K range into acc. No zeroing: the first K step overwrites
      * (scale-d 0), so no other instruction defines the accumulators while
      * wgmmas are in flight (ptxas would serialize them). Every slot is
-     * freed once its multiply is done, the last one after the drain. */
+     * freed once its multiply is done, the last one after the drain.
+     * NA 2 (3xTF32): the tensor cores' fp32 accumulation loses more than
+     * fp32 adds do, so one chain over all of K drifts (rel-L2 1.4e-5 at K =
+     * 2304, 864 wgmmas a chain: past the f32 bound): each K tile's three
+     * products of 64 channels go into a fresh accumulator (a chain of 12
+     * wgmmas), added to acc (zeroed: no wgmma writes it) by fp32 adds once
+     * it is done (a select of the first K tile instead spilled). */
     auto multiply = [&]() {
+        if constexpr (NA == 2)
+#pragma unroll
+            for (int m = 0; m < SH::MW; m++)
+#pragma unroll
+                for (int i = 0; i < NACC; i++) acc[m][i] = 0.f;
         for (int t = t0; t < t1; t++, step++) {
             const int s = step % S;
             mbar_wait(full + 8 * s, (step / S) & 1);
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-            const uint64_t db = wg_desc(s_b + s * BBYTES);
+            const uint32_t b = s_b + s * BSLOT;
+            if constexpr (NA == 2) {
 #pragma unroll
-            for (int m = 0; m < SH::MW; m++) {
-                const uint64_t da = wg_desc(s_a + (s * BM + (cw * SH::MW + m) * 64) * ROWB);
+                for (int m = 0; m < SH::MW; m++) {
+                    const uint32_t a = s_a + s * ASLOT + (cw * SH::MW + m) * 64 * ROWB;
+                    const uint64_t da = wg_desc(a), da_lo = wg_desc(a + BM * ROWB);
 #pragma unroll
-                for (int ks = 0; ks < ROWB / 32; ks++)
-                    wgmma_op<T, BN>::run(acc[m], da + 2 * ks, db + 2 * ks, t > t0 || ks > 0);
+                    for (int h = 0; h < BN / 64; h++) {
+                        const uint64_t db = wg_desc(b + h * 64 * ROWB);
+                        const uint64_t db_lo = wg_desc(b + BBYTES + h * 64 * ROWB);
+                        float part[32];
+                        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+                        for (int ks = 0; ks < ROWB / 32; ks++) { /* the small products first */
+                            wgmma_op<T, 64>::run(part, da_lo + 2 * ks, db + 2 * ks, ks > 0);
+                            wgmma_op<T, 64>::run(part, da + 2 * ks, db_lo + 2 * ks);
+                            wgmma_op<T, 64>::run(part, da + 2 * ks, db + 2 * ks);
+                        }
+                        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+                        for (int i = 0; i < 32; i++) acc[m][32 * h + i] += part[i];
+                    }
+                }
+                if (lane == 0) mbar_arrive(empty + 8 * s);
+            } else {
+                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+                const uint64_t db = wg_desc(b);
+#pragma unroll
+                for (int m = 0; m < SH::MW; m++) {
+                    const uint64_t da = wg_desc(s_a + s * ASLOT + (cw * SH::MW + m) * 64 * ROWB);
+#pragma unroll
+                    for (int ks = 0; ks < ROWB / 32; ks++)
+                        wgmma_op<T, BN>::run(acc[m], da + 2 * ks, db + 2 * ks, t > t0 || ks > 0);
+                }
+                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                if (t > t0 && lane == 0) mbar_arrive(empty + 8 * ((step - 1) % S));
             }
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            if (t > t0 && lane == 0) mbar_arrive(empty + 8 * ((step - 1) % S));
         }
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        if (lane == 0) mbar_arrive(empty + 8 * ((step - 1) % S));
+        if constexpr (NA == 1) {
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            if (lane == 0) mbar_arrive(empty + 8 * ((step - 1) % S));
+        }
 #pragma unroll
         for (int m = 0; m < SH::MW; m++)
 #pragma unroll
@@ -1126,11 +1210,13 @@ __global__ void __launch_bounds__(SH::NT, 1)
  * 32 tiles); the rest put the weights in the ws kernel's tile order,
  * each B tile as its shared image: [group][channel tile][K tile (chunk,
  * tap)][BN rows of 128 bytes, chunks swizzled as swz()]; tf32: rounded to
- * nearest (wgmma would truncate). One bulk copy loads a tile. The padding
+ * nearest (wgmma would truncate); NA 2 (3xTF32): each tile as its tf32
+ * part, then the tf32 rest (kb_tf32_split). One bulk copy loads a tile
+ * (both parts). The padding
  * (past c_out/groups, past c_in/groups) is never written here: zeroed once
  * at setup. The ws kernel, launched as its programmatic dependent, starts
  * its prologue while this runs. */
-template <typename T, int BN>
+template <typename T, int BN, int NA>
 __global__ void __launch_bounds__(256)
     ws_prep(const T *__restrict__ in, T *__restrict__ nhwc, const T *__restrict__ w,
             T *__restrict__ out, dcn_dims d, int ctiles, dcn_nhwc_plan tp) {
@@ -1146,7 +1232,7 @@ __global__ void __launch_bounds__(256)
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
     for (int row = blockIdx.x - tblocks; row < d.c_out; row += gridDim.x - tblocks) {
         const int g = row / d.cout_g, co = row - g * d.cout_g, r = co % BN;
-        T *tiles = out + ((int64_t)(g * ctiles + co / BN) * ktiles) * (BN * BK);
+        T *tiles = out + ((int64_t)(g * ctiles + co / BN) * ktiles) * (NA * BN * BK);
         const T *src = w + (int64_t)row * d.kd;
         /* A thread per 16-byte vector (tile t, chunk c) of the row's tiles: VW
          * loads at stride taps from the row (it stays in L1), one store. */
@@ -1157,14 +1243,22 @@ __global__ void __launch_bounds__(256)
             union {
                 uint4 u;
                 T e[VW];
-            } v;
+            } v, rest;
 #pragma unroll
             for (int e = 0; e < VW; e++) {
                 T x = src[(cl0 + e) * d.taps + k];
-                if constexpr (sizeof(T) == 4) x = __uint_as_float(kb_tf32_bits(x));
+                if constexpr (NA == 2) {
+                    uint32_t hi, lo;
+                    kb_tf32_split(x, &hi, &lo);
+                    x = __uint_as_float(hi), rest.e[e] = __uint_as_float(lo);
+                } else if constexpr (sizeof(T) == 4) {
+                    x = __uint_as_float(kb_tf32_bits(x));
+                }
                 v.e[e] = x;
             }
-            *(uint4 *)(tiles + (int64_t)t * (BN * BK) + swz(r, c) / sizeof(T)) = v.u;
+            T *tile = tiles + (int64_t)t * (NA * BN * BK) + swz(r, c) / sizeof(T);
+            *(uint4 *)tile = v.u;
+            if constexpr (NA == 2) *(uint4 *)(tile + BN * BK) = rest.u;
         }
     }
 }
@@ -1325,57 +1419,66 @@ template <typename T, bool WGMMA> constexpr kb_variant_impl impl() {
 
 /* ---- host: nhwc_ws_* ---- */
 
-enum { kWS64, kWS64B, kWS128, kWS256 };
+enum { kWS64, kWS64B, kWS128, kWS256, kWSX64, kWSX64B, kWSX128 };
 
-template <typename F> static auto with_ws_shape(int sh, F f) {
-    switch (sh) {
-    case kWS64:
-        return f(ws_n64{});
-    case kWS64B:
-        return f(ws_n64b{});
-    case kWS128:
-        return f(ws_n128{});
-    default:
-        return f(ws_n256{});
-    }
+/* f(SH{}) for the shape of kind sh among the 3xTF32 shapes (X3) or the
+ * others: a variant's launches instantiate only its own kernels. */
+template <bool X3, typename F> static auto with_ws_shape(int sh, F f) {
+    if constexpr (X3)
+        return sh == kWSX64 ? f(wsx_n64{}) : sh == kWSX64B ? f(wsx_n64b{}) : f(wsx_n128{});
+    else
+        return sh == kWS64    ? f(ws_n64{})
+               : sh == kWS64B ? f(ws_n64b{})
+               : sh == kWS128 ? f(ws_n128{})
+                              : f(ws_n256{});
 }
 
 /* The ws launch of a case: shape, channel tiles, K tiles and the split of
  * the K tiles (dcn_ws_plan.h). */
 static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n64b::BM == 128 && ws_n64b::BN == 64 &&
                   ws_n128::BM == 128 && ws_n128::BN == 128 && ws_n256::BM == 128 &&
-                  ws_n256::BN == 256 && !ws_n256::SPLIT,
+                  ws_n256::BN == 256 && !ws_n256::SPLIT && wsx_n64::BN == 64 &&
+                  wsx_n64b::BN == 64 && wsx_n128::BN == 128 && wsx_n128::SPLIT,
               "the tiles dcn_ws_plan.h assumes");
 struct ws_plan {
-    int shape, bm, bn, ctiles, ktiles, ks;
+    int shape, bm, bn, na, ctiles, ktiles, ks;
+    bool rect;      /* the shape takes pixel rectangles (ws_shape::RECT) */
     int lg;         /* pixel tiles of 2^lg columns (7: BM consecutive pixels) */
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
     int64_t grid;   /* blocks along x (kb_dcn_ws_grid) */
 };
-static ws_plan ws_plan_of(const kb_dcn_params *p) {
+/* X3: the 3xTF32 shapes (wsx_*), 128 x 128 where the others take 128 x 256. */
+template <bool X3> static ws_plan ws_plan_of(const kb_dcn_params *p) {
     ws_plan w;
     int64_t cin_g = p->c_in / p->groups, cout_g = p->c_out / p->groups,
             pixels = p->n * p->ho * p->wo;
     int64_t bk = ROWB / (int64_t)kb_dtype_size(p->dtype), sms = kb_gpu_sms(1);
     int n = kb_dcn_ws_tile_n(cout_g, pixels, p->groups, sms);
-    w.shape = n == 64 ? kWS64 : n == 128 ? kWS128 : kWS256;
+    if (X3)
+        w.shape = n == 64 ? kWSX64 : kWSX128;
+    else
+        w.shape = n == 64 ? kWS64 : n == 128 ? kWS128 : kWS256;
     /* 128 x 64 takes the builder group where its second table fits the
      * device's shared memory (no device: the CPU tests, which launch
      * nothing). */
     const kb_gpu *gpu = kb_gpu_current();
-    if (w.shape == kWS64 &&
-        (!gpu || ws_smem_bytes<ws_n64b>((int)(p->kh * p->kw)) <= gpu->smem_optin))
+    const int taps = (int)(p->kh * p->kw);
+    if (w.shape == kWSX128 && gpu && ws_smem_bytes<wsx_n128>(taps) > gpu->smem_optin)
+        w.shape = kWSX64;
+    if (w.shape == kWS64 && (!gpu || ws_smem_bytes<ws_n64b>(taps) <= gpu->smem_optin))
         w.shape = kWS64B;
-    bool rect = false;
-    bool split = with_ws_shape(w.shape, [&](auto sh) {
-        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN, rect = decltype(sh)::RECT;
+    if (w.shape == kWSX64 && (!gpu || ws_smem_bytes<wsx_n64b>(taps) <= gpu->smem_optin))
+        w.shape = kWSX64B;
+    bool split = with_ws_shape<X3>(w.shape, [&](auto sh) {
+        w.bm = decltype(sh)::BM, w.bn = decltype(sh)::BN, w.na = decltype(sh)::NA;
+        w.rect = decltype(sh)::RECT;
         return decltype(sh)::SPLIT;
     });
     w.ctiles = (int)((cout_g + w.bn - 1) / w.bn);
     w.ktiles = (int)((cin_g + bk - 1) / bk * p->kh * p->kw);
     /* Rectangles in the RECT shapes, where every K chunk takes its offset
      * group's table (the inline sampler takes consecutive pixels). */
-    w.lg = rect && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
+    w.lg = w.rect && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
     w.blocks = kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * p->groups * w.ctiles;
     w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
     w.grid = kb_dcn_ws_grid(w.blocks, w.ks, sms);
@@ -1385,7 +1488,7 @@ static ws_plan ws_plan_of(const kb_dcn_params *p) {
 /* Pre-swizzled weights (tile order); split K: the partials (a BM x BN
  * fp32 tile per block) and a counter per output tile. */
 static size_t ws_weight_bytes(const kb_dcn_params *p, const ws_plan &w) {
-    return (size_t)p->groups * w.ctiles * w.ktiles * w.bn * ROWB;
+    return (size_t)p->groups * w.ctiles * w.ktiles * w.bn * ROWB * w.na;
 }
 static size_t ws_part_bytes(const ws_plan &w) {
     return w.ks > 1 ? (size_t)w.blocks * w.ks * w.bm * w.bn * sizeof(float) : 0;
@@ -1396,17 +1499,16 @@ static size_t ws_arrived_bytes(const ws_plan &w) {
 /* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list): only the RECT
  * shapes read it. */
 static size_t ws_tile_bytes(const kb_dcn_params *p, const ws_plan &w) {
-    bool rect = with_ws_shape(w.shape, [](auto sh) { return decltype(sh)::RECT; });
-    return rect ? (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2) : 0;
+    return w.rect ? (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2) : 0;
 }
 
-template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
+template <typename T, bool X3> int ws_supports(const kb_case *c, kb_error *why) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, why) != KB_OK) return KB_ERR;
     if (dcn_im2col_auto_only(&p, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (dcn_takes_dtype(&p, fused_traits<T>::DTYPE, why) != KB_OK) return KB_NOT_APPLICABLE;
     if (dcn_nhwc_limits(&p, why) != KB_OK || wgmma_limits(why) != KB_OK) return KB_UNSUPPORTED;
-    ws_plan w = ws_plan_of(&p);
+    ws_plan w = ws_plan_of<X3>(&p);
     /* The table's corner offsets index the whole NHWC input in 32 bits, and
      * ws_prep the weight tiles. Past the input: its zero row, and the
      * offsets the table computes, then drops, for a bottom row's absent
@@ -1416,7 +1518,7 @@ template <typename T> int ws_supports(const kb_case *c, kb_error *why) {
         {"tiled weights", (int64_t)(ws_weight_bytes(&p, w) / kb_dtype_size(p.dtype))}};
     if (dcn_check_int32(idx, 2, "32-bit corner offsets in the tap table and weight indices", why))
         return KB_UNSUPPORTED;
-    size_t smem = with_ws_shape(
+    size_t smem = with_ws_shape<X3>(
         w.shape, [&](auto sh) { return ws_smem_bytes<decltype(sh)>((int)(p.kh * p.kw)); });
     return dcn_implicit_limits(&p, w.bm, w.bn, smem, why);
 }
@@ -1427,10 +1529,10 @@ static size_t ws_nhwc_bytes(const kb_dcn_params *p) {
     return dcn_nhwc_bytes(p) + (size_t)p->c_in * kb_dtype_size(p->dtype);
 }
 
-size_t ws_workspace_bytes(const kb_case *c) {
+template <bool X3> size_t ws_workspace_bytes(const kb_case *c) {
     kb_dcn_params p;
     if (kb_dcn_params_from_case(c, &p, NULL) != KB_OK) return 0;
-    ws_plan w = ws_plan_of(&p);
+    ws_plan w = ws_plan_of<X3>(&p);
     return ws_nhwc_bytes(&p) + ws_weight_bytes(&p, w) + ws_part_bytes(w) + ws_arrived_bytes(w) +
            ws_tile_bytes(&p, w);
 }
@@ -1453,9 +1555,9 @@ void ws_teardown(void *state) {
     free(st);
 }
 
-template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) {
+template <typename T, bool X3> int ws_build(ws_state *st, const kb_case *c, kb_error *e) {
     if (kb_dcn_params_from_case(c, &st->p, e) != KB_OK) return KB_ERR;
-    st->w = ws_plan_of(&st->p);
+    st->w = ws_plan_of<X3>(&st->p);
     size_t nb = ws_nhwc_bytes(&st->p), wb = ws_weight_bytes(&st->p, st->w);
     size_t pb = ws_part_bytes(st->w), ab = ws_arrived_bytes(st->w);
     size_t tb = ws_tile_bytes(&st->p, st->w);
@@ -1486,7 +1588,7 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
     KB_CUDA_TRY(cudaMemset(st->wsw, 0, wb), e);
     if (ab) KB_CUDA_TRY(cudaMemset(st->arrived, 0, ab), e);
     int taps = (int)(st->p.kh * st->p.kw);
-    return with_ws_shape(st->w.shape, [&](auto sh) {
+    return with_ws_shape<X3>(st->w.shape, [&](auto sh) {
         using SH = decltype(sh);
         KB_CUDA_TRY(cudaFuncSetAttribute(dcn_nhwc_ws<T, SH>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1496,13 +1598,13 @@ template <typename T> int ws_build(ws_state *st, const kb_case *c, kb_error *e) 
     });
 }
 
-template <typename T>
+template <typename T, bool X3>
 int ws_setup(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
     return dcn_setup<ws_state>(state, ws_teardown, e,
-                               [&](ws_state *st) { return ws_build<T>(st, c, e); });
+                               [&](ws_state *st) { return ws_build<T, X3>(st, c, e); });
 }
 
-template <typename T>
+template <typename T, bool X3>
 int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     const ws_state *st = (const ws_state *)state;
     const ws_plan &w = st->w;
@@ -1513,9 +1615,9 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
     const int tblocks = (int)tp.blocks;
     const int wblocks = d.c_out < 1024 ? d.c_out : 1024;
     kb_nvtx_push("ws");
-    cudaError_t err = with_ws_shape(w.shape, [&](auto sh) {
+    cudaError_t err = with_ws_shape<X3>(w.shape, [&](auto sh) {
         using SH = decltype(sh);
-        ws_prep<T, SH::BN><<<(unsigned)(tblocks + wblocks), 256, 0, s>>>(
+        ws_prep<T, SH::BN, SH::NA><<<(unsigned)(tblocks + wblocks), 256, 0, s>>>(
             p.in, (T *)st->nhwc, p.w, (T *)st->wsw, d, w.ctiles, tp);
         dcn_ptrs<T> pn = p;
         pn.in = (const T *)st->nhwc;
@@ -1539,8 +1641,9 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
     return kb_cuda_check(cudaGetLastError(), "ws_prep", e);
 }
 
-template <typename T> constexpr kb_variant_impl ws_impl() {
-    return {ws_supports<T>, ws_workspace_bytes, ws_setup<T>, ws_run<T>, ws_teardown};
+template <typename T, bool X3 = false> constexpr kb_variant_impl ws_impl() {
+    return {ws_supports<T, X3>, ws_workspace_bytes<X3>, ws_setup<T, X3>, ws_run<T, X3>,
+            ws_teardown};
 }
 
 } // namespace
@@ -1554,3 +1657,4 @@ extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16 = impl<__nv_bf
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_tf32 = ws_impl<float>();
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_f16 = ws_impl<__half>();
 extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_bf16 = ws_impl<__nv_bfloat16>();
+extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_3xtf32 = ws_impl<float, true>();
