@@ -10,10 +10,10 @@ set title "deform_conv2d: roofline (cold mode) — NVIDIA H200"
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [4.04068:3276.02]
-set yrange [2609.67:689666]
+set xrange [4.03941:3276.02]
+set yrange [2605.26:685586]
 peak_bw = 4212
-peak_flops = 51058
+peak_flops = 51042
 roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops
 set samples 400
 do for [fmt in "png svg"] {
@@ -23,7 +23,7 @@ do for [fmt in "png svg"] {
         set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "deform_conv2d.deform_conv2d.roofline.".fmt
-    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 4212 GB/s\nSGEMM 51058 GFLOP/s", \
+    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 4212 GB/s\nSGEMM 51042 GFLOP/s", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 0 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "explicit_torchvision", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 1 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "explicit_torchvision_half", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 2 using 1:2 with points lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "explicit_gemm_i64", \
@@ -41,8 +41,9 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.roofline.dat" index 14 using 1:2 with points lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 15 using 1:2 with points lc rgb "#9c755f" lw 2 pt 8 ps 1.1 dt 1 title "nhwc_ws_tf32", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 16 using 1:2 with points lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_ws_f16", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 17 using 1:2 with points lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 18 using 1:2 with points lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
-        "deform_conv2d.deform_conv2d.roofline.dat" index 19 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
+        "deform_conv2d.deform_conv2d.roofline.dat" index 17 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "nhwc_ws_3xtf32", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 18 using 1:2 with points lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 19 using 1:2 with points lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.roofline.dat" index 20 using 1:2 with points lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
     unset output
 }

@@ -14,7 +14,7 @@ set xtics ("h=25 n=1\nc_in=512\nc_out=512\nw=42" 0, "h=50 n=1\nc_in=256\nc_out=2
 set xlabel offset 0,-3
 set xrange [-0.4:4.4]
 set logscale y
-set yrange [20.7573:3050.25]
+set yrange [20.8853:3047.05]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1420,494 font "DejaVu Sans,11" noenhanced
@@ -48,9 +48,10 @@ do for [fmt in "png svg"] {
         NaN with linespoints lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
         "deform_conv2d.deform_conv2d.time.dat" index 11 using 1:2:3:4 with yerrorlines lc rgb "#9c755f" lw 2 pt 8 ps 1.1 dt 1 title "nhwc_ws_tf32", \
         NaN with linespoints lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_ws_f16", \
-        "deform_conv2d.deform_conv2d.time.dat" index 12 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
-        "deform_conv2d.deform_conv2d.time.dat" index 13 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
-        "deform_conv2d.deform_conv2d.time.dat" index 14 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
+        "deform_conv2d.deform_conv2d.time.dat" index 12 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "nhwc_ws_3xtf32", \
+        "deform_conv2d.deform_conv2d.time.dat" index 13 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d", \
+        "deform_conv2d.deform_conv2d.time.dat" index 14 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d_tf32", \
+        "deform_conv2d.deform_conv2d.time.dat" index 15 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title "peer:torchvision"
     set lmargin at screen 0.4577
     set rmargin at screen 0.7746
     set tmargin at screen 0.8381
@@ -59,16 +60,16 @@ do for [fmt in "png svg"] {
     set title "dtype=f16"
     unset key
     plot \
-        "deform_conv2d.deform_conv2d.time.dat" index 15 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "explicit_torchvision_half", \
-        "deform_conv2d.deform_conv2d.time.dat" index 16 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "explicit_gemm_i64", \
-        "deform_conv2d.deform_conv2d.time.dat" index 17 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "explicit_gemm_i32", \
-        "deform_conv2d.deform_conv2d.time.dat" index 18 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "explicit_nhwc", \
-        "deform_conv2d.deform_conv2d.time.dat" index 19 using 1:2:3:4 with yerrorlines lc rgb "#ff9da7" lw 2 pt 6 ps 1.1 dt 1 title "implicit_gemm", \
-        "deform_conv2d.deform_conv2d.time.dat" index 20 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "implicit_gemm_f16", \
-        "deform_conv2d.deform_conv2d.time.dat" index 21 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "nhwc_fused_f16", \
-        "deform_conv2d.deform_conv2d.time.dat" index 22 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
-        "deform_conv2d.deform_conv2d.time.dat" index 23 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_ws_f16", \
-        "deform_conv2d.deform_conv2d.time.dat" index 24 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d"
+        "deform_conv2d.deform_conv2d.time.dat" index 16 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "explicit_torchvision_half", \
+        "deform_conv2d.deform_conv2d.time.dat" index 17 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "explicit_gemm_i64", \
+        "deform_conv2d.deform_conv2d.time.dat" index 18 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "explicit_gemm_i32", \
+        "deform_conv2d.deform_conv2d.time.dat" index 19 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title "explicit_nhwc", \
+        "deform_conv2d.deform_conv2d.time.dat" index 20 using 1:2:3:4 with yerrorlines lc rgb "#ff9da7" lw 2 pt 6 ps 1.1 dt 1 title "implicit_gemm", \
+        "deform_conv2d.deform_conv2d.time.dat" index 21 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "implicit_gemm_f16", \
+        "deform_conv2d.deform_conv2d.time.dat" index 22 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title "nhwc_fused_f16", \
+        "deform_conv2d.deform_conv2d.time.dat" index 23 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title "nhwc_wgmma_f16", \
+        "deform_conv2d.deform_conv2d.time.dat" index 24 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title "nhwc_ws_f16", \
+        "deform_conv2d.deform_conv2d.time.dat" index 25 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title "peer:cudnn_conv2d"
     unset multiplot
     unset output
 }

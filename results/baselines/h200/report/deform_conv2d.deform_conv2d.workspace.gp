@@ -38,6 +38,7 @@ do for [fmt in "png svg"] {
         "deform_conv2d.deform_conv2d.workspace.dat" using 12 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_tf32", \
         "deform_conv2d.deform_conv2d.workspace.dat" using 13 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title "nhwc_wgmma_f16", \
         "deform_conv2d.deform_conv2d.workspace.dat" using 14 lc rgb "#9c755f" fs solid 0.9 border lc rgb "#333333" title "nhwc_ws_tf32", \
-        "deform_conv2d.deform_conv2d.workspace.dat" using 15 lc rgb "#bab0ac" fs solid 0.9 border lc rgb "#333333" title "nhwc_ws_f16"
+        "deform_conv2d.deform_conv2d.workspace.dat" using 15 lc rgb "#bab0ac" fs solid 0.9 border lc rgb "#333333" title "nhwc_ws_f16", \
+        "deform_conv2d.deform_conv2d.workspace.dat" using 16 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title "nhwc_ws_3xtf32"
     unset output
 }
