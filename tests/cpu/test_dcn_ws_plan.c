@@ -1,11 +1,11 @@
 /* test_dcn_ws_plan.c — deform_conv2d/nhwc_ws_*'s launch rules
  * (variants/deform_conv2d/dcn_ws_plan.h): the tile shape by channels and
- * pixels, and the split of K: one wave at most, every block a range of at
+ * pixels, and the split of K: one wave at most, every block a run of at
  * least 8 K tiles, no split where the output tiles fill the SMs or the
- * shape has no split epilogue; the grid: a block a tile when split, else at
- * most one an SM; the pixel tiles: rectangles where they take no more
- * tiles than consecutive pixels, and a tile list that covers every output
- * pixel once. */
+ * shape has no split epilogue, and a walk of the runs that takes every step
+ * once; the grid: the split's blocks, else at most one an SM; the pixel
+ * tiles: rectangles where they take no more tiles than consecutive pixels,
+ * and a tile list that covers every output pixel once. */
 #include "kbtest.h"
 #include "variants/deform_conv2d/dcn_ws_plan.h"
 
@@ -28,45 +28,99 @@ KB_TEST(tile_channels_follow_c_out_and_the_pixel_tiles) {
     KB_EXPECT(kb_dcn_ws_tile_n(256, 50 * 84, 1, 28) == 256);
 }
 
-KB_TEST(split_fills_one_wave_and_keeps_eight_k_tiles_a_block) {
+KB_TEST(split_takes_a_block_an_sm_and_keeps_eight_k_tiles_a_block) {
     /* the default layers on 132 SMs (128 x 128 tiles): (1,256,50,84) 66 tiles,
      * (1,512,25,42) 36, 72 / 144 K tiles in tf32 */
-    KB_EXPECT(kb_dcn_ws_split(66, 72, 132, 1) == 2);
-    KB_EXPECT(kb_dcn_ws_split(36, 144, 132, 1) == 3);
-    KB_EXPECT(kb_dcn_ws_split(36, 72, 132, 1) == 3);
-    /* one tile: the K tiles bound it (120 pixels, 72 K tiles: 9 ranges) */
+    KB_EXPECT(kb_dcn_ws_split(66, 72, 132, 1) == 132);
+    KB_EXPECT(kb_dcn_ws_split(36, 144, 132, 1) == 132);
+    KB_EXPECT(kb_dcn_ws_split(36, 72, 132, 1) == 132);
+    /* one or two tiles: the K tiles bound it (120 pixels, 72 K tiles: 9 runs) */
     KB_EXPECT(kb_dcn_ws_split(1, 72, 132, 1) == 9);
-    KB_EXPECT(kb_dcn_ws_split(2, 36, 132, 1) == 4);
-    /* fewer than 16 K tiles: no split */
-    KB_EXPECT(kb_dcn_ws_split(2, 15, 132, 1) == 1);
-    KB_EXPECT(kb_dcn_ws_split(2, 9, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(2, 36, 132, 1) == 9);
+    KB_EXPECT(kb_dcn_ws_split(2, 15, 132, 1) == 3);
+    /* no more blocks than tiles: no split */
+    KB_EXPECT(kb_dcn_ws_split(2, 9, 132, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_split(1, 15, 132, 1) == 0);
     /* tiles that fill the SMs, no tiles, or a shape without the epilogue */
-    KB_EXPECT(kb_dcn_ws_split(132, 1000, 132, 1) == 1);
-    KB_EXPECT(kb_dcn_ws_split(256, 1000, 132, 1) == 1);
-    KB_EXPECT(kb_dcn_ws_split(0, 1000, 132, 1) == 1);
-    KB_EXPECT(kb_dcn_ws_split(10, 1000, 132, 0) == 1);
-    /* never a second wave, never a range under 8 K tiles */
+    KB_EXPECT(kb_dcn_ws_split(132, 1000, 132, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_split(256, 1000, 132, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_split(0, 1000, 132, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_split(10, 1000, 132, 0) == 0);
+    /* never a second wave, never a run under 8 K tiles, more blocks than tiles */
     for (int64_t tiles = 1; tiles <= 140; tiles++)
         for (int64_t kt = 1; kt <= 200; kt += 7) {
-            int ks = kb_dcn_ws_split(tiles, kt, 132, 1);
-            KB_EXPECT(ks >= 1);
-            if (ks > 1) KB_EXPECT(tiles * ks <= 132 && kt / ks >= 8);
+            int64_t b = kb_dcn_ws_split(tiles, kt, 132, 1);
+            if (b) KB_EXPECT(b <= 132 && b > tiles && tiles * kt / b >= 8);
         }
 }
 
-KB_TEST(grid_is_a_block_a_tile_when_split_else_one_an_sm_at_most) {
+/* The kernel's walk of a split (ws_walk in nhwc.cu: kb_dcn_ws_first_piece,
+ * kb_dcn_ws_next_piece): every (tile, K tile) step taken once, in pieces
+ * within a tile; one or two pieces a block, of neighbouring tiles; runs
+ * within one K tile of each other; a tile's blocks are kb_dcn_ws_block_of's
+ * [b0, b1]; slots block + tile unique and under blocks + tiles. */
+static int split_walk_is_exact(int tiles, int ktiles, int blocks) {
+    const int steps = tiles * ktiles;
+    int *seen = calloc((size_t)steps, sizeof(int));
+    int *slot = calloc((size_t)(blocks + tiles), sizeof(int));
+    int *lo = malloc((size_t)tiles * sizeof(int)), *hi = malloc((size_t)tiles * sizeof(int));
+    int ok = seen && slot && lo && hi, shortest = ktiles, longest = 0;
+    for (int x = 0; ok && x < tiles; x++) lo[x] = blocks, hi[x] = -1;
+    for (int b = 0; ok && b < blocks; b++) {
+        const int run = kb_dcn_ws_step0(b + 1, steps, blocks) - kb_dcn_ws_step0(b, steps, blocks);
+        shortest = run < shortest ? run : shortest, longest = run > longest ? run : longest;
+        int pieces = 0, t0, t1, taken = 0;
+        for (int x = kb_dcn_ws_first_piece(b, tiles, ktiles, blocks, &t0, &t1); ok && x < tiles;
+             x = kb_dcn_ws_next_piece(b, x, tiles, ktiles, blocks, &t0, &t1)) {
+            if (x < 0 || t0 < 0 || t1 <= t0 || t1 > ktiles || slot[b + x]++ || ++pieces > 2) ok = 0;
+            for (int t = t0; ok && t < t1; t++)
+                if (seen[x * ktiles + t]++) ok = 0;
+            if (ok) lo[x] = b < lo[x] ? b : lo[x], hi[x] = b > hi[x] ? b : hi[x];
+            if (pieces == 2 && hi[x - 1] != b) ok = 0; /* the second: the next tile */
+            taken += t1 - t0;
+        }
+        if (pieces < 1 || taken != run) ok = 0;
+    }
+    for (int i = 0; ok && i < steps; i++)
+        if (seen[i] != 1) ok = 0;
+    for (int x = 0; ok && x < tiles; x++)
+        if (kb_dcn_ws_block_of(x * ktiles, steps, blocks) != lo[x] ||
+            kb_dcn_ws_block_of((x + 1) * ktiles - 1, steps, blocks) != hi[x])
+            ok = 0;
+    if (longest - shortest > 1) ok = 0;
+    free(seen), free(slot), free(lo), free(hi);
+    return ok;
+}
+
+KB_TEST(split_walk_takes_every_step_once) {
+    /* (1,512,25,42) at 128 x 128, 3xTF32: runs of 39-40 */
+    KB_EXPECT(kb_dcn_ws_step0(1, 36 * 144, 132) == 39 && kb_dcn_ws_step0(2, 36 * 144, 132) == 78);
+    KB_EXPECT(kb_dcn_ws_block_of(144, 36 * 144, 132) == 3); /* tile 1 starts in block 3's run */
+    KB_EXPECT(split_walk_is_exact(36, 144, 132));
+    KB_EXPECT(split_walk_is_exact(66, 72, 132)); /* runs of half a tile */
+    for (int tiles = 1; tiles <= 131; tiles += 5)
+        for (int kt = 1; kt <= 160; kt += 9) {
+            int b = (int)kb_dcn_ws_split(tiles, kt, 132, 1);
+            if (b) KB_EXPECT(split_walk_is_exact(tiles, kt, b));
+        }
+    /* the walk's 32-bit arithmetic: steps x blocks < 2^31, else no split */
+    KB_EXPECT(kb_dcn_ws_split(100, INT32_MAX / 132 / 100, 132, 1) == 132);
+    KB_EXPECT(kb_dcn_ws_split(100, INT32_MAX / 132 / 100 + 1, 132, 1) == 0);
+}
+
+KB_TEST(grid_is_the_split_else_one_block_an_sm_at_most) {
     /* (2,64,200,336): 1050 tiles of 128 x 64, no split: 132 blocks, 7-8 tiles each */
-    KB_EXPECT(kb_dcn_ws_grid(1050, 1, 132) == 132);
-    KB_EXPECT(kb_dcn_ws_grid(256, 1, 132) == 132); /* (8,256,64,64) at 128 x 256 */
-    KB_EXPECT(kb_dcn_ws_grid(132, 1, 132) == 132);
-    KB_EXPECT(kb_dcn_ws_grid(100, 1, 132) == 100); /* under one wave: a block a tile */
-    KB_EXPECT(kb_dcn_ws_grid(66, 2, 132) == 66);   /* split: a block a tile and range */
-    KB_EXPECT(kb_dcn_ws_grid(0, 1, 132) == 0);
+    KB_EXPECT(kb_dcn_ws_grid(1050, 0, 132) == 132);
+    KB_EXPECT(kb_dcn_ws_grid(256, 0, 132) == 132); /* (8,256,64,64) at 128 x 256 */
+    KB_EXPECT(kb_dcn_ws_grid(132, 0, 132) == 132);
+    KB_EXPECT(kb_dcn_ws_grid(100, 0, 132) == 100);  /* under one wave: a block a tile */
+    KB_EXPECT(kb_dcn_ws_grid(66, 132, 132) == 132); /* split: its blocks */
+    KB_EXPECT(kb_dcn_ws_grid(0, 0, 132) == 0);
     for (int64_t tiles = 1; tiles <= 600; tiles += 13) {
-        int ks = kb_dcn_ws_split(tiles, 72, 132, 1);
-        int64_t grid = kb_dcn_ws_grid(tiles, ks, 132);
-        KB_EXPECT(grid >= 1 && grid <= tiles && grid * ks <= (tiles > 132 ? tiles : 132));
-        if (ks > 1) KB_EXPECT(grid == tiles);
+        int64_t split = kb_dcn_ws_split(tiles, 72, 132, 1);
+        int64_t grid = kb_dcn_ws_grid(tiles, split, 132);
+        KB_EXPECT(grid >= 1 && grid <= (tiles > 132 ? 132 : split ? 132 : tiles));
+        if (split) KB_EXPECT(grid == split);
     }
 }
 

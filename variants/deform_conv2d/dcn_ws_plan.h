@@ -5,14 +5,21 @@
  * 64; 128 x 128 up to 128, and past 128 wherever 128 x 256 tiles would
  * leave SMs idle (there the K dimension is split, and two producer groups
  * at 128 x 128 outrun one at 128 x 256); else 128 x 256.
- * Split K: where the output tiles alone fill under one wave of the SMs,
- * KS blocks share an output tile, each a contiguous range of the K tiles:
- * the most that still fits one wave (tiles x KS <= SMs), and at most one
- * per 8 K tiles (a range shorter than the ring and its fill is not worth a
- * block). KS = 1 on shapes without the split epilogue.
- * Blocks: one an output tile where K is split; else at most one an SM, each
- * taking every grid-th tile in turn, so that a block's next tile is sampled
- * while its last one is multiplied and written.
+ * Split K (stream): where the output tiles alone fill under one wave of
+ * the SMs, the tiles' K tiles in a row, tile after tile (steps: tiles x K
+ * tiles), are cut into one equal run a block, one block an SM, so every SM
+ * has the same share whatever the tile count (36 tiles of 144 K tiles on
+ * 132 SMs: runs of 39-40, where a whole number of blocks a tile would give
+ * 108 blocks of 48). A run is at least 8 K tiles (shorter is not worth
+ * its ring fill), so there are fewer blocks where K is short, and more
+ * blocks than tiles, so a run is at most one tile long and a block takes
+ * one or two (tile, K range) pieces. Each piece's fp32 partial goes to
+ * slot block + tile (unique: the pieces in step order raise the block,
+ * the tile or both), and the last of a tile's blocks to arrive sums its
+ * slots in block order. No split on shapes without the split epilogue.
+ * Blocks otherwise: at most one an SM, each taking every grid-th tile in
+ * turn, so that a block's next tile is sampled while its last one is
+ * multiplied and written.
  * Pixel tiles: a tile's 128 rows are 128 consecutive output pixels (across
  * rows and images: lg 7), or, in the 128 x 64 shape with the table builder
  * and the 128 x 256 shape, with one offset group, a rectangle of 2^lg
@@ -39,16 +46,57 @@ static inline int kb_dcn_ws_tile_n(int64_t cout_g, int64_t pixels, int64_t group
     return cout_g <= 128 || tiles256 < sms ? 128 : 256;
 }
 
-/* Blocks sharing an output tile (>= 1). */
-static inline int kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, int can_split) {
-    int64_t ks = can_split && tiles > 0 && tiles < sms ? sms / tiles : 1, most = ktiles / 8;
-    if (ks > most) ks = most;
-    return ks < 1 ? 1 : (int)ks;
+/* Blocks of a split K (stream, above), or 0: no split. The walk's
+ * arithmetic is 32-bit (steps x blocks < 2^31; a 64-bit division is a
+ * call that spills the accumulators live across it), so K beyond that
+ * (past 10^5 K tiles a tile on 132 SMs) is not split. */
+static inline int64_t kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, int can_split) {
+    if (!can_split || tiles <= 0 || tiles >= sms || tiles * ktiles > INT32_MAX / sms) return 0;
+    int64_t blocks = tiles * ktiles / 8; /* runs of at least 8 K tiles */
+    if (blocks > sms) blocks = sms;
+    return blocks > tiles ? blocks : 0;
 }
 
-/* Blocks along x, for tiles output tiles and KS = ks. */
-static inline int64_t kb_dcn_ws_grid(int64_t tiles, int ks, int64_t sms) {
-    return ks > 1 || tiles < sms ? tiles : sms;
+/* Blocks of the launch, for tiles output tiles and split blocks. */
+static inline int64_t kb_dcn_ws_grid(int64_t tiles, int64_t split, int64_t sms) {
+    return split ? split : tiles < sms ? tiles : sms;
+}
+
+/* The first step of block b's run, of steps (tiles x K tiles) cut into
+ * blocks runs; block b runs [step0(b), step0(b + 1)). */
+KB_HD int kb_dcn_ws_step0(int b, int steps, int blocks) {
+    return b * steps / blocks;
+}
+
+/* The piece of a run that starts at step s and ends before s1: its tile,
+ * and its K tiles [*t0, *t1), up to the tile's end. */
+KB_HD int kb_dcn_ws_piece(int s, int s1, int ktiles, int *t0, int *t1) {
+    const int tile = s / ktiles;
+    *t0 = s - tile * ktiles;
+    *t1 = s1 - s < ktiles - *t0 ? *t0 + (s1 - s) : ktiles;
+    return tile;
+}
+
+/* Block b's first piece of a split: its tile, and its K tiles [*t0, *t1). */
+KB_HD int kb_dcn_ws_first_piece(int b, int tiles, int ktiles, int blocks, int *t0, int *t1) {
+    const int steps = tiles * ktiles;
+    return kb_dcn_ws_piece(kb_dcn_ws_step0(b, steps, blocks), kb_dcn_ws_step0(b + 1, steps, blocks),
+                           ktiles, t0, t1);
+}
+
+/* The piece after block b's piece [*t0, *t1) of tile `tile`: its tile and
+ * K tiles, or `tiles` where the run is done. Only the piece is state (the
+ * kernel keeps it in registers through the K loop). */
+KB_HD int kb_dcn_ws_next_piece(int b, int tile, int tiles, int ktiles, int blocks, int *t0,
+                               int *t1) {
+    if (*t1 < ktiles) return tiles;
+    const int s = (tile + 1) * ktiles, s1 = kb_dcn_ws_step0(b + 1, tiles * ktiles, blocks);
+    return s < s1 ? kb_dcn_ws_piece(s, s1, ktiles, t0, t1) : tiles;
+}
+
+/* The block whose run holds step s: the last b with step0(b) <= s. */
+KB_HD int kb_dcn_ws_block_of(int s, int steps, int blocks) {
+    return ((s + 1) * blocks - 1) / steps;
 }
 
 /* Pixel tiles of n images of ho x wo output pixels, 2^lg columns a tile

@@ -492,10 +492,11 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
  *     (elsewhere the producers build it between tiles).
  * A ring of S slots with a full and an empty mbarrier each: no block-wide
  * barrier in the K loop, and the producers run up to S tiles ahead.
- * Split-K (KS > 1, gridDim.y): a block multiplies a contiguous range of the
- * K tiles and stores fp32 partials; the last block of an output tile to
- * finish sums them in split order (deterministic) and writes the output;
- * for layers with too few pixel tiles to fill the SMs. */
+ * Split K (stream, dcn_ws_plan.h): for layers with too few output tiles to
+ * fill the SMs, a block an SM, each an equal run of all the tiles' K tiles
+ * in a row: one or two (tile, K range) pieces, each stored as fp32
+ * partials; the last block of an output tile to finish sums them in block
+ * order (deterministic) and writes the output. */
 template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_, int TB_ = 0,
           int NA_ = 1>
 struct ws_shape {
@@ -838,10 +839,29 @@ template <typename T> __device__ __forceinline__ int ws_chunk_c0(const dcn_dims 
     return g * d.cin_g + cc * (ROWB / (int)sizeof(T));
 }
 
+/* A block's work, piece by piece: output tile `tile`, K tiles [t0, t1).
+ * Without split K, every grid-th tile whole; with it (stream), the
+ * block's run of the steps, tiles x ktiles in a row, cut at the tiles'
+ * ends (kb_dcn_ws_step0). */
+struct ws_walk {
+    int tile, t0, t1;
+    __device__ ws_walk(int ntiles, int ktiles, bool split) : tile(blockIdx.x), t0(0), t1(ktiles) {
+        if (split) tile = kb_dcn_ws_first_piece(blockIdx.x, ntiles, ktiles, gridDim.x, &t0, &t1);
+    }
+    __device__ bool more(int ntiles) const { return tile < ntiles; }
+    __device__ void next(int ntiles, int ktiles, bool split) {
+        if (split)
+            tile = kb_dcn_ws_next_piece(blockIdx.x, tile, ntiles, ktiles, gridDim.x, &t0, &t1);
+        else
+            tile += gridDim.x;
+    }
+};
+
 template <typename T, typename SH>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
-                unsigned *__restrict__ arrived, dcn_dims d, ws_tiling tl, int ctiles, int ntiles) {
+                unsigned *__restrict__ arrived, dcn_dims d, ws_tiling tl, int ctiles, int ntiles,
+                bool split) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, NA = SH::NA;
@@ -861,15 +881,12 @@ __global__ void __launch_bounds__(SH::NT, 1)
     auto table_off = [&](int b) { return (int4 *)(table_wt(b) + d.taps * BM); };
 
     /* Output tile `tile`: channel tile gc % ctiles of group gc / ctiles,
-     * pixels from q0. A block takes tiles blockIdx.x, + gridDim.x, ...: one
-     * block an SM when K is not split, the ring running on from one tile to
-     * the next, so the next tile's table and first samples overlap this
-     * tile's last multiplies and its epilogue. Split K: a block a tile. */
+     * pixels from q0. A block takes its pieces (ws_walk) in order, the ring
+     * running on from one to the next, so the next piece's table and first
+     * samples overlap this one's last multiplies and its epilogue. */
     const int gtiles = d.groups * ctiles;
     const int P = d.ho * d.wo, Q = d.n * P;
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
-    const int t0 = (int)((int64_t)blockIdx.y * ktiles / gridDim.y);
-    const int t1 = (int)((int64_t)(blockIdx.y + 1) * ktiles / gridDim.y);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++)
@@ -889,10 +906,10 @@ __global__ void __launch_bounds__(SH::NT, 1)
          * barrier: the build runs beside the sampling, not before it. */
         const int btid = threadIdx.x - 128 * (SH::CW + SH::PW);
         int u = 0; /* tables built */
-        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-            const int g = tile % gtiles / ctiles, q0 = tile / gtiles * BM;
+        for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
+            const int tile = wk.tile, g = tile % gtiles / ctiles, q0 = tile / gtiles * BM;
             int og = -1;
-            for (int cc = t0 / d.taps; cc * d.taps < t1; cc++) {
+            for (int cc = wk.t0 / d.taps; cc * d.taps < wk.t1; cc++) {
                 const int og0 = ws_chunk_c0<T>(d, g, cc) / d.cin_og;
                 if (og0 == og) continue;
                 const int b = u & 1;
@@ -914,7 +931,6 @@ __global__ void __launch_bounds__(SH::NT, 1)
          * along with t, where dividing t by taps each K step (a runtime
          * division) costs the producers as much issue as a vector's blend. */
         int s = 0, use = 0;
-        const int cc0 = t0 / d.taps, k0 = t0 - cc0 * d.taps;
         /* The table in use; with a builder group, the next one taken from it
          * (u: tables taken) once this one is released. */
         int4 *tb_off = table_off(0);
@@ -927,7 +943,11 @@ __global__ void __launch_bounds__(SH::NT, 1)
             tb_off = table_off(b), tb_wt = table_wt(b);
             u++;
         };
-        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        bool first = true;
+        for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles);
+             wk.next(ntiles, ktiles, split), first = false) {
+            const int tile = wk.tile, t0 = wk.t0, t1 = wk.t1;
+            const int cc0 = t0 / d.taps, k0 = t0 - cc0 * d.taps;
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
             const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BSLOT / sizeof(T));
             /* The block's first table (offsets and mask: inputs) before waiting
@@ -940,18 +960,22 @@ __global__ void __launch_bounds__(SH::NT, 1)
             if constexpr (SH::TB) {
                 take_table();
             } else {
-                if (tile != (int)blockIdx.x) producers_sync<NPT>();
+                if (!first) producers_sync<NPT>();
                 ws_build_table<T, BM, NPT, false, SH::RECT>(d, p, q0, tl, table_og, ptid, tb_off,
                                                             tb_wt);
                 producers_sync<NPT>();
             }
-            if (tile == (int)blockIdx.x) asm volatile("griddepcontrol.wait;" ::: "memory");
-            /* The next tile's table inputs toward L2 (shapes with PF). */
-            if (const int next = tile + gridDim.x; SH::PF && next < ntiles) {
-                const int ngc = next % gtiles;
-                ws_prefetch_table<T, BM, NPT>(d, p, next / gtiles * BM,
-                                              ws_chunk_c0<T>(d, ngc / ctiles, cc0) / d.cin_og,
-                                              ptid);
+            if (first) asm volatile("griddepcontrol.wait;" ::: "memory");
+            /* The next piece's table inputs toward L2 (shapes with PF). */
+            if (SH::PF) {
+                ws_walk nx = wk;
+                nx.next(ntiles, ktiles, split);
+                if (nx.more(ntiles)) {
+                    const int ngc = nx.tile % gtiles, ncc = nx.t0 / d.taps;
+                    ws_prefetch_table<T, BM, NPT>(d, p, nx.tile / gtiles * BM,
+                                                  ws_chunk_c0<T>(d, ngc / ctiles, ncc) / d.cin_og,
+                                                  ptid);
+                }
             }
             int cc = cc0, k = k0;
             for (int t = t0; t < t1; t++) {
@@ -1003,7 +1027,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
      * products of 64 channels go into a fresh accumulator (a chain of 12
      * wgmmas), added to acc (zeroed: no wgmma writes it) by fp32 adds once
      * it is done (a select of the first K tile instead spilled). */
-    auto multiply = [&]() {
+    auto multiply = [&](int t0, int t1) {
         if constexpr (NA == 2)
 #pragma unroll
             for (int m = 0; m < SH::MW; m++)
@@ -1138,66 +1162,87 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 }
         }
     };
-    if (!SH::SPLIT || gridDim.y == 1) {
-        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-            multiply();
-            set_tile(tile);
-            if (whole) {
-                emit_whole();
-                continue;
-            }
+    auto emit_all = [&]() {
 #pragma unroll
-            for (int v = 0; v < NV; v++) {
-                const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-                emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
-            }
+        for (int v = 0; v < NV; v++) {
+            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+            emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
+        }
+    };
+    if (!SH::SPLIT || !split) {
+        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+            multiply(0, ktiles);
+            set_tile(tile);
+            if (whole)
+                emit_whole();
+            else
+                emit_all();
         }
         return;
     }
-    /* Split K (a block a tile): every block of an output tile stores its
-     * fp32 partials (thread-major, so a warp's stores are whole lines); the
-     * last of the tile's KS blocks to arrive sums all KS in split order (the
+    /* Split K: each piece's fp32 partials go to slot blockIdx.x + tile
+     * (thread-major, so a warp's stores are whole lines); the last of the
+     * tile's blocks [b0, b1] to arrive sums their slots in block order (the
      * same sum whichever block is last: deterministic), writes the output,
-     * and resets the tile's counter for the next run. */
-    const int tile = blockIdx.x;
-    multiply();
+     * and resets the tile's counter for the next run. A block sums its
+     * tiles after its last multiply: the wgmmas read their accumulators
+     * (scale-d 0 drops the values, the asm still names them), so a sum
+     * between two pieces would hold the accumulators live beside its own
+     * registers and spill. */
     constexpr int CT = 128 * SH::CW;
     const int ct = threadIdx.x;
-    float4 *mine = (float4 *)part + ((int64_t)tile * gridDim.y + blockIdx.y) * NV * CT;
-#pragma unroll
-    for (int v = 0; v < NV; v++) {
-        const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-        mine[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
-    }
-    __threadfence();
     __shared__ unsigned last;
-    asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-    if (ct == 0) {
-        last = atomicAdd(&arrived[tile], 1u) == gridDim.y - 1;
-        if (last) arrived[tile] = 0;
+    /* The tiles this block sums, by their parity (a block's two pieces are
+     * of neighbouring tiles): one register through the K loops. */
+    unsigned mine = 0;
+    for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
+        const int tile = wk.tile;
+        multiply(wk.t0, wk.t1);
+        float4 *slot = (float4 *)part + ((int64_t)blockIdx.x + tile) * NV * CT;
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+            slot[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
+        }
+        __threadfence();
+        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+        if (ct == 0) {
+            const int steps = ntiles * ktiles;
+            const int b0 = kb_dcn_ws_block_of(tile * ktiles, steps, gridDim.x);
+            const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
+            last = atomicAdd(&arrived[tile], 1u) == (unsigned)(b1 - b0);
+            if (last) arrived[tile] = 0;
+        }
+        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+        if (last) mine |= 1u << (tile & 1);
     }
-    asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-    if (!last) return;
+    if (!mine) return;
     __threadfence();
-    set_tile(tile);
-    /* VC float4s at a time (fewer under 128 registers), split by split: the
-     * accumulators are dead here, so the sums and loads fit the registers. */
-    const float4 *all = (const float4 *)part + (int64_t)tile * gridDim.y * NV * CT;
-    constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
+    for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
+        const int tile = wk.tile, steps = ntiles * ktiles;
+        if (!(mine >> (tile & 1) & 1)) continue;
+        const int b0 = kb_dcn_ws_block_of(tile * ktiles, steps, gridDim.x);
+        const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
+        set_tile(tile);
+        /* VC float4s at a time (fewer under 128 registers), slot by slot:
+         * the accumulators are dead here, so the sums and loads fit. */
+        const float4 *all = (const float4 *)part + ((int64_t)b0 + tile) * NV * CT;
+        constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
 #pragma unroll
-    for (int v0 = 0; v0 < NV; v0 += VC) {
-        float4 sum[VC];
-        for (int k = 0; k < (int)gridDim.y; k++)
+        for (int v0 = 0; v0 < NV; v0 += VC) {
+            float4 sum[VC];
+            for (int k = 0; k <= b1 - b0; k++)
 #pragma unroll
-            for (int u = 0; u < VC; u++) {
-                const float4 x = __ldcg(&all[(k * NV + v0 + u) * CT + ct]);
-                if (k == 0)
-                    sum[u] = x;
-                else
-                    sum[u].x += x.x, sum[u].y += x.y, sum[u].z += x.z, sum[u].w += x.w;
-            }
+                for (int u = 0; u < VC; u++) {
+                    const float4 x = __ldcg(&all[(k * NV + v0 + u) * CT + ct]);
+                    if (k == 0)
+                        sum[u] = x;
+                    else
+                        sum[u].x += x.x, sum[u].y += x.y, sum[u].z += x.z, sum[u].w += x.w;
+                }
 #pragma unroll
-        for (int u = 0; u < VC; u++) emit((v0 + u) * 4 / NACC, (v0 + u) * 4 % NACC / 4, sum[u]);
+            for (int u = 0; u < VC; u++) emit((v0 + u) * 4 / NACC, (v0 + u) * 4 % NACC / 4, sum[u]);
+        }
     }
 #else
     __trap();                           /* supports() keeps the ws variants to sm_90a builds */
@@ -1441,11 +1486,12 @@ static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n64b::BM == 128 && ws_
                   wsx_n64b::BN == 64 && wsx_n128::BN == 128 && wsx_n128::SPLIT,
               "the tiles dcn_ws_plan.h assumes");
 struct ws_plan {
-    int shape, bm, bn, na, ctiles, ktiles, ks;
+    int shape, bm, bn, na, ctiles, ktiles;
     bool rect;      /* the shape takes pixel rectangles (ws_shape::RECT) */
     int lg;         /* pixel tiles of 2^lg columns (7: BM consecutive pixels) */
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
-    int64_t grid;   /* blocks along x (kb_dcn_ws_grid) */
+    int64_t split;  /* blocks of a split K (kb_dcn_ws_split), or 0 */
+    int64_t grid;   /* blocks (kb_dcn_ws_grid) */
 };
 /* X3: the 3xTF32 shapes (wsx_*), 128 x 128 where the others take 128 x 256. */
 template <bool X3> static ws_plan ws_plan_of(const kb_dcn_params *p) {
@@ -1480,21 +1526,22 @@ template <bool X3> static ws_plan ws_plan_of(const kb_dcn_params *p) {
      * group's table (the inline sampler takes consecutive pixels). */
     w.lg = w.rect && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
     w.blocks = kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * p->groups * w.ctiles;
-    w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
-    w.grid = kb_dcn_ws_grid(w.blocks, w.ks, sms);
+    w.split = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
+    w.grid = kb_dcn_ws_grid(w.blocks, w.split, sms);
     return w;
 }
 
 /* Pre-swizzled weights (tile order); split K: the partials (a BM x BN
- * fp32 tile per block) and a counter per output tile. */
+ * fp32 tile in each of blocks + tiles slots) and a counter per output
+ * tile. */
 static size_t ws_weight_bytes(const kb_dcn_params *p, const ws_plan &w) {
     return (size_t)p->groups * w.ctiles * w.ktiles * w.bn * ROWB * w.na;
 }
 static size_t ws_part_bytes(const ws_plan &w) {
-    return w.ks > 1 ? (size_t)w.blocks * w.ks * w.bm * w.bn * sizeof(float) : 0;
+    return w.split ? (size_t)(w.split + w.blocks) * w.bm * w.bn * sizeof(float) : 0;
 }
 static size_t ws_arrived_bytes(const ws_plan &w) {
-    return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
+    return w.split ? (size_t)w.blocks * sizeof(unsigned) : 0;
 }
 /* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list): only the RECT
  * shapes read it. */
@@ -1625,7 +1672,7 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
         cudaLaunchAttribute pdl;
         pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         pdl.val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = dim3((unsigned)w.grid, (unsigned)w.ks);
+        cfg.gridDim = dim3((unsigned)w.grid);
         cfg.blockDim = dim3(SH::NT);
         cfg.dynamicSmemBytes = ws_smem_bytes<SH>(d.taps);
         cfg.stream = s;
@@ -1633,8 +1680,8 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
         cfg.numAttrs = 1;
         return cudaLaunchKernelEx(&cfg, dcn_nhwc_ws<T, SH>, pn, (const T *)st->wsw,
                                   (float *)st->part, (unsigned *)st->arrived, d,
-                                  ws_tiling{(const int2 *)st->tiles, w.lg}, w.ctiles,
-                                  (int)w.blocks);
+                                  ws_tiling{(const int2 *)st->tiles, w.lg}, w.ctiles, (int)w.blocks,
+                                  w.split != 0);
     });
     kb_nvtx_pop();
     if (err != cudaSuccess) return kb_cuda_check(err, "dcn_nhwc_ws", e);
