@@ -943,10 +943,9 @@ __global__ void __launch_bounds__(SH::NT, 1)
             tb_off = table_off(b), tb_wt = table_wt(b);
             u++;
         };
-        bool first = true;
-        for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles);
-             wk.next(ntiles, ktiles, split), first = false) {
+        for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
             const int tile = wk.tile, t0 = wk.t0, t1 = wk.t1;
+            const bool first = s == 0 && use == 0; /* no ring step yet: one register less */
             const int cc0 = t0 / d.taps, k0 = t0 - cc0 * d.taps;
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
             const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BSLOT / sizeof(T));
@@ -1191,10 +1190,11 @@ __global__ void __launch_bounds__(SH::NT, 1)
      * registers and spill. */
     constexpr int CT = 128 * SH::CW;
     const int ct = threadIdx.x;
-    __shared__ unsigned last;
     /* The tiles this block sums, by their parity (a block's two pieces are
-     * of neighbouring tiles): one register through the K loops. */
-    unsigned mine = 0;
+     * of neighbouring tiles), kept by the thread that counts the arrivals:
+     * no register through the K loops. */
+    __shared__ unsigned mine;
+    if (ct == 0) mine = 0;
     for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
         const int tile = wk.tile;
         multiply(wk.t0, wk.t1);
@@ -1210,12 +1210,11 @@ __global__ void __launch_bounds__(SH::NT, 1)
             const int steps = ntiles * ktiles;
             const int b0 = kb_dcn_ws_block_of(tile * ktiles, steps, gridDim.x);
             const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
-            last = atomicAdd(&arrived[tile], 1u) == (unsigned)(b1 - b0);
-            if (last) arrived[tile] = 0;
+            if (atomicAdd(&arrived[tile], 1u) == (unsigned)(b1 - b0))
+                arrived[tile] = 0, mine |= 1u << (tile & 1);
         }
-        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-        if (last) mine |= 1u << (tile & 1);
     }
+    asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
     if (!mine) return;
     __threadfence();
     for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
