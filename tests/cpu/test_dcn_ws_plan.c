@@ -1,11 +1,12 @@
 /* test_dcn_ws_plan.c — deform_conv2d/nhwc_ws_*'s launch rules
  * (variants/deform_conv2d/dcn_ws_plan.h): the tile shape by channels and
- * pixels, and the split of K: one wave at most, every block a run of at
+ * pixels, and the split of K: one wave at most, every block a range of at
  * least 8 K tiles, no split where the output tiles fill the SMs or the
- * shape has no split epilogue, and a walk of the runs that takes every step
- * once; the grid: the split's blocks, else at most one an SM; the pixel
- * tiles: rectangles where they take no more tiles than consecutive pixels,
- * and a tile list that covers every output pixel once. */
+ * shape has no split epilogue; the stream split where it shortens the
+ * longest run, and its walk, which takes every step once; the grid: a block
+ * a tile when split, else at most one an SM; the pixel tiles: rectangles
+ * where they take no more tiles than consecutive pixels, and a tile list
+ * that covers every output pixel once. */
 #include "kbtest.h"
 #include "variants/deform_conv2d/dcn_ws_plan.h"
 
@@ -28,33 +29,57 @@ KB_TEST(tile_channels_follow_c_out_and_the_pixel_tiles) {
     KB_EXPECT(kb_dcn_ws_tile_n(256, 50 * 84, 1, 28) == 256);
 }
 
-KB_TEST(split_takes_a_block_an_sm_and_keeps_eight_k_tiles_a_block) {
+KB_TEST(split_fills_one_wave_and_keeps_eight_k_tiles_a_block) {
     /* the default layers on 132 SMs (128 x 128 tiles): (1,256,50,84) 66 tiles,
      * (1,512,25,42) 36, 72 / 144 K tiles in tf32 */
-    KB_EXPECT(kb_dcn_ws_split(66, 72, 132, 1) == 132);
-    KB_EXPECT(kb_dcn_ws_split(36, 144, 132, 1) == 132);
-    KB_EXPECT(kb_dcn_ws_split(36, 72, 132, 1) == 132);
-    /* one or two tiles: the K tiles bound it (120 pixels, 72 K tiles: 9 runs) */
+    KB_EXPECT(kb_dcn_ws_split(66, 72, 132, 1) == 2);
+    KB_EXPECT(kb_dcn_ws_split(36, 144, 132, 1) == 3);
+    KB_EXPECT(kb_dcn_ws_split(36, 72, 132, 1) == 3);
+    /* one tile: the K tiles bound it (120 pixels, 72 K tiles: 9 ranges) */
     KB_EXPECT(kb_dcn_ws_split(1, 72, 132, 1) == 9);
-    KB_EXPECT(kb_dcn_ws_split(2, 36, 132, 1) == 9);
-    KB_EXPECT(kb_dcn_ws_split(2, 15, 132, 1) == 3);
-    /* no more blocks than tiles: no split */
-    KB_EXPECT(kb_dcn_ws_split(2, 9, 132, 1) == 0);
-    KB_EXPECT(kb_dcn_ws_split(1, 15, 132, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_split(2, 36, 132, 1) == 4);
+    /* fewer than 16 K tiles: no split */
+    KB_EXPECT(kb_dcn_ws_split(2, 15, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(2, 9, 132, 1) == 1);
     /* tiles that fill the SMs, no tiles, or a shape without the epilogue */
-    KB_EXPECT(kb_dcn_ws_split(132, 1000, 132, 1) == 0);
-    KB_EXPECT(kb_dcn_ws_split(256, 1000, 132, 1) == 0);
-    KB_EXPECT(kb_dcn_ws_split(0, 1000, 132, 1) == 0);
-    KB_EXPECT(kb_dcn_ws_split(10, 1000, 132, 0) == 0);
-    /* never a second wave, never a run under 8 K tiles, more blocks than tiles */
+    KB_EXPECT(kb_dcn_ws_split(132, 1000, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(256, 1000, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(0, 1000, 132, 1) == 1);
+    KB_EXPECT(kb_dcn_ws_split(10, 1000, 132, 0) == 1);
+    /* never a second wave, never a range under 8 K tiles */
     for (int64_t tiles = 1; tiles <= 140; tiles++)
         for (int64_t kt = 1; kt <= 200; kt += 7) {
-            int64_t b = kb_dcn_ws_split(tiles, kt, 132, 1);
-            if (b) KB_EXPECT(b <= 132 && b > tiles && tiles * kt / b >= 8);
+            int ks = kb_dcn_ws_split(tiles, kt, 132, 1);
+            KB_EXPECT(ks >= 1);
+            if (ks > 1) KB_EXPECT(tiles * ks <= 132 && kt / ks >= 8);
         }
 }
 
-/* The kernel's walk of a split (ws_walk in nhwc.cu: kb_dcn_ws_first_piece,
+KB_TEST(stream_where_it_shortens_the_longest_run) {
+    /* (1,512,25,42): 36 tiles, KS 3 (108 blocks of 48 K tiles) -> 132 runs of 39-40 */
+    KB_EXPECT(kb_dcn_ws_stream(36, 144, 132, 3) == 132);
+    KB_EXPECT(kb_dcn_ws_stream(36, 72, 132, 3) == 132); /* 24 -> 20 */
+    /* (1,256,50,84): 66 tiles x KS 2 fill the SMs, runs of half a tile either way */
+    KB_EXPECT(kb_dcn_ws_stream(66, 72, 132, 2) == 0);
+    /* unsplit; runs of at least 8 K tiles, more blocks than tiles */
+    KB_EXPECT(kb_dcn_ws_stream(132, 1000, 132, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_stream(2, 36, 132, 4) == 9);  /* 9 -> 8 */
+    KB_EXPECT(kb_dcn_ws_stream(5, 20, 132, 2) == 12); /* 10 -> 9 */
+    KB_EXPECT(kb_dcn_ws_stream(2, 16, 132, 2) == 0);  /* 8 either way */
+    /* the walk's 32-bit arithmetic: steps x SMs < 2^31, else the KS split */
+    KB_EXPECT(kb_dcn_ws_stream(50, INT32_MAX / 132 / 50, 132, 2) == 132);
+    KB_EXPECT(kb_dcn_ws_stream(50, INT32_MAX / 132 / 50 + 1, 132, 2) == 0);
+    for (int64_t tiles = 1; tiles <= 140; tiles++)
+        for (int64_t kt = 1; kt <= 200; kt += 7) {
+            int ks = kb_dcn_ws_split(tiles, kt, 132, 1);
+            int64_t b = kb_dcn_ws_stream(tiles, kt, 132, ks);
+            if (b) /* one wave, runs of 8 or more, shorter than the KS ranges */
+                KB_EXPECT(b > tiles && b <= 132 && tiles * kt / b >= 8 &&
+                          (tiles * kt + b - 1) / b < (kt + ks - 1) / ks);
+        }
+}
+
+/* The kernel's walk of a stream split (ws_walk<true> in nhwc.cu: kb_dcn_ws_first_piece,
  * kb_dcn_ws_next_piece): every (tile, K tile) step taken once, in pieces
  * within a tile; one or two pieces a block, of neighbouring tiles; runs
  * within one K tile of each other; a tile's blocks are kb_dcn_ws_block_of's
@@ -100,27 +125,24 @@ KB_TEST(split_walk_takes_every_step_once) {
     KB_EXPECT(split_walk_is_exact(66, 72, 132)); /* runs of half a tile */
     for (int tiles = 1; tiles <= 131; tiles += 5)
         for (int kt = 1; kt <= 160; kt += 9) {
-            int b = (int)kb_dcn_ws_split(tiles, kt, 132, 1);
+            int b = (int)kb_dcn_ws_stream(tiles, kt, 132, kb_dcn_ws_split(tiles, kt, 132, 1));
             if (b) KB_EXPECT(split_walk_is_exact(tiles, kt, b));
         }
-    /* the walk's 32-bit arithmetic: steps x blocks < 2^31, else no split */
-    KB_EXPECT(kb_dcn_ws_split(100, INT32_MAX / 132 / 100, 132, 1) == 132);
-    KB_EXPECT(kb_dcn_ws_split(100, INT32_MAX / 132 / 100 + 1, 132, 1) == 0);
 }
 
-KB_TEST(grid_is_the_split_else_one_block_an_sm_at_most) {
+KB_TEST(grid_is_a_block_a_tile_when_split_else_one_an_sm_at_most) {
     /* (2,64,200,336): 1050 tiles of 128 x 64, no split: 132 blocks, 7-8 tiles each */
-    KB_EXPECT(kb_dcn_ws_grid(1050, 0, 132) == 132);
-    KB_EXPECT(kb_dcn_ws_grid(256, 0, 132) == 132); /* (8,256,64,64) at 128 x 256 */
-    KB_EXPECT(kb_dcn_ws_grid(132, 0, 132) == 132);
-    KB_EXPECT(kb_dcn_ws_grid(100, 0, 132) == 100);  /* under one wave: a block a tile */
-    KB_EXPECT(kb_dcn_ws_grid(66, 132, 132) == 132); /* split: its blocks */
-    KB_EXPECT(kb_dcn_ws_grid(0, 0, 132) == 0);
+    KB_EXPECT(kb_dcn_ws_grid(1050, 1, 132) == 132);
+    KB_EXPECT(kb_dcn_ws_grid(256, 1, 132) == 132); /* (8,256,64,64) at 128 x 256 */
+    KB_EXPECT(kb_dcn_ws_grid(132, 1, 132) == 132);
+    KB_EXPECT(kb_dcn_ws_grid(100, 1, 132) == 100); /* under one wave: a block a tile */
+    KB_EXPECT(kb_dcn_ws_grid(66, 2, 132) == 66);   /* split: a block a tile and range */
+    KB_EXPECT(kb_dcn_ws_grid(0, 1, 132) == 0);
     for (int64_t tiles = 1; tiles <= 600; tiles += 13) {
-        int64_t split = kb_dcn_ws_split(tiles, 72, 132, 1);
-        int64_t grid = kb_dcn_ws_grid(tiles, split, 132);
-        KB_EXPECT(grid >= 1 && grid <= (tiles > 132 ? 132 : split ? 132 : tiles));
-        if (split) KB_EXPECT(grid == split);
+        int ks = kb_dcn_ws_split(tiles, 72, 132, 1);
+        int64_t grid = kb_dcn_ws_grid(tiles, ks, 132);
+        KB_EXPECT(grid >= 1 && grid <= tiles && grid * ks <= (tiles > 132 ? tiles : 132));
+        if (ks > 1) KB_EXPECT(grid == tiles);
     }
 }
 

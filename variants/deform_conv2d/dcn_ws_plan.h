@@ -5,21 +5,26 @@
  * 64; 128 x 128 up to 128, and past 128 wherever 128 x 256 tiles would
  * leave SMs idle (there the K dimension is split, and two producer groups
  * at 128 x 128 outrun one at 128 x 256); else 128 x 256.
- * Split K (stream): where the output tiles alone fill under one wave of
- * the SMs, the tiles' K tiles in a row, tile after tile (steps: tiles x K
- * tiles), are cut into one equal run a block, one block an SM, so every SM
- * has the same share whatever the tile count (36 tiles of 144 K tiles on
- * 132 SMs: runs of 39-40, where a whole number of blocks a tile would give
- * 108 blocks of 48). A run is at least 8 K tiles (shorter is not worth
- * its ring fill), so there are fewer blocks where K is short, and more
- * blocks than tiles, so a run is at most one tile long and a block takes
- * one or two (tile, K range) pieces. Each piece's fp32 partial goes to
- * slot block + tile (unique: the pieces in step order raise the block,
- * the tile or both), and the last of a tile's blocks to arrive sums its
- * slots in block order. No split on shapes without the split epilogue.
- * Blocks otherwise: at most one an SM, each taking every grid-th tile in
- * turn, so that a block's next tile is sampled while its last one is
- * multiplied and written.
+ * Split K: where the output tiles alone fill under one wave of the SMs,
+ * KS blocks share an output tile, each a contiguous range of the K tiles:
+ * the most that still fits one wave (tiles x KS <= SMs), and at most one
+ * per 8 K tiles (a range shorter than the ring and its fill is not worth a
+ * block). KS = 1 on shapes without the split epilogue.
+ * Stream: where KS blocks a tile still leave SMs idle (36 tiles of 144 K
+ * tiles on 132 SMs: KS 3, 108 blocks of 48), the K tiles of all the tiles
+ * in a row (steps: tiles x K tiles) are cut into one equal run a block, one
+ * block an SM (there: runs of 39-40), where that shortens the longest run.
+ * A run is at least 8 K tiles, and there are more blocks than tiles, so a
+ * run is at most a tile long: a block takes one or two (tile, K range)
+ * pieces, of neighbouring tiles. Each piece's fp32 partials go to slot
+ * block + tile (unique: the pieces in step order raise the block, the tile
+ * or both), and the last of a tile's blocks to arrive sums them in block
+ * order. The walk's arithmetic is 32-bit (steps x blocks < 2^31), so K
+ * beyond that (10^5 K tiles a tile on 132 SMs) is not streamed.
+ * Blocks: one an output tile and range where K is split KS ways, one an SM
+ * where it is streamed; else at most one an SM, each
+ * taking every grid-th tile in turn, so that a block's next tile is sampled
+ * while its last one is multiplied and written.
  * Pixel tiles: a tile's 128 rows are 128 consecutive output pixels (across
  * rows and images: lg 7), or, in the 128 x 64 shape with the table builder
  * and the 128 x 256 shape, with one offset group, a rectangle of 2^lg
@@ -46,20 +51,26 @@ static inline int kb_dcn_ws_tile_n(int64_t cout_g, int64_t pixels, int64_t group
     return cout_g <= 128 || tiles256 < sms ? 128 : 256;
 }
 
-/* Blocks of a split K (stream, above), or 0: no split. The walk's
- * arithmetic is 32-bit (steps x blocks < 2^31; a 64-bit division is a
- * call that spills the accumulators live across it), so K beyond that
- * (past 10^5 K tiles a tile on 132 SMs) is not split. */
-static inline int64_t kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, int can_split) {
-    if (!can_split || tiles <= 0 || tiles >= sms || tiles * ktiles > INT32_MAX / sms) return 0;
-    int64_t blocks = tiles * ktiles / 8; /* runs of at least 8 K tiles */
-    if (blocks > sms) blocks = sms;
-    return blocks > tiles ? blocks : 0;
+/* Blocks sharing an output tile (>= 1). */
+static inline int kb_dcn_ws_split(int64_t tiles, int64_t ktiles, int64_t sms, int can_split) {
+    int64_t ks = can_split && tiles > 0 && tiles < sms ? sms / tiles : 1, most = ktiles / 8;
+    if (ks > most) ks = most;
+    return ks < 1 ? 1 : (int)ks;
 }
 
-/* Blocks of the launch, for tiles output tiles and split blocks. */
-static inline int64_t kb_dcn_ws_grid(int64_t tiles, int64_t split, int64_t sms) {
-    return split ? split : tiles < sms ? tiles : sms;
+/* Blocks along x, for tiles output tiles and KS = ks. */
+static inline int64_t kb_dcn_ws_grid(int64_t tiles, int ks, int64_t sms) {
+    return ks > 1 || tiles < sms ? tiles : sms;
+}
+
+/* Blocks of a stream split (above), or 0: none, for tiles output tiles of
+ * ktiles K tiles split KS = ks ways on sms SMs. */
+static inline int64_t kb_dcn_ws_stream(int64_t tiles, int64_t ktiles, int64_t sms, int ks) {
+    if (ks <= 1 || tiles * ktiles > INT32_MAX / sms) return 0;
+    int64_t steps = tiles * ktiles, blocks = steps / 8; /* runs of at least 8 K tiles */
+    if (blocks > sms) blocks = sms;
+    /* the longest run against the longest KS range */
+    return blocks > tiles && (steps + blocks - 1) / blocks < (ktiles + ks - 1) / ks ? blocks : 0;
 }
 
 /* The first step of block b's run, of steps (tiles x K tiles) cut into
@@ -85,8 +96,8 @@ KB_HD int kb_dcn_ws_first_piece(int b, int tiles, int ktiles, int blocks, int *t
 }
 
 /* The piece after block b's piece [*t0, *t1) of tile `tile`: its tile and
- * K tiles, or `tiles` where the run is done. Only the piece is state (the
- * kernel keeps it in registers through the K loop). */
+ * K tiles, or `tiles` where the run is done. The piece is all the state
+ * (the kernel's K loops hold it in registers). */
 KB_HD int kb_dcn_ws_next_piece(int b, int tile, int tiles, int ktiles, int blocks, int *t0,
                                int *t1) {
     if (*t1 < ktiles) return tiles;

@@ -492,11 +492,13 @@ __global__ void __launch_bounds__(SH::NT, SH::MINB)
  *     (elsewhere the producers build it between tiles).
  * A ring of S slots with a full and an empty mbarrier each: no block-wide
  * barrier in the K loop, and the producers run up to S tiles ahead.
- * Split K (stream, dcn_ws_plan.h): for layers with too few output tiles to
- * fill the SMs, a block an SM, each an equal run of all the tiles' K tiles
- * in a row: one or two (tile, K range) pieces, each stored as fp32
- * partials; the last block of an output tile to finish sums them in block
- * order (deterministic) and writes the output. */
+ * Split K, for layers with too few output tiles to fill the SMs
+ * (dcn_ws_plan.h): KS blocks an output tile (gridDim.y), each a contiguous
+ * range of its K tiles, or, where that leaves SMs idle (STREAM), one block
+ * an SM, each an equal run of all the tiles' K tiles in a row: one or two
+ * (tile, K range) pieces. A block stores each piece's fp32 partials; the
+ * last block of an output tile to finish sums them in split order
+ * (deterministic) and writes the output. */
 template <int CW_, int MW_, int BN_, int PW_, int S_, int VB_, bool SPLIT_, bool PF_, int TB_ = 0,
           int NA_ = 1>
 struct ws_shape {
@@ -839,29 +841,32 @@ template <typename T> __device__ __forceinline__ int ws_chunk_c0(const dcn_dims 
     return g * d.cin_g + cc * (ROWB / (int)sizeof(T));
 }
 
-/* A block's work, piece by piece: output tile `tile`, K tiles [t0, t1).
- * Without split K, every grid-th tile whole; with it (stream), the
- * block's run of the steps, tiles x ktiles in a row, cut at the tiles'
- * ends (kb_dcn_ws_step0). */
-struct ws_walk {
+/* A block's pieces, output tile `tile`, K tiles [t0, t1): every grid-th
+ * tile over the block's K range; STREAM, the block's run of the steps
+ * (tiles x K tiles in a row) cut at the tiles' ends, only the piece as
+ * state (kb_dcn_ws_first_piece, kb_dcn_ws_next_piece). */
+template <bool STREAM> struct ws_walk {
+    int tile;
+    const int t0, t1;
+    __device__ ws_walk(int, int, int t0_, int t1_) : tile(blockIdx.x), t0(t0_), t1(t1_) {}
+    __device__ bool more(int ntiles) const { return tile < ntiles; }
+    __device__ void next(int, int) { tile += gridDim.x; }
+};
+template <> struct ws_walk<true> {
     int tile, t0, t1;
-    __device__ ws_walk(int ntiles, int ktiles, bool split) : tile(blockIdx.x), t0(0), t1(ktiles) {
-        if (split) tile = kb_dcn_ws_first_piece(blockIdx.x, ntiles, ktiles, gridDim.x, &t0, &t1);
+    __device__ ws_walk(int ntiles, int ktiles, int, int) {
+        tile = kb_dcn_ws_first_piece(blockIdx.x, ntiles, ktiles, gridDim.x, &t0, &t1);
     }
     __device__ bool more(int ntiles) const { return tile < ntiles; }
-    __device__ void next(int ntiles, int ktiles, bool split) {
-        if (split)
-            tile = kb_dcn_ws_next_piece(blockIdx.x, tile, ntiles, ktiles, gridDim.x, &t0, &t1);
-        else
-            tile += gridDim.x;
+    __device__ void next(int ntiles, int ktiles) {
+        tile = kb_dcn_ws_next_piece(blockIdx.x, tile, ntiles, ktiles, gridDim.x, &t0, &t1);
     }
 };
 
-template <typename T, typename SH>
+template <typename T, typename SH, bool STREAM = false>
 __global__ void __launch_bounds__(SH::NT, 1)
     dcn_nhwc_ws(dcn_ptrs<T> p, const T *__restrict__ wsw, float *__restrict__ part,
-                unsigned *__restrict__ arrived, dcn_dims d, ws_tiling tl, int ctiles, int ntiles,
-                bool split) {
+                unsigned *__restrict__ arrived, dcn_dims d, ws_tiling tl, int ctiles, int ntiles) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BM = SH::BM, BN = SH::BN, S = SH::S, VW = 16 / (int)sizeof(T);
     constexpr int BK = ROWB / (int)sizeof(T), NPT = SH::NPT, NA = SH::NA;
@@ -881,12 +886,16 @@ __global__ void __launch_bounds__(SH::NT, 1)
     auto table_off = [&](int b) { return (int4 *)(table_wt(b) + d.taps * BM); };
 
     /* Output tile `tile`: channel tile gc % ctiles of group gc / ctiles,
-     * pixels from q0. A block takes its pieces (ws_walk) in order, the ring
-     * running on from one to the next, so the next piece's table and first
-     * samples overlap this one's last multiplies and its epilogue. */
+     * pixels from q0. A block takes tiles blockIdx.x, + gridDim.x, ...: one
+     * block an SM when K is not split, the ring running on from one tile to
+     * the next, so the next tile's table and first samples overlap this
+     * tile's last multiplies and its epilogue. Split K: a block a tile, or
+     * STREAM, the block's one or two pieces (ws_walk). */
     const int gtiles = d.groups * ctiles;
     const int P = d.ho * d.wo, Q = d.n * P;
     const int cchunks = (d.cin_g + BK - 1) / BK, ktiles = cchunks * d.taps;
+    const int t0 = (int)((int64_t)blockIdx.y * ktiles / gridDim.y);
+    const int t1 = (int)((int64_t)(blockIdx.y + 1) * ktiles / gridDim.y);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++)
@@ -906,7 +915,7 @@ __global__ void __launch_bounds__(SH::NT, 1)
          * barrier: the build runs beside the sampling, not before it. */
         const int btid = threadIdx.x - 128 * (SH::CW + SH::PW);
         int u = 0; /* tables built */
-        for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
+        for (ws_walk<STREAM> wk(ntiles, ktiles, t0, t1); wk.more(ntiles); wk.next(ntiles, ktiles)) {
             const int tile = wk.tile, g = tile % gtiles / ctiles, q0 = tile / gtiles * BM;
             int og = -1;
             for (int cc = wk.t0 / d.taps; cc * d.taps < wk.t1; cc++) {
@@ -943,10 +952,12 @@ __global__ void __launch_bounds__(SH::NT, 1)
             tb_off = table_off(b), tb_wt = table_wt(b);
             u++;
         };
-        for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
+        for (ws_walk<STREAM> wk(ntiles, ktiles, t0, t1); wk.more(ntiles); wk.next(ntiles, ktiles)) {
             const int tile = wk.tile, t0 = wk.t0, t1 = wk.t1;
-            const bool first = s == 0 && use == 0; /* no ring step yet: one register less */
             const int cc0 = t0 / d.taps, k0 = t0 - cc0 * d.taps;
+            /* The block's first piece (STREAM: no ring step yet, one register
+             * less than a flag). */
+            const bool first = STREAM ? s == 0 && use == 0 : tile == (int)blockIdx.x;
             const int gc = tile % gtiles, g = gc / ctiles, q0 = tile / gtiles * BM;
             const T *wsrc = wsw + ((int64_t)gc * ktiles) * (BSLOT / sizeof(T));
             /* The block's first table (offsets and mask: inputs) before waiting
@@ -967,8 +978,8 @@ __global__ void __launch_bounds__(SH::NT, 1)
             if (first) asm volatile("griddepcontrol.wait;" ::: "memory");
             /* The next piece's table inputs toward L2 (shapes with PF). */
             if (SH::PF) {
-                ws_walk nx = wk;
-                nx.next(ntiles, ktiles, split);
+                ws_walk<STREAM> nx = wk;
+                nx.next(ntiles, ktiles);
                 if (nx.more(ntiles)) {
                     const int ngc = nx.tile % gtiles, ncc = nx.t0 / d.taps;
                     ws_prefetch_table<T, BM, NPT>(d, p, nx.tile / gtiles * BM,
@@ -1161,76 +1172,123 @@ __global__ void __launch_bounds__(SH::NT, 1)
                 }
         }
     };
-    auto emit_all = [&]() {
+    if constexpr (STREAM) {
+        /* STREAM: each piece's fp32 partials go to slot blockIdx.x + tile
+         * (thread-major, so a warp's stores are whole lines); the last of the
+         * tile's blocks [b0, b1] to arrive sums their slots in block order (the
+         * same sum whichever block is last: deterministic), writes the output,
+         * and resets the tile's counter for the next run. A block sums its
+         * tiles after its last multiply: the wgmmas read their accumulators
+         * (scale-d 0 drops the values, the asm still names them), so a sum
+         * between two pieces would hold the accumulators live beside its own
+         * registers and spill. */
+        constexpr int CT = 128 * SH::CW;
+        const int ct = threadIdx.x;
+        /* The tiles this block sums, by their parity (a block's two pieces are
+         * of neighbouring tiles), kept by the thread that counts the arrivals:
+         * no register through the K loops. */
+        __shared__ unsigned mine;
+        if (ct == 0) mine = 0;
+        for (ws_walk<true> wk(ntiles, ktiles, 0, 0); wk.more(ntiles); wk.next(ntiles, ktiles)) {
+            const int tile = wk.tile;
+            multiply(wk.t0, wk.t1);
+            float4 *slot = (float4 *)part + ((int64_t)blockIdx.x + tile) * NV * CT;
 #pragma unroll
-        for (int v = 0; v < NV; v++) {
-            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-            emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
+            for (int v = 0; v < NV; v++) {
+                const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+                slot[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
+            }
+            __threadfence();
+            asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+            if (ct == 0) {
+                const int steps = ntiles * ktiles;
+                const int b0 = kb_dcn_ws_block_of(tile * ktiles, steps, gridDim.x);
+                const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
+                if (atomicAdd(&arrived[tile], 1u) == (unsigned)(b1 - b0))
+                    arrived[tile] = 0, mine |= 1u << (tile & 1);
+            }
         }
-    };
-    if (!SH::SPLIT || !split) {
-        for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-            multiply(0, ktiles);
-            set_tile(tile);
-            if (whole)
-                emit_whole();
-            else
-                emit_all();
-        }
-        return;
-    }
-    /* Split K: each piece's fp32 partials go to slot blockIdx.x + tile
-     * (thread-major, so a warp's stores are whole lines); the last of the
-     * tile's blocks [b0, b1] to arrive sums their slots in block order (the
-     * same sum whichever block is last: deterministic), writes the output,
-     * and resets the tile's counter for the next run. A block sums its
-     * tiles after its last multiply: the wgmmas read their accumulators
-     * (scale-d 0 drops the values, the asm still names them), so a sum
-     * between two pieces would hold the accumulators live beside its own
-     * registers and spill. */
-    constexpr int CT = 128 * SH::CW;
-    const int ct = threadIdx.x;
-    /* The tiles this block sums, by their parity (a block's two pieces are
-     * of neighbouring tiles), kept by the thread that counts the arrivals:
-     * no register through the K loops. */
-    __shared__ unsigned mine;
-    if (ct == 0) mine = 0;
-    for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
-        const int tile = wk.tile;
-        multiply(wk.t0, wk.t1);
-        float4 *slot = (float4 *)part + ((int64_t)blockIdx.x + tile) * NV * CT;
-#pragma unroll
-        for (int v = 0; v < NV; v++) {
-            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
-            slot[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
-        }
-        __threadfence();
         asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-        if (ct == 0) {
-            const int steps = ntiles * ktiles;
+        if (!mine) return;
+        __threadfence();
+        for (ws_walk<true> wk(ntiles, ktiles, 0, 0); wk.more(ntiles); wk.next(ntiles, ktiles)) {
+            const int tile = wk.tile, steps = ntiles * ktiles;
+            if (!(mine >> (tile & 1) & 1)) continue;
             const int b0 = kb_dcn_ws_block_of(tile * ktiles, steps, gridDim.x);
             const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
-            if (atomicAdd(&arrived[tile], 1u) == (unsigned)(b1 - b0))
-                arrived[tile] = 0, mine |= 1u << (tile & 1);
+            set_tile(tile);
+            /* VC float4s at a time (fewer under 128 registers), slot by slot:
+             * the accumulators are dead here, so the sums and loads fit. */
+            const float4 *all = (const float4 *)part + ((int64_t)b0 + tile) * NV * CT;
+            constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
+#pragma unroll
+            for (int v0 = 0; v0 < NV; v0 += VC) {
+                float4 sum[VC];
+                for (int k = 0; k <= b1 - b0; k++)
+#pragma unroll
+                    for (int u = 0; u < VC; u++) {
+                        const float4 x = __ldcg(&all[(k * NV + v0 + u) * CT + ct]);
+                        if (k == 0)
+                            sum[u] = x;
+                        else
+                            sum[u].x += x.x, sum[u].y += x.y, sum[u].z += x.z, sum[u].w += x.w;
+                    }
+#pragma unroll
+                for (int u = 0; u < VC; u++)
+                    emit((v0 + u) * 4 / NACC, (v0 + u) * 4 % NACC / 4, sum[u]);
+            }
         }
-    }
-    asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
-    if (!mine) return;
-    __threadfence();
-    for (ws_walk wk(ntiles, ktiles, split); wk.more(ntiles); wk.next(ntiles, ktiles, split)) {
-        const int tile = wk.tile, steps = ntiles * ktiles;
-        if (!(mine >> (tile & 1) & 1)) continue;
-        const int b0 = kb_dcn_ws_block_of(tile * ktiles, steps, gridDim.x);
-        const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
+    } else {
+        if (!SH::SPLIT || gridDim.y == 1) {
+            for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+                multiply(t0, t1);
+                set_tile(tile);
+                if (whole) {
+                    emit_whole();
+                    continue;
+                }
+#pragma unroll
+                for (int v = 0; v < NV; v++) {
+                    const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+                    emit(v * 4 / NACC, v * 4 % NACC / 4, make_float4(a[0], a[1], a[2], a[3]));
+                }
+            }
+            return;
+        }
+        /* Split K (a block a tile): every block of an output tile stores its
+         * fp32 partials (thread-major, so a warp's stores are whole lines); the
+         * last of the tile's KS blocks to arrive sums all KS in split order (the
+         * same sum whichever block is last: deterministic), writes the output,
+         * and resets the tile's counter for the next run. */
+        const int tile = blockIdx.x;
+        multiply(t0, t1);
+        constexpr int CT = 128 * SH::CW;
+        const int ct = threadIdx.x;
+        float4 *mine = (float4 *)part + ((int64_t)tile * gridDim.y + blockIdx.y) * NV * CT;
+#pragma unroll
+        for (int v = 0; v < NV; v++) {
+            const float *a = &acc[v * 4 / NACC][v * 4 % NACC];
+            mine[v * CT + ct] = make_float4(a[0], a[1], a[2], a[3]);
+        }
+        __threadfence();
+        __shared__ unsigned last;
+        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+        if (ct == 0) {
+            last = atomicAdd(&arrived[tile], 1u) == gridDim.y - 1;
+            if (last) arrived[tile] = 0;
+        }
+        asm volatile("bar.sync 2, %0;" ::"n"(CT) : "memory");
+        if (!last) return;
+        __threadfence();
         set_tile(tile);
-        /* VC float4s at a time (fewer under 128 registers), slot by slot:
-         * the accumulators are dead here, so the sums and loads fit. */
-        const float4 *all = (const float4 *)part + ((int64_t)b0 + tile) * NV * CT;
+        /* VC float4s at a time (fewer under 128 registers), split by split: the
+         * accumulators are dead here, so the sums and loads fit the registers. */
+        const float4 *all = (const float4 *)part + (int64_t)tile * gridDim.y * NV * CT;
         constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
 #pragma unroll
         for (int v0 = 0; v0 < NV; v0 += VC) {
             float4 sum[VC];
-            for (int k = 0; k <= b1 - b0; k++)
+            for (int k = 0; k < (int)gridDim.y; k++)
 #pragma unroll
                 for (int u = 0; u < VC; u++) {
                     const float4 x = __ldcg(&all[(k * NV + v0 + u) * CT + ct]);
@@ -1485,12 +1543,12 @@ static_assert(ws_n64::BM == 128 && ws_n64::BN == 64 && ws_n64b::BM == 128 && ws_
                   wsx_n64b::BN == 64 && wsx_n128::BN == 128 && wsx_n128::SPLIT,
               "the tiles dcn_ws_plan.h assumes");
 struct ws_plan {
-    int shape, bm, bn, na, ctiles, ktiles;
+    int shape, bm, bn, na, ctiles, ktiles, ks;
     bool rect;      /* the shape takes pixel rectangles (ws_shape::RECT) */
     int lg;         /* pixel tiles of 2^lg columns (7: BM consecutive pixels) */
     int64_t blocks; /* output tiles: pixel tiles x groups x channel tiles */
-    int64_t split;  /* blocks of a split K (kb_dcn_ws_split), or 0 */
-    int64_t grid;   /* blocks (kb_dcn_ws_grid) */
+    int64_t stream; /* blocks of a stream split (kb_dcn_ws_stream), or 0 */
+    int64_t grid;   /* blocks along x (kb_dcn_ws_grid, or stream) */
 };
 /* X3: the 3xTF32 shapes (wsx_*), 128 x 128 where the others take 128 x 256. */
 template <bool X3> static ws_plan ws_plan_of(const kb_dcn_params *p) {
@@ -1525,27 +1583,37 @@ template <bool X3> static ws_plan ws_plan_of(const kb_dcn_params *p) {
      * group's table (the inline sampler takes consecutive pixels). */
     w.lg = w.rect && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
     w.blocks = kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * p->groups * w.ctiles;
-    w.split = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
-    w.grid = kb_dcn_ws_grid(w.blocks, w.split, sms);
+    w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
+    w.stream = kb_dcn_ws_stream(w.blocks, w.ktiles, sms, w.ks);
+    w.grid = w.stream ? w.stream : kb_dcn_ws_grid(w.blocks, w.ks, sms);
     return w;
 }
 
 /* Pre-swizzled weights (tile order); split K: the partials (a BM x BN
- * fp32 tile in each of blocks + tiles slots) and a counter per output
- * tile. */
+ * fp32 tile per block, or streamed, per slot: blocks + tiles) and a
+ * counter per output tile. */
 static size_t ws_weight_bytes(const kb_dcn_params *p, const ws_plan &w) {
     return (size_t)p->groups * w.ctiles * w.ktiles * w.bn * ROWB * w.na;
 }
 static size_t ws_part_bytes(const ws_plan &w) {
-    return w.split ? (size_t)(w.split + w.blocks) * w.bm * w.bn * sizeof(float) : 0;
+    const int64_t slots = w.stream ? w.stream + w.blocks : w.ks > 1 ? w.blocks * w.ks : 0;
+    return (size_t)slots * w.bm * w.bn * sizeof(float);
 }
 static size_t ws_arrived_bytes(const ws_plan &w) {
-    return w.split ? (size_t)w.blocks * sizeof(unsigned) : 0;
+    return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
 }
 /* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list): only the RECT
  * shapes read it. */
 static size_t ws_tile_bytes(const kb_dcn_params *p, const ws_plan &w) {
     return w.rect ? (size_t)kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * sizeof(int2) : 0;
+}
+
+/* The ws kernel of a shape: streamed (split-K shapes only) or not. */
+template <typename T, typename SH> static auto ws_kernel(bool stream) {
+    if constexpr (SH::SPLIT)
+        return stream ? dcn_nhwc_ws<T, SH, true> : dcn_nhwc_ws<T, SH, false>;
+    else
+        return dcn_nhwc_ws<T, SH, false>;
 }
 
 template <typename T, bool X3> int ws_supports(const kb_case *c, kb_error *why) {
@@ -1636,7 +1704,7 @@ template <typename T, bool X3> int ws_build(ws_state *st, const kb_case *c, kb_e
     int taps = (int)(st->p.kh * st->p.kw);
     return with_ws_shape<X3>(st->w.shape, [&](auto sh) {
         using SH = decltype(sh);
-        KB_CUDA_TRY(cudaFuncSetAttribute(dcn_nhwc_ws<T, SH>,
+        KB_CUDA_TRY(cudaFuncSetAttribute(ws_kernel<T, SH>(st->w.stream != 0),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)ws_smem_bytes<SH>(taps)),
                     e);
@@ -1671,16 +1739,16 @@ int ws_run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t s, k
         cudaLaunchAttribute pdl;
         pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
         pdl.val.programmaticStreamSerializationAllowed = 1;
-        cfg.gridDim = dim3((unsigned)w.grid);
+        cfg.gridDim = dim3((unsigned)w.grid, w.stream ? 1u : (unsigned)w.ks);
         cfg.blockDim = dim3(SH::NT);
         cfg.dynamicSmemBytes = ws_smem_bytes<SH>(d.taps);
         cfg.stream = s;
         cfg.attrs = &pdl;
         cfg.numAttrs = 1;
-        return cudaLaunchKernelEx(&cfg, dcn_nhwc_ws<T, SH>, pn, (const T *)st->wsw,
+        return cudaLaunchKernelEx(&cfg, ws_kernel<T, SH>(w.stream != 0), pn, (const T *)st->wsw,
                                   (float *)st->part, (unsigned *)st->arrived, d,
-                                  ws_tiling{(const int2 *)st->tiles, w.lg}, w.ctiles, (int)w.blocks,
-                                  w.split != 0);
+                                  ws_tiling{(const int2 *)st->tiles, w.lg}, w.ctiles,
+                                  (int)w.blocks);
     });
     kb_nvtx_pop();
     if (err != cudaSuccess) return kb_cuda_check(err, "dcn_nhwc_ws", e);
