@@ -11,7 +11,8 @@
  * per 8 K tiles (a range shorter than the ring and its fill is not worth a
  * block). KS = 1 on shapes without the split epilogue.
  * Stream: where KS blocks a tile still leave SMs idle (36 tiles of 144 K
- * tiles on 132 SMs: KS 3, 108 blocks of 48), the K tiles of all the tiles
+ * tiles on 132 SMs: KS 3, 108 blocks of 48; 68 tiles: KS 1, 68 blocks of
+ * 144), on shapes with the split epilogue, the K tiles of all the tiles
  * in a row (steps: tiles x K tiles) are cut into one equal run a block, one
  * block an SM (there: runs of 39-40), where that shortens the longest run.
  * A run is at least 8 K tiles, and there are more blocks than tiles, so a
@@ -64,9 +65,10 @@ static inline int64_t kb_dcn_ws_grid(int64_t tiles, int ks, int64_t sms) {
 }
 
 /* Blocks of a stream split (above), or 0: none, for tiles output tiles of
- * ktiles K tiles split KS = ks ways on sms SMs. */
-static inline int64_t kb_dcn_ws_stream(int64_t tiles, int64_t ktiles, int64_t sms, int ks) {
-    if (ks <= 1 || tiles * ktiles > INT32_MAX / sms) return 0;
+ * ktiles K tiles split KS = ks ways (kb_dcn_ws_split) on sms SMs. */
+static inline int64_t kb_dcn_ws_stream(int64_t tiles, int64_t ktiles, int64_t sms, int ks,
+                                       int can_split) {
+    if (!can_split || tiles <= 0 || tiles >= sms || tiles * ktiles > INT32_MAX / sms) return 0;
     int64_t steps = tiles * ktiles, blocks = steps / 8; /* runs of at least 8 K tiles */
     if (blocks > sms) blocks = sms;
     /* the longest run against the longest KS range */

@@ -1584,7 +1584,7 @@ template <bool X3> static ws_plan ws_plan_of(const kb_dcn_params *p) {
     w.lg = w.rect && p->offset_groups == 1 ? kb_dcn_ws_tile_lg(p->n, p->ho, p->wo) : 7;
     w.blocks = kb_dcn_ws_pixel_tiles(p->n, p->ho, p->wo, w.lg) * p->groups * w.ctiles;
     w.ks = kb_dcn_ws_split(w.blocks, w.ktiles, sms, split);
-    w.stream = kb_dcn_ws_stream(w.blocks, w.ktiles, sms, w.ks);
+    w.stream = kb_dcn_ws_stream(w.blocks, w.ktiles, sms, w.ks, split);
     w.grid = w.stream ? w.stream : kb_dcn_ws_grid(w.blocks, w.ks, sms);
     return w;
 }
@@ -1600,7 +1600,7 @@ static size_t ws_part_bytes(const ws_plan &w) {
     return (size_t)slots * w.bm * w.bn * sizeof(float);
 }
 static size_t ws_arrived_bytes(const ws_plan &w) {
-    return w.ks > 1 ? (size_t)w.blocks * sizeof(unsigned) : 0;
+    return w.ks > 1 || w.stream ? (size_t)w.blocks * sizeof(unsigned) : 0;
 }
 /* The pixel tiles' list (ws_tiling, kb_dcn_ws_tile_list): only the RECT
  * shapes read it. */
