@@ -58,7 +58,8 @@ KB_TEST(split_fills_one_wave_and_keeps_eight_k_tiles_a_block) {
 KB_TEST(stream_where_it_shortens_the_longest_run) {
     /* (1,512,25,42): 36 tiles, KS 3 (108 blocks of 48 K tiles) -> 132 runs of 39-40 */
     KB_EXPECT(kb_dcn_ws_stream(36, 144, 132, 3, 1) == 132);
-    KB_EXPECT(kb_dcn_ws_stream(36, 72, 132, 3, 1) == 132); /* 24 -> 20 */
+    /* in f16 (72 K tiles) 24 -> 20: short of the 8 K tiles a second piece costs */
+    KB_EXPECT(kb_dcn_ws_stream(36, 72, 132, 3, 1) == 0);
     /* (1,256,50,84): 66 tiles x KS 2 fill the SMs, runs of half a tile either way */
     KB_EXPECT(kb_dcn_ws_stream(66, 72, 132, 2, 1) == 0);
     /* 68 tiles, KS 1 (68 blocks of 144) -> 132 runs of 74-75 */
@@ -68,9 +69,11 @@ KB_TEST(stream_where_it_shortens_the_longest_run) {
     KB_EXPECT(kb_dcn_ws_stream(0, 1000, 132, 1, 1) == 0);
     KB_EXPECT(kb_dcn_ws_stream(68, 144, 132, 1, 0) == 0);
     /* runs of at least 8 K tiles, more blocks than tiles */
-    KB_EXPECT(kb_dcn_ws_stream(2, 36, 132, 4, 1) == 9);  /* 9 -> 8 */
-    KB_EXPECT(kb_dcn_ws_stream(5, 20, 132, 2, 1) == 12); /* 10 -> 9 */
-    KB_EXPECT(kb_dcn_ws_stream(2, 16, 132, 2, 1) == 0);  /* 8 either way */
+    KB_EXPECT(kb_dcn_ws_stream(2, 36, 132, 4, 1) == 0); /* 9 -> 8 */
+    KB_EXPECT(kb_dcn_ws_stream(5, 40, 132, 5, 1) == 0); /* 8 either way */
+    /* (1,512,25,42) sits at the line (40 + 8 = 48); KS 4 would leave 36 */
+    KB_EXPECT(kb_dcn_ws_stream(36, 144, 132, 4, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_stream(36, 120, 132, 3, 1) == 0); /* 40 against 33 + 8 */
     /* the walk's 32-bit arithmetic: steps x SMs < 2^31, else the KS split */
     KB_EXPECT(kb_dcn_ws_stream(50, INT32_MAX / 132 / 50, 132, 2, 1) == 132);
     KB_EXPECT(kb_dcn_ws_stream(50, INT32_MAX / 132 / 50 + 1, 132, 2, 1) == 0);
@@ -78,9 +81,9 @@ KB_TEST(stream_where_it_shortens_the_longest_run) {
         for (int64_t kt = 1; kt <= 200; kt += 7) {
             int ks = kb_dcn_ws_split(tiles, kt, 132, 1);
             int64_t b = kb_dcn_ws_stream(tiles, kt, 132, ks, 1);
-            if (b) /* one wave, runs of 8 or more, shorter than the KS ranges */
+            if (b) /* one wave, runs of 8 or more, 8 shorter than the KS ranges */
                 KB_EXPECT(b > tiles && b <= 132 && tiles * kt / b >= 8 &&
-                          (tiles * kt + b - 1) / b < (kt + ks - 1) / ks);
+                          (tiles * kt + b - 1) / b + 8 <= (kt + ks - 1) / ks);
         }
 }
 

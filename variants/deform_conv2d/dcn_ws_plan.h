@@ -12,9 +12,13 @@
  * block). KS = 1 on shapes without the split epilogue.
  * Stream: where KS blocks a tile still leave SMs idle (36 tiles of 144 K
  * tiles on 132 SMs: KS 3, 108 blocks of 48; 68 tiles: KS 1, 68 blocks of
- * 144), on shapes with the split epilogue, the K tiles of all the tiles
- * in a row (steps: tiles x K tiles) are cut into one equal run a block, one
- * block an SM (there: runs of 39-40), where that shortens the longest run.
+ * 144), on shapes with the split epilogue, the K tiles of all the tiles in
+ * a row (steps: tiles x K tiles) are cut into one equal run a block, one
+ * block an SM (there: runs of 39-40 and 74-75), where that shortens the
+ * longest run by 8 K tiles or more: a block's second piece costs a table,
+ * a partial tile's round trip and a longer sum, measured at about 8 K
+ * tiles' time (H200, (1,512,25,42), runs of 40 against 48: tf32 63.2 ->
+ * 61.1 us, 3xTF32 100.9 -> 93.5 us; f16, 20 against 24: 41.6 -> 42.4 us).
  * A run is at least 8 K tiles, and there are more blocks than tiles, so a
  * run is at most a tile long: a block takes one or two (tile, K range)
  * pieces, of neighbouring tiles. Each piece's fp32 partials go to slot
@@ -23,9 +27,9 @@
  * order. The walk's arithmetic is 32-bit (steps x blocks < 2^31), so K
  * beyond that (10^5 K tiles a tile on 132 SMs) is not streamed.
  * Blocks: one an output tile and range where K is split KS ways, one an SM
- * where it is streamed; else at most one an SM, each
- * taking every grid-th tile in turn, so that a block's next tile is sampled
- * while its last one is multiplied and written.
+ * where it is streamed; else at most one an SM, each taking every grid-th
+ * tile in turn, so that a block's next tile is sampled while its last one
+ * is multiplied and written.
  * Pixel tiles: a tile's 128 rows are 128 consecutive output pixels (across
  * rows and images: lg 7), or, in the 128 x 64 shape with the table builder
  * and the 128 x 256 shape, with one offset group, a rectangle of 2^lg
@@ -72,7 +76,8 @@ static inline int64_t kb_dcn_ws_stream(int64_t tiles, int64_t ktiles, int64_t sm
     int64_t steps = tiles * ktiles, blocks = steps / 8; /* runs of at least 8 K tiles */
     if (blocks > sms) blocks = sms;
     /* the longest run against the longest KS range */
-    return blocks > tiles && (steps + blocks - 1) / blocks < (ktiles + ks - 1) / ks ? blocks : 0;
+    const int64_t run = (steps + blocks - 1) / blocks, range = (ktiles + ks - 1) / ks;
+    return blocks > tiles && run + 8 <= range ? blocks : 0;
 }
 
 /* The first step of block b's run, of steps (tiles x K tiles) cut into
