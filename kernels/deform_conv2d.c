@@ -71,6 +71,11 @@ static const char *const smoke[] = {
      * takes consecutive pixels (rectangles would take more tiles) */
     "n=2 c_in=64 c_out=64 h=104 w=208 dtype=[f32,f16]",
     "n=1 c_in=64 c_out=64 h=[8,9] w=[16,24] dtype=[f32,bf16]",
+    /* nhwc_ws_*'s stream split (32-bit data: 18 K tiles a tile): 68 output
+     * tiles, at 128 x 64 (4 x 32 rectangles, the builder) and 128 x 128, on
+     * 132 SMs: KS 1 would run 68 blocks of 18, the stream 132 runs of 9-10
+     * across the tiles' ends, up to 3 blocks a tile */
+    "n=1 c_in=64 c_out=[64,72] h=68 w=128 dtype=f32",
     /* kernels past the padded input (torchvision's output size): ho = (2 - 3)/2 + 1 = 1 and
      * wo = (3 + 0 - 5)/3 + 1 = 1 with dilation; the taps past the input sample zeros */
     "n=2 c_in=16 c_out=8 h=2 w=9 kh=3 kw=3 stride_h=2 stride_w=2 pad_h=0 pad_w=1 "
@@ -167,9 +172,12 @@ static const char *const sanitize_lines[] = {
 /* Not under racecheck (scripts/sanitize.sh runs sanitize_large under the
  * other three tools): ws's split K on 16-bit data, where cuBLAS's sm90
  * 16-bit GEMM of this K (its nvjet kernels, which explicit_* call) shows
- * racecheck hazards inside cuBLAS's own code. */
+ * racecheck hazards inside cuBLAS's own code; ws's stream split at 128 x 64
+ * with the builder and at 128 x 128 (the smoke sweep's case: 68 tiles, runs
+ * across the tiles' ends), past the sanitize sweep's size. */
 static const char *const sanitize_large_lines[] = {
     "n=1 c_in=128 c_out=136 h=8 w=8 dtype=[f16,bf16]",
+    "n=1 c_in=64 c_out=[64,72] h=68 w=128 dtype=f32",
     NULL,
 };
 
@@ -181,7 +189,7 @@ static const kb_sweep sweeps[] = {
     {"full", "scaling in n, c and h*w up to (64,256,128,128)", full},
     {"sanitize", "the fewest small cases reaching every branch (scripts/sanitize.sh)",
      sanitize_lines},
-    {"sanitize_large", "ws's 16-bit split K: not under racecheck (sanitize.sh)",
+    {"sanitize_large", "ws's 16-bit split K and stream split: not under racecheck (sanitize.sh)",
      sanitize_large_lines},
     {NULL, NULL, NULL},
 };
