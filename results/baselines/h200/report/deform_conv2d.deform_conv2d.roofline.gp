@@ -10,10 +10,10 @@ set title "deform_conv2d: roofline (cold mode) — NVIDIA H200"
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [4.03941:3276.02]
-set yrange [2605.26:685586]
-peak_bw = 4212
-peak_flops = 51042
+set xrange [4.02953:3276.02]
+set yrange [2606.85:694666]
+peak_bw = 4222
+peak_flops = 51038
 roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops
 set samples 400
 do for [fmt in "png svg"] {
@@ -23,7 +23,7 @@ do for [fmt in "png svg"] {
         set terminal svg size 1100,650 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output "deform_conv2d.deform_conv2d.roofline.".fmt
-    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 4212 GB/s\nSGEMM 51042 GFLOP/s", \
+    plot roof(x) lc rgb "#000000" lw 2 dt 1 title "measured ceilings:\ncopy 4222 GB/s\nSGEMM 51038 GFLOP/s", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 0 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title "explicit_torchvision", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 1 using 1:2 with points lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title "explicit_torchvision_half", \
         "deform_conv2d.deform_conv2d.roofline.dat" index 2 using 1:2 with points lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title "explicit_gemm_i64", \

@@ -14,7 +14,7 @@ set xtics ("h=25 n=1\nc_in=512\nc_out=512\nw=42" 0, "h=50 n=1\nc_in=256\nc_out=2
 set xlabel offset 0,-3
 set xrange [-0.4:4.4]
 set logscale y
-set yrange [0.0456609:8.2119]
+set yrange [0.0451142:8.22298]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1420,494 font "DejaVu Sans,11" noenhanced
