@@ -1218,7 +1218,9 @@ __global__ void __launch_bounds__(SH::NT, 1)
             const int b1 = kb_dcn_ws_block_of((tile + 1) * ktiles - 1, steps, gridDim.x);
             set_tile(tile);
             /* VC float4s at a time (fewer under 128 registers), slot by slot:
-             * the accumulators are dead here, so the sums and loads fit. */
+             * the accumulators are dead here, so the sums and loads fit. The
+             * KS sum below is the same loop; one lambda for both gave ptxas's
+             * STREAM kernels 48-104 bytes of spills, so each keeps its own. */
             const float4 *all = (const float4 *)part + ((int64_t)b0 + tile) * NV * CT;
             constexpr int VC = (SH::NT > 384 ? 8 : 16) < NV ? (SH::NT > 384 ? 8 : 16) : NV;
 #pragma unroll
