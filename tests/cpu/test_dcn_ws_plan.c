@@ -67,6 +67,7 @@ KB_TEST(stream_where_it_shortens_the_longest_run) {
     /* tiles that fill the SMs, no tiles, a shape without the split epilogue */
     KB_EXPECT(kb_dcn_ws_stream(132, 1000, 132, 1, 1) == 0);
     KB_EXPECT(kb_dcn_ws_stream(0, 1000, 132, 1, 1) == 0);
+    KB_EXPECT(kb_dcn_ws_stream(3, 2, 132, 1, 1) == 0); /* under 8 steps: no block */
     KB_EXPECT(kb_dcn_ws_stream(68, 144, 132, 1, 0) == 0);
     /* runs of at least 8 K tiles, more blocks than tiles */
     KB_EXPECT(kb_dcn_ws_stream(2, 36, 132, 4, 1) == 0); /* 9 -> 8 */

@@ -72,12 +72,14 @@ static inline int64_t kb_dcn_ws_grid(int64_t tiles, int ks, int64_t sms) {
  * ktiles K tiles split KS = ks ways (kb_dcn_ws_split) on sms SMs. */
 static inline int64_t kb_dcn_ws_stream(int64_t tiles, int64_t ktiles, int64_t sms, int ks,
                                        int can_split) {
-    if (!can_split || tiles <= 0 || tiles >= sms || tiles * ktiles > INT32_MAX / sms) return 0;
+    if (!can_split || tiles <= 0 || tiles >= sms || ks < 1 || tiles * ktiles > INT32_MAX / sms)
+        return 0;
     int64_t steps = tiles * ktiles, blocks = steps / 8; /* runs of at least 8 K tiles */
     if (blocks > sms) blocks = sms;
+    if (blocks <= tiles) return 0;
     /* the longest run against the longest KS range */
     const int64_t run = (steps + blocks - 1) / blocks, range = (ktiles + ks - 1) / ks;
-    return blocks > tiles && run + 8 <= range ? blocks : 0;
+    return run + 8 <= range ? blocks : 0;
 }
 
 /* The first step of block b's run, of steps (tiles x K tiles) cut into
