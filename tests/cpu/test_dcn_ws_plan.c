@@ -110,7 +110,7 @@ static int split_walk_is_exact(int tiles, int ktiles, int blocks) {
             for (int t = t0; ok && t < t1; t++)
                 if (seen[x * ktiles + t]++) ok = 0;
             if (ok) lo[x] = b < lo[x] ? b : lo[x], hi[x] = b > hi[x] ? b : hi[x];
-            if (pieces == 2 && hi[x - 1] != b) ok = 0; /* the second: the next tile */
+            if (pieces == 2 && (x < 1 || hi[x - 1] != b)) ok = 0; /* the second: the next tile */
             taken += t1 - t0;
         }
         if (pieces < 1 || taken != run) ok = 0;
