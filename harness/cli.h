@@ -35,4 +35,20 @@ int kb_opt_int(const char *cmd, const char *opt, const char *v, long lo, long hi
 int kb_opt_double(const char *cmd, const char *opt, const char *v, double lo, double hi,
                   double *out);
 
+/* --plugin, --py, --python, --peers (cli_ext.c): what run, check and list share. */
+enum { KB_EXT_MAX = 32 };
+typedef struct kb_ext_args {
+    const char *plugins[KB_EXT_MAX], *pys[KB_EXT_MAX];
+    int nplugins, npys;
+    const char *python; /* NULL: python3 */
+    int peers;
+} kb_ext_args;
+extern const char kb_ext_help[];
+/* 1: argv[*i] was one of them (its value consumed); 0: it is not; -1: a
+ * usage error, said. */
+int kb_ext_option(const char *cmd, int argc, char **argv, int *i, kb_ext_args *x);
+/* Loads them, in the parent: KB_EXIT_OK or KB_EXIT_USAGE (said). */
+int kb_ext_load(const char *cmd, const kb_ext_args *x);
+int kb_ext_any(const kb_ext_args *x);
+
 #endif

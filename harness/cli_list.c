@@ -2,22 +2,36 @@
 #include "cli.h"
 
 #include "kbench.h"
+#include "run/loaded.h"
 #include "run/sweep.h"
 
 #include <stdio.h>
 #include <string.h>
 
 static void list_help(void) {
-    puts("usage: kbench list [OP] [--names [--test-only | --host]]\n\n"
+    puts("usage: kbench list [OP] [--names [--test-only | --host]] [--plugin PATH.so]...\n"
+         "                   [--py FILE.py]... [--python PATH] [--peers]\n\n"
          "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
          "range), named sweeps with their lines, input/output tensor names, and variants\n"
-         "with one-line summaries, flags and the file that implements each.\n\n"
+         "with one-line summaries, flags and the file that implements each (a plugin's\n"
+         "or Python file's variants after the built-in ones, with their source).\n\n"
          "  --names      one line per op and per op/variant (for scripts and CTest)\n"
          "  --test-only  with --names: only the op/variant lines of the deliberately\n"
          "               broken variants of a test build (never listed otherwise)\n"
          "  --host       with --names: only the op/variant lines of the variants that\n"
          "               run on the CPU ([host]: they need no device)\n"
          "  -h, --help");
+    fputs(kb_ext_help, stdout);
+}
+
+/* The variants of op: the built-in ones, then the loaded ones (k counts on
+ * past the built-in table). NULL past the end. */
+static const kb_variant *variant_at(int k) {
+    static int builtin = -1;
+    if (builtin < 0)
+        for (builtin = 0; kb_variants[builtin].op; builtin++) continue;
+    if (k < builtin) return &kb_variants[k];
+    return k - builtin < kb_loaded_count() ? &kb_loaded_at(k - builtin)->v : NULL;
 }
 
 static void flags_text(unsigned f, char *buf, size_t n) {
@@ -78,22 +92,29 @@ static void print_op(const kb_op *op) {
             printf("                   %s\n", op->sweeps[i].lines[l]);
     }
     puts("  variants:");
-    for (int i = 0; kb_variants[i].op; i++) {
-        const kb_variant *v = &kb_variants[i];
+    for (int i = 0; variant_at(i); i++) {
+        const kb_variant *v = variant_at(i);
         if (strcmp(v->op, op->name) != 0) continue;
         char flags[200];
         flags_text(v->flags, flags, sizeof flags);
         printf("    %-24s %s%s%s%s%s\n", v->name, v->summary, flags[0] ? " [" : "", flags,
                flags[0] ? "]" : "",
                strcmp(v->name, op->baseline ? op->baseline : "") == 0 ? " (baseline)" : "");
-        if (v->source) printf("    %-24s %s\n", "", v->source);
+        if (kb_loaded_of(v))
+            printf("    %-24s %s (%s)\n", "", kb_variant_origin(v), v->source);
+        else if (v->source)
+            printf("    %-24s %s\n", "", v->source);
     }
 }
 
 int kb_cmd_list(int argc, char **argv) {
     const char *opname = NULL;
     int names = 0, test_only = 0, host = 0;
+    kb_ext_args ext = {0};
     for (int i = 1; i < argc; i++) {
+        int x = kb_ext_option("list", argc, argv, &i, &ext);
+        if (x < 0) return KB_EXIT_USAGE;
+        if (x) continue;
         if (kb_is_help(argv[i])) {
             list_help();
             return KB_EXIT_OK;
@@ -119,23 +140,30 @@ int kb_cmd_list(int argc, char **argv) {
         }
         return kb_usage_error("list", "unknown op '%s' (ops: %s)", opname, all);
     }
+    if (kb_ext_load("list", &ext) != KB_EXIT_OK) return KB_EXIT_USAGE;
+    for (int i = 0; i < kb_sources_count(); i++)
+        if (kb_source_at(i)->failed)
+            fprintf(stderr, "kbench list: %s: %s\n", kb_source_at(i)->path, kb_source_at(i)->why);
     for (int i = 0; kb_ops[i]; i++) {
         const kb_op *op = kb_ops[i];
         if (opname && strcmp(op->name, opname) != 0) continue;
         if (names) {
             if (!test_only && !host) printf("%s\n", op->name);
-            for (int k = 0; kb_variants[k].op; k++)
-                if (strcmp(kb_variants[k].op, op->name) == 0 &&
-                    !(kb_variants[k].flags & KB_TEST_ONLY) == !test_only &&
-                    (!host || (kb_variants[k].flags & KB_HOST)))
-                    printf("%s/%s\n", op->name, kb_variants[k].name);
+            for (int k = 0; variant_at(k); k++)
+                if (strcmp(variant_at(k)->op, op->name) == 0 &&
+                    !(variant_at(k)->flags & KB_TEST_ONLY) == !test_only &&
+                    (!host || (variant_at(k)->flags & KB_HOST)))
+                    printf("%s/%s\n", op->name, variant_at(k)->name);
         } else if (opname) {
             print_op(op);
         } else {
             printf("%-16s %s\n", op->name, op->summary);
-            for (int k = 0; kb_variants[k].op; k++)
-                if (strcmp(kb_variants[k].op, op->name) == 0)
-                    printf("    %-24s %s\n", kb_variants[k].name, kb_variants[k].summary);
+            for (int k = 0; variant_at(k); k++)
+                if (strcmp(variant_at(k)->op, op->name) == 0)
+                    printf("    %-24s %s%s%s%s\n", variant_at(k)->name, variant_at(k)->summary,
+                           kb_loaded_of(variant_at(k)) ? " [" : "",
+                           kb_loaded_of(variant_at(k)) ? kb_variant_origin(variant_at(k)) : "",
+                           kb_loaded_of(variant_at(k)) ? "]" : "");
         }
     }
     if (!opname && !names) puts("\n(kbench list OP for axes, sweeps and tensors)");

@@ -70,6 +70,7 @@ static const column columns[] = {
     TEXT(device, 0),
     NUMBER(pair),
     TEXT(where, 0),
+    TEXT(source, 0),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 _Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");
@@ -218,6 +219,15 @@ static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
     if (strncmp(body, "gpu: ", 5) == 0) add_device(f, body + 5);
     if (strncmp(body, "kbench ", 7) == 0 && strstr(body, " | "))
         add_distinct(f->commits, sizeof f->commits, body + 7, strcspn(body + 7, "|"));
+    /* "plugin: FILE sha256 HEX PATH" (and "py: "): "plugin:FILE HEX" listed */
+    if (strncmp(body, "plugin: ", 8) == 0 || strncmp(body, "py: ", 4) == 0) {
+        char kind[8], file[300], hex[80];
+        if (sscanf(body, "%7[a-z]: %299s sha256 %79s", kind, file, hex) == 3) {
+            char item[400];
+            int n = snprintf(item, sizeof item, "%s:%s %s", kind, file, hex);
+            add_distinct(f->sources, sizeof f->sources, item, (size_t)n);
+        }
+    }
     if (strncmp(body, "l2 flush: ", 10) == 0)
         add_distinct(f->l2_flushes, sizeof f->l2_flushes, body + 10, strcspn(body + 10, "\n"));
     if (resumed) {

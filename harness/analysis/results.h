@@ -34,6 +34,8 @@ typedef struct kb_result {
     double pair;     /* its place among every pair of the sweep; NAN before the column */
     char where[8];   /* "device" or "host" (a KB_HOST variant); "" in a file from before the
                         column, whose rows all ran on the device */
+    char source[128]; /* builtin, plugin:<file> or py:<file>; "" in a file from before the
+                         column (built-in variants, and peers named "peer:...") */
     int file;        /* index into kb_results.files */
     int line;        /* the line the record starts on, 1-based */
 } kb_result;
@@ -53,6 +55,9 @@ typedef struct kb_result_file {
     /* Every L2 flush kind ("l2 flush: KIND" lines: cold-mode runs) the file
      * names, each once, newline-separated; "" in a file from before the line. */
     char l2_flushes[128];
+    /* Every plugin and Python file whose variants made rows ("plugin: FILE sha256
+     * HEX ..." lines), as "plugin:FILE HEX", each once, newline-separated. */
+    char sources[2048];
     unsigned long long has_columns; /* bit i: every header of the file has known column i */
 } kb_result_file;
 

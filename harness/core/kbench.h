@@ -289,6 +289,20 @@ typedef struct kb_variant {
     const char *source; /* the file that defines impl, from the repository root */
 } kb_variant;
 
+/* ---- plugins ------------------------------------------------------------ */
+
+#define KB_ABI_MAJOR 1 /* a layout change of any struct above: refused across majors */
+#define KB_ABI_MINOR 0 /* functions added */
+
+/* What a plugin's entry returns. abi_major stays the first field in every
+ * version, so that any kbench can read it and refuse another major. */
+typedef struct kb_plugin {
+    int abi_major, abi_minor;   /* KB_ABI_MAJOR, KB_ABI_MINOR of the headers it was built with */
+    const kb_variant *variants; /* ends with a row whose op is NULL */
+} kb_plugin;
+#define KB_PLUGIN_ENTRY "kb_plugin_entry" /* the one symbol a plugin exports */
+typedef const kb_plugin *(*kb_plugin_entry_fn)(void);
+
 /* ---- the registry (harness/registry.c) ----------------------------------- */
 
 extern const kb_op *const kb_ops[];    /* NULL-terminated */

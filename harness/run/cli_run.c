@@ -4,6 +4,8 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 #include "out_file.h"
+#include "loaded.h"
+#include "py_bridge.h"
 #include "runner.h"
 #include "shard.h"
 
@@ -100,6 +102,7 @@ static void run_help(const char *cmd) {
          "  --force             run int32-index variants on cases their supports() refuses\n"
          "                      (isolated only): see what the limit protects against; the\n"
          "                      row's reason starts with FORCED");
+    fputs(kb_ext_help, stdout);
     puts("output:\n"
          "  --format F          stdout as table (default), csv, json (lines) or md\n"
          "  -o FILE             also write FILE (repeatable, at most 8); the format is the\n"
@@ -135,6 +138,7 @@ typedef struct run_args {
     int dry_run;
     kb_format format;
     kb_run_opts opts;
+    kb_ext_args ext;
 } run_args;
 
 /* --devices all | N[,N...] (--device N: one ordinal). */
@@ -167,6 +171,9 @@ static int parse_args(int argc, char **argv, run_args *a) {
         long n;
         double x;
         kb_error e;
+        int ext = kb_ext_option(cmd, argc, argv, &i, &a->ext);
+        if (ext < 0) return KB_EXIT_USAGE;
+        if (ext) continue;
         if (kb_is_help(o)) {
             run_help(cmd);
             exit(KB_EXIT_OK);
@@ -278,17 +285,63 @@ static int parse_args(int argc, char **argv, run_args *a) {
     return KB_OK;
 }
 
-/* The variants of op named in a comma list (all of the op when list is NULL;
- * test-only variants only by name). */
+/* The first Python file that could not be listed: the variants -v names
+ * that no table has may be its (their rows then say why it failed). */
+static int failed_py_source(void) {
+    for (int i = 0; i < kb_sources_count(); i++)
+        if (kb_source_at(i)->kind == KB_SOURCE_PY && kb_source_at(i)->failed) return i;
+    return -1;
+}
+
+/* A variant of op that stands for a Python file that could not be listed
+ * (named after the file without -v): host-flagged, so that its ERROR rows
+ * need no device. */
+static const kb_variant *stand_in(const char *cmd, const kb_op *op, int src, const char *name) {
+    char stem[80];
+    if (!name) {
+        kb_variant_name_of_file(kb_source_at(src)->path, stem, sizeof stem);
+        name = stem;
+    }
+    kb_error e;
+    kb_loaded *l = kb_loaded_new(src, op->name, name, &e);
+    if (!l) {
+        kb_usage_error(cmd, "%s", e.msg);
+        return NULL;
+    }
+    l->v.flags = KB_HOST;
+    snprintf(l->summary, sizeof l->summary, "(could not be listed: %.200s)",
+             kb_source_at(src)->why);
+    return &l->v;
+}
+
+static int add_variant(const char *cmd, const kb_variant *v, const kb_variant **out, int *n,
+                       int cap) {
+    if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
+    out[(*n)++] = v;
+    return KB_OK;
+}
+
+/* The variants of op named in a comma list (all of the op when list is NULL:
+ * the built-in ones, then those of plugins and Python files in the order
+ * they were given; test-only variants only by name). */
 static int select_variants(const char *cmd, const kb_op *op, const char *list,
                            const kb_variant **out, int *n, int cap) {
     if (!list) {
         for (int i = 0; kb_variants[i].op; i++)
             if (strcmp(kb_variants[i].op, op->name) == 0 &&
-                !(kb_variants[i].flags & KB_TEST_ONLY)) {
-                if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
-                out[(*n)++] = &kb_variants[i];
-            }
+                !(kb_variants[i].flags & KB_TEST_ONLY) &&
+                add_variant(cmd, &kb_variants[i], out, n, cap) != KB_OK)
+                return KB_ERR;
+        int loaded_before = kb_loaded_count();
+        for (int i = 0; i < loaded_before; i++)
+            if (strcmp(kb_loaded_at(i)->op, op->name) == 0 &&
+                add_variant(cmd, &kb_loaded_at(i)->v, out, n, cap) != KB_OK)
+                return KB_ERR;
+        for (int s = 0; s < kb_sources_count(); s++) {
+            if (kb_source_at(s)->kind != KB_SOURCE_PY || !kb_source_at(s)->failed) continue;
+            const kb_variant *v = stand_in(cmd, op, s, NULL);
+            if (!v || add_variant(cmd, v, out, n, cap) != KB_OK) return KB_ERR;
+        }
         return KB_OK;
     }
     char buf[1024];
@@ -296,6 +349,14 @@ static int select_variants(const char *cmd, const kb_op *op, const char *list,
     char *save = NULL;
     for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         const kb_variant *v = kb_find_variant(op->name, name);
+        for (int i = 0; !v && i < kb_loaded_count(); i++)
+            if (strcmp(kb_loaded_at(i)->op, op->name) == 0 &&
+                strcmp(kb_loaded_at(i)->name, name) == 0)
+                v = &kb_loaded_at(i)->v;
+        if (!v && failed_py_source() >= 0) {
+            v = stand_in(cmd, op, failed_py_source(), name);
+            if (!v) return KB_ERR;
+        }
         if (!v) {
             char all[512] = "";
             for (int i = 0; kb_variants[i].op; i++)
@@ -303,11 +364,15 @@ static int select_variants(const char *cmd, const kb_op *op, const char *list,
                     strncat(all, all[0] ? ", " : "", sizeof all - strlen(all) - 1);
                     strncat(all, kb_variants[i].name, sizeof all - strlen(all) - 1);
                 }
+            for (int i = 0; i < kb_loaded_count(); i++)
+                if (strcmp(kb_loaded_at(i)->op, op->name) == 0) {
+                    strncat(all, all[0] ? ", " : "", sizeof all - strlen(all) - 1);
+                    strncat(all, kb_loaded_at(i)->name, sizeof all - strlen(all) - 1);
+                }
             return kb_usage_error(cmd, "op %s has no variant '%s' (variants: %s)", op->name, name,
                                   all);
         }
-        if (*n + 1 >= cap) return kb_usage_error(cmd, "too many variants");
-        out[(*n)++] = v;
+        if (add_variant(cmd, v, out, n, cap) != KB_OK) return KB_ERR;
     }
     return KB_OK;
 }
@@ -656,6 +721,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         }
         return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
     }
+    if (kb_ext_load(a.cmd, &a.ext) != KB_EXIT_OK) return KB_EXIT_USAGE;
     int fuzzed = 0, fuzz_ops = 0;
     for (int i = 0; kb_ops[i]; i++)
         fuzz_ops += (all || strcmp(kb_ops[i]->name, a.opname) == 0) && kb_ops[i]->fuzz_case;
@@ -690,6 +756,14 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     }
     variants[nvar] = NULL;
     kb_error de;
+    /* Python pairs' files go under one folder the parent removes at the end. */
+    for (int i = 0; i < nvar; i++)
+        if (kb_loaded_of(variants[i]) &&
+            kb_source_at(kb_loaded_of(variants[i])->source)->kind == KB_SOURCE_PY && !a.dry_run &&
+            kb_py_make_root(&de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
     if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK) return kb_usage_error(a.cmd, "%s", de.msg);
     if (a.dry_run) {
         if (kb_runner_init(rp, &a.opts, &de) != KB_OK) {
@@ -833,6 +907,7 @@ int kb_cmd_run(int argc, char **argv) {
                  ? run_parsed(&a, argc, argv, &cases, &done, &runner, &have_runner)
                  : KB_EXIT_USAGE;
     if (have_runner) kb_runner_free(&runner);
+    kb_py_remove_root();
     kb_results_free(&done);
     kb_case_list_free(&cases);
     for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);

@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include "loaded.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -178,6 +180,7 @@ typedef struct slot { /* one device of the set, and its current worker */
     int dead;   /* no worker starts on it again */
     int ending; /* its last row was a CRASH: the worker lost its context and
                    exits (WORKER_LOST) without reading another pair */
+    int plugin; /* the plugin whose code the worker has loaded; -1 none */
 } slot;
 
 enum { QUEUED, HANDED, DONE };
@@ -227,6 +230,7 @@ static int spawn(parent *pa, slot *s, kb_error *e) {
     s->wfd = down[1];
     s->ready = s->started = s->failed = s->ending = 0;
     s->assigned = s->last = -1;
+    s->plugin = -1;
     return KB_OK;
 }
 
@@ -296,14 +300,28 @@ static int next_pair(parent *pa, const slot *s) {
     return pa->head < r->npairs ? pa->head : -1;
 }
 
+/* The plugin pair p's variant comes from, or -1 (built-in, Python). */
+static int plugin_of(const kb_runner *r, int p) {
+    int src = kb_variant_source_index(r->variants[r->pairs[p].v]);
+    return src >= 0 && kb_source_at(src)->kind == KB_SOURCE_PLUGIN ? src : -1;
+}
+
 /* Hand the next pair to every ready, free worker; one that has none left
- * gets its pipe closed, and ends. */
+ * gets its pipe closed, and ends. So does one that has loaded a plugin when
+ * its next pair is of another source: a plugin's code shares a process
+ * with its own variants only, and a fresh worker takes that pair. */
 static void dispatch(parent *pa) {
     if (!pa->begun) return;
     for (int i = 0; i < pa->nslots; i++) {
         slot *s = &pa->slots[i];
         if (s->pid <= 0 || !s->ready || s->ending || s->assigned >= 0 || s->wfd < 0) continue;
         int p = next_pair(pa, s);
+        if (p >= 0 && s->plugin >= 0 && plugin_of(pa->r, p) != s->plugin) {
+            close(s->wfd);
+            s->wfd = -1;
+            continue;
+        }
+        if (p >= 0 && plugin_of(pa->r, p) >= 0) s->plugin = plugin_of(pa->r, p);
         if (p < 0 || write_all(s->wfd, &p, sizeof p) != KB_OK) {
             close(s->wfd); /* nothing left (or it is gone: its end shows on rfd) */
             s->wfd = -1;

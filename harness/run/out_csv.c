@@ -41,6 +41,7 @@ const char *const kb_csv_columns[] = {
     "device",
     "pair",
     "where",
+    "source",
     NULL,
 };
 
@@ -100,7 +101,9 @@ static void csv_row(kb_printer *p, const kb_row *r) {
     fputc(',', f);
     put_field(f, r->device);
     fprintf(f, ",%d", r->pair);
-    fprintf(f, ",%s\n", r->flags & KB_HOST ? "host" : "device");
+    fprintf(f, ",%s,", r->flags & KB_HOST ? "host" : "device");
+    put_field(f, r->source);
+    fputc('\n', f);
     fflush(f);
 }
 

@@ -97,6 +97,8 @@ static void json_row(kb_printer *p, const kb_row *r) {
     kb_json_put_str(f, r->device);
     fprintf(f, ",\"pair\":%d", r->pair);
     fprintf(f, ",\"where\":\"%s\"", r->flags & KB_HOST ? "host" : "device");
+    fputs(",\"source\":", f);
+    kb_json_put_str(f, r->source);
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

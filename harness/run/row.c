@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "row.h"
 
+#include "loaded.h"
+
 #include <omp.h>
 #include <string.h>
 #include <time.h>
@@ -66,6 +68,7 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
             m->omp_threads);
     if (m->l2_flush[0]) fprintf(f, "%sl2 flush: %s\n", prefix, m->l2_flush);
+    kb_loaded_meta_lines(f, prefix);
     for (int i = 0; m->dev && i < m->ndev; i++) {
         const kb_device *d = &m->dev[i];
         fprintf(f,

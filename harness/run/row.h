@@ -43,6 +43,7 @@ typedef struct kb_row {
     int forced;        /* --force ran it past supports(): reason starts KB_FORCED_PREFIX */
     char device[64];   /* the UUID of the GPU that measured it */
     int pair;          /* its place among every pair of the sweep (kb_pair.index) */
+    char source[128];  /* where the variant comes from: builtin, plugin:<file>, py:<file> */
 } kb_row;
 
 /* What every output file records once (DESIGN.md "Output"). */

@@ -18,6 +18,8 @@
 #include "runner.h"
 
 #include "guard.h"
+#include "loaded.h"
+#include "py_bridge.h"
 #include "out_file.h" /* kb_make_dirs */
 #include "shard.h"
 #include "npy.h"
@@ -396,6 +398,37 @@ void kb_runner_emit(kb_runner *r, const kb_row *row) {
     for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
 }
 
+/* The class v's outputs are judged in: a Python entry may name its own. */
+static kb_check_ctx check_ctx(const case_data *cd, const kb_variant *v) {
+    const kb_loaded *l = kb_loaded_of(v);
+    kb_check_ctx chk = {kb_case_precision(cd->c, v->flags), v->flags};
+    if (l && l->precision >= 0) chk.prec = (kb_precision)l->precision;
+    return chk;
+}
+
+/* The checked run's outputs (got) and a second run's (again): bitwise
+ * determinism, the dump, and the op's comparison against the reference. */
+static void judge_checked(kb_runner *r, case_data *cd, const kb_variant *v, const kb_tensors *got,
+                          const kb_tensors *again, kb_row *row) {
+    row->deterministic = tensors_equal(got, again);
+    kb_error de;
+    if (r->opts.dump_dir && dump_tensors(r->opts.dump_dir, cd->index, v->name, got, &de) != KB_OK)
+        dump_failed(v->name, &de);
+    if (!cd->have_ref) return;
+    kb_accuracy_init(&row->acc);
+    const kb_check_ctx chk = check_ctx(cd, v);
+    cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, got, &row->acc);
+    row->checked = 1;
+    if (!row->acc.pass) {
+        row->status = KB_ROW_FAIL;
+        snprintf(row->reason, sizeof row->reason, "does not match the reference");
+    } else if (!row->deterministic && !(v->flags & KB_NONDETERMINISTIC)) {
+        row->status = KB_ROW_FAIL;
+        snprintf(row->reason, sizeof row->reason,
+                 "two runs differ bitwise, and the variant is not flagged nondeterministic");
+    }
+}
+
 /* Fills row from the check; the status stays PASS only if everything holds.
  * On KB_OK, *checked gets the outputs of the checked run (host memory). */
 static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *row,
@@ -427,25 +460,7 @@ static int check_variant(kb_runner *r, case_data *cd, launch_ctx *lc, kb_row *ro
     }
 ran:
     kb_nvtx_pop();
-    row->deterministic = tensors_equal(&got, &again);
-    kb_error de;
-    if (r->opts.dump_dir &&
-        dump_tensors(r->opts.dump_dir, cd->index, lc->v->name, &got, &de) != KB_OK)
-        dump_failed(lc->v->name, &de);
-    if (cd->have_ref) {
-        kb_accuracy_init(&row->acc);
-        const kb_check_ctx chk = {kb_case_precision(cd->c, lc->v->flags), lc->v->flags};
-        cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, &got, &row->acc);
-        row->checked = 1;
-        if (!row->acc.pass) {
-            row->status = KB_ROW_FAIL;
-            snprintf(row->reason, sizeof row->reason, "does not match the reference");
-        } else if (!row->deterministic && !(lc->v->flags & KB_NONDETERMINISTIC)) {
-            row->status = KB_ROW_FAIL;
-            snprintf(row->reason, sizeof row->reason,
-                     "two runs differ bitwise, and the variant is not flagged nondeterministic");
-        }
-    }
+    judge_checked(r, cd, lc->v, &got, &again, row);
     if (overrun >= 0) {
         row->status = KB_ROW_FAIL;
         snprintf(row->reason, sizeof row->reason,
@@ -458,6 +473,22 @@ out:
     if (rc != KB_OK) kb_tensors_free_host(&got);
     kb_tensors_free_host(&again);
     return rc;
+}
+
+/* The row's statistics and rates from the measure's samples. */
+static void timed_row(kb_runner *r, const kb_variant *v, kb_row *row) {
+    kb_measure *m = &r->measure;
+    kb_stats_compute(m->samples, m->nsamples, &row->stats);
+    row->samples = m->samples;
+    double t = row->stats.median;
+    if (t <= 0) return;
+    row->gbps = row->cost.bytes / t * 1e-9;
+    row->gflops = row->cost.flops / t * 1e-9;
+    /* The peaks are the GPU's: a host row's percentages of them would mislead. */
+    if ((v->flags & KB_HOST) || !r->dev) return;
+    if (r->dev->peak_copy_gbps > 0) row->pct_peak_bw = 100 * row->gbps / r->dev->peak_copy_gbps;
+    if (r->dev->peak_sgemm_gflops > 0)
+        row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
 }
 
 static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) {
@@ -484,20 +515,33 @@ measured:
     m->before_sample = NULL;
     m->before_sample_ctx = NULL;
     if (rc != KB_OK) return KB_ERR;
-    kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->throttled = m->throttled;
-    row->samples = m->samples;
-    double t = row->stats.median;
-    if (t > 0) {
-        row->gbps = row->cost.bytes / t * 1e-9;
-        row->gflops = row->cost.flops / t * 1e-9;
-        /* The peaks are the GPU's: a host row's percentages of them would mislead. */
-        if (lc->v->flags & KB_HOST) return KB_OK;
-        if (r->dev->peak_copy_gbps > 0) row->pct_peak_bw = 100 * row->gbps / r->dev->peak_copy_gbps;
-        if (r->dev->peak_sgemm_gflops > 0)
-            row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
-    }
+    timed_row(r, lc->v, row);
     return KB_OK;
+}
+
+/* The last timed launch's outputs (got) against the checked run's. */
+static void judge_timed(case_data *cd, const kb_variant *v, const kb_tensors *checked,
+                        const kb_tensors *got, kb_row *row) {
+    int same;
+    if (v->flags & KB_NONDETERMINISTIC) {
+        kb_accuracy acc;
+        kb_accuracy_init(&acc);
+        const kb_check_ctx chk = check_ctx(cd, v);
+        cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, got, &acc);
+        same = acc.pass;
+    } else {
+        same = tensors_equal(checked, got);
+    }
+    if (same) return;
+    row->status = KB_ROW_FAIL;
+    snprintf(row->reason, sizeof row->reason, "%s",
+             v->flags & KB_NONDETERMINISTIC
+                 ? "the last timed launch's outputs do not match the reference (a variant "
+                   "that caches its result or skips work on repeated calls)"
+                 : "the last timed launch wrote different outputs than the checked run (a "
+                   "variant that caches its result or skips work on repeated calls, or "
+                   "whose runs differ)");
 }
 
 /* The outputs of the last timed launch (every sample began from poisoned
@@ -521,26 +565,7 @@ static int check_timed(kb_runner *r, case_data *cd, launch_ctx *lc, const kb_ten
         }
         got = &timed;
     }
-    int same;
-    if (lc->v->flags & KB_NONDETERMINISTIC) {
-        kb_accuracy acc;
-        kb_accuracy_init(&acc);
-        const kb_check_ctx chk = {kb_case_precision(cd->c, lc->v->flags), lc->v->flags};
-        cd->c->op->compare(cd->c, &chk, &cd->in, &cd->ref, got, &acc);
-        same = acc.pass;
-    } else {
-        same = tensors_equal(checked, got);
-    }
-    if (!same) {
-        row->status = KB_ROW_FAIL;
-        snprintf(row->reason, sizeof row->reason, "%s",
-                 lc->v->flags & KB_NONDETERMINISTIC
-                     ? "the last timed launch's outputs do not match the reference (a variant "
-                       "that caches its result or skips work on repeated calls)"
-                     : "the last timed launch wrote different outputs than the checked run (a "
-                       "variant that caches its result or skips work on repeated calls, or "
-                       "whose runs differ)");
-    }
+    judge_timed(cd, lc->v, checked, got, row);
     kb_tensors_free_host(&timed);
     return KB_OK;
 }
@@ -575,6 +600,7 @@ static void row_init(const kb_runner *r, const kb_case *c, const kb_variant *v, 
     row->cost = c->op->cost(c);
     row->status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
     if (r->dev) snprintf(row->device, sizeof row->device, "%s", r->dev->uuid);
+    snprintf(row->source, sizeof row->source, "%s", kb_variant_origin(v));
 }
 
 /* A sticky error (illegal address, launch failure) poisons the context for
@@ -673,6 +699,67 @@ static void run_host_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     kb_runner_emit(r, row);
 }
 
+/* A Python variant (py_bridge.c): the function runs, and is timed, in its
+ * worker; its outputs come back to be judged here as any variant's are. */
+static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    const kb_loaded *l = kb_loaded_of(v);
+    kb_error e = {{0}};
+    if (r->opts.mode == KB_MODE_GRAPH && r->opts.timing) {
+        set_status(row, KB_ROW_UNSUPPORTED,
+                   "a Python variant is not graph-captured (time it with --mode cold or hot)");
+        kb_runner_emit(r, row);
+        return;
+    }
+    if (r->on_start) r->on_start(r, p, "");
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
+    kb_nvtx_push(range);
+    const int check = (r->opts.check || r->opts.dump_dir) && l->check;
+    const kb_py_request q = {
+        .lv = l,
+        .c = cd->c,
+        .case_index = cd->index,
+        .in = &cd->in,
+        .ref = cd->have_ref ? &cd->ref : NULL,
+        .outs = &cd->out_desc,
+        .nvtx = range,
+        .check = check,
+        .timing = r->opts.timing,
+        .mode = r->opts.mode,
+        .flush = kb_flush_name(r->measure.flush),
+        .l2_bytes = r->measure.l2_flush_bytes / 2,
+        .rule = r->opts.rule,
+        .warmup_s = r->measure.warmup_s,
+    };
+    kb_py_reply rep;
+    kb_measure *m = &r->measure;
+    if (kb_py_run(&q, &rep, m->samples, r->opts.rule.max_samples, &e) != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e.msg);
+    } else if (rep.status != KB_ROW_PASS) {
+        set_status(row, rep.status, rep.reason);
+    } else {
+        if (!l->check) row->status = KB_ROW_UNCHECKED;
+        if (check && rep.have[0] && rep.have[1])
+            judge_checked(r, cd, v, &rep.set[0], &rep.set[1], row);
+        if (r->opts.timing) {
+            m->nsamples = rep.nsamples;
+            m->throttled = 0;
+            timed_row(r, v, row);
+        }
+        if (r->opts.timing && row->checked && row->status == KB_ROW_PASS && rep.have[2])
+            judge_timed(cd, v, &rep.set[0], &rep.set[2], row);
+    }
+    if (rep.note[0]) {
+        size_t used = strlen(row->acc.note);
+        snprintf(row->acc.note + used, sizeof row->acc.note - used, "%s%s", used ? "; " : "",
+                 rep.note);
+    }
+    kb_py_reply_free(&rep);
+    kb_nvtx_pop();
+    kb_runner_emit(r, row);
+}
+
 /* case_err: the case itself could not be prepared; every variant's row says so. */
 static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
                         const char *case_err) {
@@ -690,7 +777,27 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         kb_runner_emit(r, &row);
         return;
     }
+    /* A plugin's variant is loaded into this process at its first pair. */
+    const kb_loaded *lv = kb_loaded_of(v);
+    if (kb_loaded_bind(v, &e) != KB_OK) {
+        set_status(&row, KB_ROW_ERROR, e.msg);
+        kb_runner_emit(r, &row);
+        return;
+    }
+    if (lv && kb_source_at(lv->source)->kind == KB_SOURCE_PY) {
+        run_py_variant(r, p, cd, &row);
+        return;
+    }
     int s = v->impl->supports(cd->c, &e);
+    /* The parent plans a loaded variant's pairs without asking it (user code
+     * runs only in workers): its "another function of the op" is a row. */
+    if (s == KB_NOT_APPLICABLE && lv) {
+        char why[sizeof e.msg];
+        snprintf(why, sizeof why, "not applicable (another function of the op): %.960s", e.msg);
+        set_status(&row, KB_ROW_UNSUPPORTED, why);
+        kb_runner_emit(r, &row);
+        return;
+    }
     if (s == KB_NOT_APPLICABLE) {
         r->skipped_na++;
         if (r->on_skip) r->on_skip(r, p);
@@ -845,6 +952,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
 }
 
 static void release_case(case_data *cd) {
+    kb_py_release_case(cd->index);
     free_device(&cd->dev_in);
     kb_tensors_free_host(&cd->in);
     kb_tensors_free_host(&cd->ref);
@@ -946,6 +1054,7 @@ void kb_runner_finish(kb_runner *r) {
     if (!r->context_lost) report_leaks(r, h->free0);
     free(h);
     r->held = NULL;
+    kb_py_shutdown();
 }
 
 void kb_runner_run(kb_runner *r) {

@@ -14,6 +14,8 @@
 
 int kb_pair_applicable(const kb_case *c, const kb_variant *v) {
     kb_error why;
+    /* a plugin's or Python file's variant: its code runs only in workers */
+    if (!v->impl) return 1;
     return v->impl->supports(c, &why) != KB_NOT_APPLICABLE;
 }
 

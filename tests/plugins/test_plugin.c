@@ -1,0 +1,111 @@
+/* test_plugin.c — plugins that the loader's tests load (tests/cli/test_plugins.sh):
+ * host topk variants that are right (plug_sort: a full sort per segment),
+ * wrong (plug_reversed: ascending), abort in setup (plug_abort) or never
+ * return (plug_hang). Compile definitions make the refused ones:
+ * KB_TEST_ABI (another ABI major), KB_TEST_NO_ENTRY (no entry symbol),
+ * KB_TEST_CLASH (a name a built-in variant has). */
+#include "kbench.h"
+#include "topk.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct {
+    float v;
+    int32_t i;
+} entry;
+
+static int order(const void *a, const void *b) {
+    const entry *x = a, *y = b;
+    if (x->v != y->v) return x->v > y->v ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static int ok(const kb_case *c, kb_error *why) {
+    (void)c, (void)why;
+    return KB_OK;
+}
+static size_t no_bytes(const kb_case *c) {
+    (void)c;
+    return 0;
+}
+static int no_state(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    (void)c, (void)in, (void)e;
+    *state = NULL;
+    return KB_OK;
+}
+static int abort_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    (void)c, (void)in, (void)state, (void)e;
+    abort();
+}
+static void nothing(void *state) {
+    (void)state;
+}
+
+/* Every segment sorted whole; reversed: ascending, the wrong order. */
+static int sort_run(void *state, const kb_tensors *in, kb_tensors *out, int reversed) {
+    (void)state;
+    const float *v = kb_tensors_get(in, "values")->data;
+    const kb_tensor *offs = kb_tensors_get(in, "offsets");
+    const int32_t *off = offs->data;
+    int64_t segs = offs->shape[0] - 1, k = kb_tensors_find(out, "topk_values")->shape[1];
+    float *ov = kb_tensors_find(out, "topk_values")->data;
+    int32_t *oi = kb_tensors_find(out, "topk_indices")->data,
+            *on = kb_tensors_find(out, "counts")->data;
+    for (int64_t s = 0; s < segs; s++) {
+        int64_t n = off[s + 1] - off[s], keep = n < k ? n : k;
+        entry *t = malloc((size_t)(n ? n : 1) * sizeof *t);
+        if (!t) return KB_ERR;
+        for (int64_t j = 0; j < n; j++)
+            t[j] = (entry){v[off[s] + j] == 0 ? 0.0f : v[off[s] + j], (int32_t)j};
+        qsort(t, (size_t)n, sizeof *t, order);
+        for (int64_t j = 0; j < k; j++) {
+            int64_t from = reversed ? keep - 1 - j : j;
+            ov[s * k + j] = j < keep ? v[off[s] + t[from].i] : -INFINITY;
+            oi[s * k + j] = j < keep ? t[from].i : -1;
+        }
+        on[s] = (int32_t)keep;
+        free(t);
+    }
+    return KB_OK;
+}
+static int sort_ok(void *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    (void)s, (void)e;
+    return sort_run(st, in, out, 0);
+}
+static int sort_reversed(void *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
+                         kb_error *e) {
+    (void)s, (void)e;
+    return sort_run(st, in, out, 1);
+}
+static int hang(void *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
+    (void)st, (void)in, (void)out, (void)s, (void)e;
+    for (;;) pause();
+}
+
+static const kb_variant_impl impl_sort = {ok, no_bytes, no_state, sort_ok, nothing};
+static const kb_variant_impl impl_reversed = {ok, no_bytes, no_state, sort_reversed, nothing};
+static const kb_variant_impl impl_abort = {ok, no_bytes, abort_setup, sort_ok, nothing};
+static const kb_variant_impl impl_hang = {ok, no_bytes, no_state, hang, nothing};
+
+static const kb_variant rows[] = {
+#ifdef KB_TEST_CLASH
+    {"topk", "cpu_select", "a name the built-in variant has", KB_HOST, &impl_sort, NULL},
+#endif
+    {"topk", "plug_sort", "every segment sorted whole", KB_HOST, &impl_sort, NULL},
+    {"topk", "plug_reversed", "ascending: the wrong order", KB_HOST, &impl_reversed, NULL},
+    {"topk", "plug_abort", "aborts in setup", KB_HOST, &impl_abort, NULL},
+    {"topk", "plug_hang", "never returns from run", KB_HOST, &impl_hang, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL},
+};
+
+#ifndef KB_TEST_NO_ENTRY
+#ifndef KB_TEST_ABI
+#define KB_TEST_ABI KB_ABI_MAJOR
+#endif
+__attribute__((visibility("default"))) const kb_plugin *kb_plugin_entry(void) {
+    static const kb_plugin p = {KB_TEST_ABI, KB_ABI_MINOR, rows};
+    return &p;
+}
+#endif
