@@ -31,6 +31,13 @@ expect_file rows.csv "^topk,cpu_select,.*,host,builtin$"
 expect_file rows.csv "^# plugin: libkbt_plugin_plain.so sha256 [0-9a-f]{64} /"
 expect_file rows.csv "^op,variant,.*,where,source$"
 
+# A plugin's code shares a process with its own variants only: what it does
+# to its process (one OpenMP thread) never reaches the built-in rows after it.
+OMP_NUM_THREADS=2 "$k" run topk --plugin "$plain" -v cpu_select,plug_threads \
+    -a segments=7x500 -a k=[10,20,30] --max-time 0.01 -q -o threads.csv >/dev/null 2>&1
+ws=$(grep '^topk,cpu_select,' threads.csv | cut -d, -f22 | sort -u | wc -l)
+check "built-in rows after a plugin's: the same OpenMP threads" [ "$ws" -eq 1 ]
+
 # Refusals: one line each, exit 2, the -o file untouched.
 echo keep > keep.csv
 echo "not a library" > bad.so

@@ -1,7 +1,8 @@
 /* test_plugin.c — plugins that the loader's tests load (tests/cli/test_plugins.sh):
  * host topk variants that are right (plug_sort: a full sort per segment),
  * wrong (plug_reversed: ascending), abort in setup (plug_abort) or never
- * return (plug_hang). Compile definitions make the refused ones:
+ * return (plug_hang), or change their process for whatever runs after
+ * them there (plug_threads). Compile definitions make the refused ones:
  * KB_TEST_ABI (another ABI major), KB_TEST_NO_ENTRY (no entry symbol),
  * KB_TEST_CLASH (a name a built-in variant has). */
 #include "kbench.h"
@@ -38,6 +39,13 @@ static int no_state(const kb_case *c, const kb_tensors *in, void **state, kb_err
 static int abort_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
     (void)c, (void)in, (void)state, (void)e;
     abort();
+}
+/* What a plugin may do to its process: the OpenMP threads every later
+ * variant of that process would get (cpu_select's workspace counts them). */
+void omp_set_num_threads(int n);
+static int one_thread_setup(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    omp_set_num_threads(1);
+    return no_state(c, in, state, e);
 }
 static void nothing(void *state) {
     (void)state;
@@ -88,6 +96,7 @@ static int hang(void *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s,
 static const kb_variant_impl impl_sort = {ok, no_bytes, no_state, sort_ok, nothing};
 static const kb_variant_impl impl_reversed = {ok, no_bytes, no_state, sort_reversed, nothing};
 static const kb_variant_impl impl_abort = {ok, no_bytes, abort_setup, sort_ok, nothing};
+static const kb_variant_impl impl_threads = {ok, no_bytes, one_thread_setup, sort_ok, nothing};
 static const kb_variant_impl impl_hang = {ok, no_bytes, no_state, hang, nothing};
 
 static const kb_variant rows[] = {
@@ -98,6 +107,7 @@ static const kb_variant rows[] = {
     {"topk", "plug_reversed", "ascending: the wrong order", KB_HOST, &impl_reversed, NULL},
     {"topk", "plug_abort", "aborts in setup", KB_HOST, &impl_abort, NULL},
     {"topk", "plug_hang", "never returns from run", KB_HOST, &impl_hang, NULL},
+    {"topk", "plug_threads", "sets its process to one OpenMP thread", KB_HOST, &impl_threads, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL},
 };
 
