@@ -42,6 +42,8 @@ static void compare_help(void) {
          "Files whose cold rows were timed with different L2 flushes (--flush; a file\n"
          "without the '# l2 flush:' line flushed by write) get a note above the verdicts:\n"
          "their times differ by the flush as well.\n"
+         "A row of a plugin or Python file (its source column) whose file's sha256 in the\n"
+         "two headers differs says so in its line: the code behind it changed.\n"
          "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
          "its status changed. Both files need a median_us column.\n\n"
          "  --threshold PCT   changes smaller than PCT % are SAME (default 5)\n"
@@ -62,7 +64,34 @@ typedef struct pairing {
     const kb_result *before, *after;
     kb_judgement j;
     kb_change change;
+    char code_changed[200]; /* the plugin or Python file behind both rows differs: how */
 } pairing;
+
+/* The sha256 file f's header records for source label ("plugin:x.so"); "" if none. */
+static void source_hash(const kb_result_file *f, const char *label, char *hex, size_t n) {
+    hex[0] = '\0';
+    size_t len = strlen(label);
+    for (const char *p = f->sources; *p;) {
+        size_t line = strcspn(p, "\n");
+        if (line > len && strncmp(p, label, len) == 0 && p[len] == ' ')
+            snprintf(hex, n, "%.*s", (int)(line - len - 1), p + len + 1);
+        p += line;
+        if (*p) p++;
+    }
+}
+
+/* Rows of one plugin or Python file whose code changed between the runs. */
+static void note_code_change(const kb_results *res, pairing *p) {
+    if (!p->before || !p->after || strcmp(p->before->source, p->after->source) != 0) return;
+    const char *label = p->after->source;
+    if (strncmp(label, "plugin:", 7) != 0 && strncmp(label, "py:", 3) != 0) return;
+    char a[80], b[80];
+    source_hash(&res->files[p->before->file], label, a, sizeof a);
+    source_hash(&res->files[p->after->file], label, b, sizeof b);
+    if (a[0] && b[0] && strcmp(a, b) != 0)
+        snprintf(p->code_changed, sizeof p->code_changed, "%s changed (sha256 %.12s -> %.12s)",
+                 label, a, b);
+}
 
 static int same_key(const kb_result *a, const kb_result *b) {
     return strcmp(a->op, b->op) == 0 && strcmp(a->variant, b->variant) == 0 &&
@@ -157,6 +186,8 @@ static void print_pairing(FILE *f, int md, const pairing *p) {
                                      "; %s median_us %g is not a time", side ? "NEW" : "OLD",
                                      r->median_us);
     }
+    if (p->code_changed[0])
+        used += (size_t)snprintf(cells[7] + used, sizeof cells[7] - used, "; %s", p->code_changed);
     if (p->after && p->after->reason[0] && !kb_result_timed(p->after))
         snprintf(cells[7] + used, sizeof cells[7] - used, ": %s", p->after->reason);
     print_line(f, md, cells);
@@ -296,6 +327,7 @@ int kb_cmd_compare(int argc, char **argv) {
             p->after = r;
         }
         p->change = kb_compare_rows(p->before, p->after, threshold, max_noise, &p->j);
+        note_code_change(&res, p);
         counts[p->change]++;
         gates += kb_change_gates(p->change);
         n++;

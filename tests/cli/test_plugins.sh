@@ -38,6 +38,21 @@ OMP_NUM_THREADS=2 "$k" run topk --plugin "$plain" -v cpu_select,plug_threads \
 ws=$(grep '^topk,cpu_select,' threads.csv | cut -d, -f22 | sort -u | wc -l)
 check "built-in rows after a plugin's: the same OpenMP threads" [ "$ws" -eq 1 ]
 
+# compare notes a row whose plugin file changed between the two runs.
+mkdir v1 v2
+cp "$plain" v1/libsame.so
+cp "$plain" v2/libsame.so
+printf x >>v2/libsame.so
+for v in v1 v2; do
+    "$k" run topk --plugin $v/libsame.so -v plug_sort -a segments=7x50 --max-time 0.01 -q \
+        -o $v.csv >/dev/null 2>&1
+done
+expect 0 "plug_sort .*plugin:libsame.so changed \(sha256 [0-9a-f]{12} -> [0-9a-f]{12}\)" -- \
+    compare v1.csv v2.csv --all --max-noise 1000
+expect 0 "plug_sort " -- compare v1.csv v1.csv --all
+out=$("$k" compare v1.csv v1.csv --all 2>&1)
+check "the same file: no change noted" [[ $out != *changed* ]]
+
 # Refusals: one line each, exit 2, the -o file untouched.
 echo keep > keep.csv
 echo "not a library" > bad.so
