@@ -2,6 +2,8 @@
  * with every statistic and the raw samples (microseconds). */
 #include "printer.h"
 
+#include "loaded.h"
+
 void kb_json_put_str(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; s++) {
@@ -60,7 +62,17 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
         }
         fputc(']', f);
     }
-    fputs("}}\n", f);
+    /* The plugins and Python files whose variants are in the table. */
+    fputs(",\"sources\":[", f);
+    for (int i = 0; i < kb_sources_count(); i++) {
+        const kb_source *src = kb_source_at(i);
+        fputs(i ? ",{\"source\":" : "{\"source\":", f);
+        kb_json_put_str(f, src->label);
+        fprintf(f, ",\"sha256\":\"%s\",\"path\":", src->sha256);
+        kb_json_put_str(f, src->path);
+        fputc('}', f);
+    }
+    fputs("]}}\n", f);
     fflush(f);
 }
 
