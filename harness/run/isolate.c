@@ -155,7 +155,9 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
     int p;
     while (read_all(cmd, &p, sizeof p) == KB_OK && p >= 0 && p < r->npairs) {
         kb_runner_run_one(r, p);
-        if (r->context_lost) _exit(WORKER_LOST); /* every later row would fail for its reason */
+        /* every later row would fail for its reason; and the parent reads a
+         * CRASH row as this worker's end */
+        if (r->context_lost || r->retire) _exit(WORKER_LOST);
     }
     kb_runner_finish(r);
     _exit(WORKER_DONE);

@@ -131,7 +131,7 @@ int kb_py_add_file(const char *path, kb_error *e) {
     for (char *line = answer; !s->failed && strncmp(line, "variant\t", 8) == 0;) {
         char *nl = strchr(line, '\n');
         *nl = '\0';
-        if (add_listed(src, line + 8, e) != KB_OK) return KB_ERR;
+        if (add_listed(src, line, e) != KB_OK) return KB_ERR;
         line = nl + 1;
     }
     return KB_OK;

@@ -738,6 +738,7 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
         set_status(row, KB_ROW_ERROR, e.msg);
     } else if (rep.status != KB_ROW_PASS) {
         set_status(row, rep.status, rep.reason);
+        if (rep.status == KB_ROW_CRASH) r->retire = 1;
     } else {
         if (!l->check) row->status = KB_ROW_UNCHECKED;
         if (check && rep.have[0] && rep.have[1])

@@ -61,6 +61,8 @@ typedef struct kb_runner {
     int counts[KB_ROW_UNCHECKED + 1];
     int skipped_na;   /* variant/case pairs that are another function of the op */
     int context_lost; /* a sticky CUDA error: later rows cannot run in this process */
+    int retire;       /* a CRASH row that did not lose the context (a Python worker died):
+                         an isolated worker ends after it, as after any CRASH row */
     /* --resume: rows already in the file are not run again. */
     int (*already_done)(void *ctx, const kb_variant *v, const char *params, kb_mode mode);
     void *done_ctx;
