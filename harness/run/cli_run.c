@@ -51,7 +51,9 @@ static void run_help(const char *cmd) {
          "  --shard I/N         only shard I (0-based) of N: the sweep's (case, variant) pairs\n"
          "                      split by the ops' cost models so that N processes or\n"
          "                      machines, each given its I, run the sweep once between\n"
-         "                      them (kbench merge joins their CSVs; the header records I/N)\n"
+         "                      them (kbench merge joins their CSVs; the header records I/N).\n"
+         "                      A shard given no pair (N over the pairs) writes files of\n"
+         "                      no row, their header alone\n"
          "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
          "                      (op, variant, params; tab-separated), and run nothing: no\n"
          "                      device, no file written\n"
@@ -653,13 +655,19 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
  * variant declines as another function of the op, which write none; the
  * rows a --resume found count): merge refuses a part with fewer, a run cut
  * short. */
+static int shard_rows(const kb_runner *r, const kb_case_list *cases,
+                      const kb_variant *const *variants) {
+    int rows = r->resumed;
+    for (int p = 0; p < r->npairs; p++)
+        rows += kb_pair_applicable(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
+    return rows;
+}
+
 static void shard_text(const run_args *a, const kb_runner *r, const kb_case_list *cases,
                        const kb_variant **variants, char *buf, size_t n) {
     buf[0] = '\0';
     if (a->opts.shard_count <= 0) return;
-    int rows = r->resumed;
-    for (int p = 0; p < r->npairs; p++)
-        rows += kb_pair_applicable(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
+    int rows = shard_rows(r, cases, variants);
     snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx, %d rows",
              a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
              r->sweep_pairs, (unsigned long long)r->sweep_hash, rows);
@@ -909,6 +917,15 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     }
     if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
     rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
+    /* A shard that writes no row (more shards than pairs) still says which
+     * shard it is, for merge: its files hold the metadata and the header. A
+     * resumed file holds them already, and stays as it was. */
+    if (rc == KB_OK && a.opts.shard_count > 0 && shard_rows(rp, cp, variants) == 0)
+        for (int i = 0; i < nfiles; i++)
+            if (!files[i].p.append && kb_out_file_keep_empty(&files[i], &e) != KB_OK) {
+                fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+                rc = KB_EXIT_RUNTIME;
+            }
     if (!a.quiet) out.end(&out);
     if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
     const int *n = rp->counts;
