@@ -35,6 +35,11 @@ static int spec_push(kb_spec *spec, const char *v, size_t len, kb_error *e) {
     if (spec->count >= KB_SPEC_MAX_VALUES)
         return kb_fail(e, "axis %s: more than %d values", spec->axis, KB_SPEC_MAX_VALUES);
     if (len == 0) return kb_fail(e, "axis %s: empty value in the list", spec->axis);
+    if (memchr(v, '\n', len))
+        return kb_fail(e,
+                       "axis %s: a value holds a line break (a row of a CSV, Markdown or table "
+                       "file could not keep it on one line)",
+                       spec->axis);
     if (len >= KB_STR)
         return kb_fail(e, "axis %s: a value is longer than %d characters", spec->axis, KB_STR - 1);
     if ((spec->count & (spec->count - 1)) == 0) { /* grow at powers of two */
