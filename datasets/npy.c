@@ -450,7 +450,10 @@ int kb_npy_read_buffer(const void *bytes, size_t size, const char *label, kb_ten
 
 /* ---- writing ------------------------------------------------------------ */
 
-int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e) {
+/* t as a .npy file: onto out when it is not NULL, else into a file at path
+ * (created once t is known to be writable, removed when a write fails);
+ * path names the file in messages either way. */
+static int npy_write(FILE *out, const char *path, const kb_tensor *t, kb_error *e) {
     if (t->dtype == KB_BF16) { /* NumPy has no bf16: f32 holds every bf16 value exactly */
         kb_tensor wide = *t;
         wide.dtype = KB_F32;
@@ -458,13 +461,13 @@ int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e) {
         size_t bytes;
         if (t->ndim < 0 || t->ndim > KB_MAX_NDIM ||
             shape_bytes(t->ndim, t->shape, 4, &n, &bytes) != KB_OK || (bytes && !t->data))
-            return kb_npy_write(path, &wide, e); /* the same checks, the same messages */
+            return npy_write(out, path, &wide, e); /* the same checks, the same messages */
         wide.data = malloc(bytes ? bytes : 1);
         if (!wide.data)
             return kb_fail(e, "%s: out of host memory widening bf16 tensor '%s' to f32", path,
                            t->name);
         kb_bf16_widen(t->data, wide.data, n);
-        int rc = kb_npy_write(path, &wide, e);
+        int rc = npy_write(out, path, &wide, e);
         free(wide.data);
         return rc;
     }
@@ -507,15 +510,23 @@ int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e) {
     memset(head + prefix + dict_len, ' ', hlen - (size_t)dict_len - 1);
     head[total - 1] = '\n';
 
-    FILE *f = fopen(path, "wb");
+    FILE *f = out ? out : fopen(path, "wb");
     if (!f) return kb_fail(e, "%s: cannot open for writing", path);
     int ok =
         fwrite(head, 1, total, f) == total && (bytes == 0 || fwrite(t->data, 1, bytes, f) == bytes);
-    ok = (fclose(f) == 0) && ok;
+    ok = (out ? fflush(f) == 0 && !ferror(f) : fclose(f) == 0) && ok;
     if (!ok) {
-        remove(path);
+        if (!out) remove(path);
         return kb_fail(e, "%s: write failed (%zu bytes of tensor '%s'); disk full?", path,
                        total + bytes, t->name);
     }
     return KB_OK;
+}
+
+int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e) {
+    return npy_write(NULL, path, t, e);
+}
+
+int kb_npy_write_stream(FILE *f, const char *label, const kb_tensor *t, kb_error *e) {
+    return npy_write(f, label, t, e);
 }

@@ -14,6 +14,7 @@
 #define KB_NPY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kbench.h"
 
@@ -41,6 +42,10 @@ int kb_npy_read_header(const char *path, kb_tensor *t, kb_error *e);
  * exactly (kb_npy_read_into reads it back bit for bit). A partly written
  * file is removed. */
 int kb_npy_write(const char *path, const kb_tensor *t, kb_error *e);
+/* The same onto f, an open stream (left open, flushed); label names it in
+ * messages. For a caller that creates the file itself (--dump: exclusively,
+ * never through a link). */
+int kb_npy_write_stream(FILE *f, const char *label, const kb_tensor *t, kb_error *e);
 
 /* A case's tensor from a file: KB_OK when `file` (a header that path holds)
  * can fill `want`: the same dtype, or f32 for a bf16 tensor; the same shape

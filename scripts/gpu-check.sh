@@ -25,8 +25,13 @@ BUILD=${KB_BUILD:-build}
 #   ctest     the whole test suite
 #   check     `kbench check OP --sweep smoke --fuzz 30`, and OP's index_limits
 #             sweep where it has one
-#   run       `kbench run OP --sweep $KB_SWEEP` (default sweep), CSV + JSON-lines
-#   peers     scripts/peers.sh: torchvision / PyTorch / OpenCV on the same cases
+#   run       `kbench run OP --sweep $KB_SWEEP` (default sweep), CSV + JSON-lines;
+#             with the peers stage, `--peers` too: the library files of peers/
+#             (torchvision, PyTorch, torch.compile, OpenCV, CV-CUDA, kornia) in
+#             the same run and the same file, rows peer:NAME
+#   peers     (with run) the peers' rows; KB_NO_PEERS=1 drops them
+#   byok      the plugin example (libkb_example_plugin.so) and the Python
+#             examples (examples/python/) beside the built-ins, smoke sweeps
 #   modes     cold / hot / graph on one preprocess case
 #   ncu       the README's Nsight Compute line (also KB_NCU=1)
 #   sanitize  scripts/sanitize.sh over OP (compute-sanitizer; ~6 min for all ops)
@@ -35,12 +40,14 @@ BUILD=${KB_BUILD:-build}
 # architectures: unset, this machine's GPU; "fat", every architecture kbench
 # supports (cmake/KbArchitectures.cmake); else a CMake list such as "80;90".
 # Name a separate KB_BUILD folder per choice (the choice is cached).
-STAGES=" ${KB_STAGES:-ctest check run peers modes} ${KB_NCU:+ncu} "
+STAGES=" ${KB_STAGES:-ctest check run peers byok modes} ${KB_NCU:+ncu} "
 vsel=()
 [ -n "${KB_VARIANTS:-}" ] && vsel=(-v "$KB_VARIANTS")
 tsel=()
 [ -n "${KB_CTEST:-}" ] && tsel=(-R "$KB_CTEST")
 want() { [[ "$STAGES" == *" $1 "* ]]; }
+peers=()
+want peers && [ -z "${KB_NO_PEERS:-}" ] && peers=(--peers --python "${PYTHON:-python3}")
 # Every CSV and log goes into one tarball, packed again after each op.
 outputs summary.md gpu-check.tar.gz
 
@@ -91,22 +98,26 @@ for op in "${ops[@]}"; do
         fi
     fi
     if want run; then
-        "$BUILD/kbench" run "$op" "${vsel[@]}" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
+        "$BUILD/kbench" run "$op" "${vsel[@]}" "${peers[@]}" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
             -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     fi
     pack
 done
-# ---- peers: torchvision / PyTorch / OpenCV on the same cases and inputs ----
-# <op>-peers.csv and peers-<op>.log land beside <op>.csv; KB_NO_PEERS=1 skips them.
-if want peers && [ -z "${KB_NO_PEERS:-}" ]; then
+# ---- a user's kernels beside the built-ins: the plugin and Python examples ----
+if want byok; then
     say ""
-    say "## peers"
-    KB_SWEEP="$SWEEP" KB_MAX_TIME="$MAX_TIME" scripts/peers.sh "$BUILD/kbench" "$work" "${ops[@]}" \
-        2>&1 | tee -a "$summary"
+    say "## plugin and Python examples beside the built-ins (smoke)"
+    for op in topk nms; do
+        py=()
+        for f in examples/python/*.py; do py+=(--py "$f"); done
+        "$BUILD/kbench" run "$op" --plugin "$BUILD/libkb_example_plugin.so" "${py[@]}" \
+            --python "${PYTHON:-python3}" --sweep smoke --max-time "$MAX_TIME" --format md \
+            -o "$work/byok-$op.csv" 2>&1 | grep -v "^> " | tee -a "$summary"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    done
     pack
 fi
-# ---- end of peers ----
 # The three measurement modes on one case, side by side.
 if want modes; then
     say ""

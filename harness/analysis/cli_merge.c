@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "results.h"
 
+#include "core/format.h"
 #include "run/out_file.h"
 #include "run/shard.h" /* KB_MAX_SHARDS */
 
@@ -42,7 +43,8 @@ static void merge_help(void) {
          "  - parts measured on GPUs of different models, unless --mixed-devices\n"
          "  - one pair in two rows (named with both files), or one shard twice\n"
          "  - a shard missing, named I/N (a task that failed before its first row wrote\n"
-         "    no file: run that shard again)\n"
+         "    no file: run that shard again; a shard given no pair of the sweep writes\n"
+         "    a file of no row, which merge takes)\n"
          "  - a part with fewer rows than its shard line says the shard writes (a run\n"
          "    killed or cut short: --resume it)\n\n"
          "  -o FILE           the merged CSV (required)\n"
@@ -406,7 +408,11 @@ static void write_merged(FILE *f, const kb_results *res, const part *parts, int 
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
     fprintf(f, "# merged: %d shards of %s, the sweep's %d pairs, sweep %s | %s | command: kbench",
             first->count, first->op, first->sweep_pairs, first->hash, now);
-    for (int i = 0; i < argc; i++) fprintf(f, " %s", argv[i]);
+    for (int i = 0; i < argc; i++) { /* one line whatever the arguments hold */
+        char arg[4096];
+        kb_format_visible(argv[i], arg, sizeof arg);
+        fprintf(f, " %s", arg);
+    }
     fputc('\n', f);
     /* Each part's lines, in shard order. */
     for (int s = 0; s < first->count; s++)

@@ -5,7 +5,8 @@
  * Columns are found by name in the header row (kb_csv_columns), so a file
  * from an older or newer kbench, or one that peers/ wrote with fewer columns
  * ("peer:" variants), reads too. Fields are RFC 4180 (quoted when they hold
- * a comma, quote or newline). '#' lines are the run's metadata. A run that
+ * a comma, a quote or a control character: a CR inside quotes is text, an
+ * unquoted one ends the line). '#' lines are the run's metadata. A run that
  * was killed mid-row leaves a last line without its newline and with fewer
  * fields: it is reported and skipped, since every row before it is whole.
  */
@@ -13,6 +14,7 @@
 
 #include "cli.h"          /* kb_results_load answers in exit codes */
 #include "compare_runs.h" /* kb_status_passing */
+#include "core/format.h"  /* kb_format_visible */
 
 #include <math.h>
 #include <stddef.h>
@@ -569,7 +571,7 @@ static int next_token(const char **p, param_token *t) {
 
 void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n) {
     if (!op) {
-        snprintf(buf, n, "%s", params);
+        kb_format_visible(params, buf, n);
         return;
     }
     kb_case def, c;
@@ -591,6 +593,9 @@ void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n) {
             used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", used ? " " : "", axis, value);
     }
     if (!buf[0]) snprintf(buf, n, "(defaults)");
+    char raw[4096]; /* a CR or tab in a value (image=...) would break a table's line */
+    snprintf(raw, sizeof raw, "%s", buf);
+    kb_format_visible(raw, buf, n);
 }
 
 /* A number as one text per value: an integer in full, else the shortest

@@ -103,7 +103,8 @@ int kb_result_timed(const kb_result *r);
 double kb_result_spread(const kb_result *r);
 /* params with only the axes whose value differs from op's default (as the
  * tables print a case); "(defaults)" when none; params as they are when op is
- * NULL (an op this build does not know). */
+ * NULL (an op this build does not know). Control characters as escapes
+ * (kb_format_visible): a label, never a key. */
 void kb_params_short(const kb_op *op, const char *params, char *buf, size_t n);
 
 /* The rows of one op in one timing mode, as a grid of cases x variants. */

@@ -1,8 +1,32 @@
 /* format.c — numbers as people read them: the times and byte counts of the
- * human table (run/out_table.c), the report and compare (analysis/). */
+ * human table (run/out_table.c), the report and compare (analysis/); text
+ * with its control characters made visible, for the cells and metadata
+ * lines that must stay one line. */
 #include "format.h"
 
 #include <stdio.h>
+#include <string.h>
+
+void kb_format_visible(const char *text, char *buf, size_t n) {
+    size_t used = 0;
+    if (!n) return;
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++) {
+        char esc[8];
+        if (*s >= 0x20 && *s != 0x7f) {
+            esc[0] = (char)*s;
+            esc[1] = '\0';
+        } else if (*s == '\r' || *s == '\n' || *s == '\t') {
+            snprintf(esc, sizeof esc, "\\%c", *s == '\r' ? 'r' : *s == '\n' ? 'n' : 't');
+        } else {
+            snprintf(esc, sizeof esc, "\\x%02x", *s);
+        }
+        size_t len = strlen(esc);
+        if (used + len >= n) break;
+        memcpy(buf + used, esc, len);
+        used += len;
+    }
+    buf[used] = '\0';
+}
 
 void kb_format_us(double us, char *buf, size_t n) {
     if (!(us > 0))

@@ -12,6 +12,7 @@
 #include "analysis/results.h" /* --resume reads the file back */
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,12 @@ static void run_help(const char *cmd) {
              "op's check, for a nondeterministic variant): work skipped or cached on repeated\n"
              "calls FAILs the row. One row per (case, variant).\n");
     puts("cases:\n"
-         "  -a AXIS=VALUES      sweep an axis (repeatable); VALUES is v, [a,b,c], [start:end]\n"
-         "                      or [start:end:step] (inclusive); AXIS[pow2]=[0:5] is 1..32\n"
+         "  -a AXIS=VALUES      sweep an axis (repeatable, one -a per axis); VALUES is v,\n"
+         "                      [a,b,c], [start:end] or [start:end:step] (inclusive);\n"
+         "                      AXIS[pow2]=[0:5] is 1..32\n"
          "  --sweep NAME|FILE   a named sweep of the op (kbench list OP) or a file with one\n"
-         "                      line of AXIS=VALUES tokens per case; -a overrides its axes\n"
+         "                      line of AXIS=VALUES tokens per case (an axis once a line);\n"
+         "                      -a replaces the axis on every line\n"
          "                      (default: 'default' for run, 'smoke' for check; with only -a,\n"
          "                      the op's defaults with the -a axes swept). A file must give\n"
          "                      at least one case. Relative paths (image=...): in a FILE,\n"
@@ -45,22 +48,30 @@ static void run_help(const char *cmd) {
          "                      directory\n"
          "  --max-cases N       only the first N cases of each op's sweep (a quick look)\n"
          "  --first-case K      skip the first K cases of each op's sweep (with --max-cases 1:\n"
-         "                      case K alone, as scripts/sanitize.sh runs racecheck)\n"
+         "                      case K alone, as scripts/sanitize.sh runs racecheck). A\n"
+         "                      selection of no case (--max-cases 0, K past the end) or of\n"
+         "                      no variant (-v '') is refused (exit 2)\n"
          "  --shard I/N         only shard I (0-based) of N: the sweep's (case, variant) pairs\n"
          "                      split by the ops' cost models so that N processes or\n"
          "                      machines, each given its I, run the sweep once between\n"
-         "                      them (kbench merge joins their CSVs; the header records I/N)\n"
+         "                      them (kbench merge joins their CSVs; the header records I/N).\n"
+         "                      A shard given no pair (N over the pairs) writes files of\n"
+         "                      no row, their header alone\n"
          "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
          "                      (op, variant, params; tab-separated), and run nothing: no\n"
          "                      device, no file written\n"
-         "  -v, --variant V,..  only these variants (default: all of the op)\n"
+         "  -v, --variant V,..  only these variants (default: all of the op), each once;\n"
+         "                      under all, as OP/VARIANT (nms/cpu_greedy,topk/cpu_select:\n"
+         "                      the ops of none of them are left out)\n"
          "  --seed N            inputs are made from this seed (default 1)\n"
          "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead (checked\n"
          "                      against every case's dtype and shape before the device;\n"
          "                      a bf16 tensor from f32 values that are exactly bf16)\n"
          "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
          "                      under DIR/case<k>/ (created up front; bf16 as f32; a write\n"
-         "                      that fails is said on stderr, rows keep their status)\n"
+         "                      that fails is said on stderr, rows keep their status;\n"
+         "                      a symbolic link under DIR where a case folder or a file\n"
+         "                      goes is never followed: that write fails, naming it)\n"
          "devices:\n"
          "  --devices all|N,..  one worker per listed GPU (ordinals index the\n"
          "                      CUDA_VISIBLE_DEVICES list), all taking pairs from one queue;\n"
@@ -128,6 +139,7 @@ static void run_help(const char *cmd) {
 typedef struct run_args {
     const char *cmd, *opname, *variants, *sweep, *inputs, *dump, *resume;
     kb_spec specs[KB_MAX_AXES];
+    const char *spec_text[KB_MAX_AXES]; /* each -a as given, for messages */
     int nspecs;
     const char *outputs[KB_MAX_OUTPUTS];
     int noutputs, quiet, overwrite;
@@ -146,16 +158,21 @@ static int parse_devices(const char *cmd, const char *opt, const char *v, kb_dev
     if (!v) return kb_usage_error(cmd, "%s needs a value", opt);
     set->n = 0;
     if (strcmp(v, "all") == 0 && strcmp(opt, "--devices") == 0) return KB_OK;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", v);
+    char *buf = strdup(v); /* the whole list, however long: a cut one would read other ordinals */
+    if (!buf) return kb_usage_error(cmd, "%s: out of host memory", opt);
     char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int rc = KB_OK;
+    for (char *t = strtok_r(buf, ",", &save); t && rc == KB_OK; t = strtok_r(NULL, ",", &save)) {
         long n;
         if (set->n == KB_MAX_DEVICES)
-            return kb_usage_error(cmd, "%s %s: at most %d devices", opt, v, KB_MAX_DEVICES);
-        if (kb_opt_int(cmd, opt, t, 0, KB_MAX_DEVICES - 1, &n) != KB_OK) return KB_EXIT_USAGE;
-        set->ordinals[set->n++] = (int)n;
+            rc = kb_usage_error(cmd, "%s %s: at most %d devices", opt, v, KB_MAX_DEVICES);
+        else if (kb_opt_int(cmd, opt, t, 0, KB_MAX_DEVICES - 1, &n) != KB_OK)
+            rc = KB_EXIT_USAGE;
+        else
+            set->ordinals[set->n++] = (int)n;
     }
+    free(buf);
+    if (rc != KB_OK) return rc;
     if (set->n == 0 || (strcmp(opt, "--device") == 0 && set->n != 1))
         return kb_usage_error(cmd, "%s %s: expected %s", opt, v,
                               strcmp(opt, "--device") == 0 ? "one ordinal" : "all or N[,N...]");
@@ -182,7 +199,13 @@ static int parse_args(int argc, char **argv, run_args *a) {
             if (a->nspecs == KB_MAX_AXES) return kb_usage_error(cmd, "too many -a options");
             if (kb_spec_parse(v, &a->specs[a->nspecs], &e) != KB_OK)
                 return kb_usage_error(cmd, "-a %s: %s", v, e.msg);
+            a->spec_text[a->nspecs] = v;
             a->nspecs++;
+            /* Two -a of one axis: which one the cases take would be a guess. */
+            for (int j = 0; j + 1 < a->nspecs; j++)
+                if (strcmp(a->specs[j].axis, a->specs[a->nspecs - 1].axis) == 0)
+                    return kb_usage_error(cmd, "-a %s: axis %s is given twice (-a %s before it)", v,
+                                          a->specs[j].axis, a->spec_text[j]);
         } else if (strcmp(o, "-v") == 0 || strcmp(o, "--variant") == 0) {
             a->variants = v;
         } else if (strcmp(o, "--sweep") == 0) {
@@ -321,10 +344,110 @@ static int add_variant(const char *cmd, const kb_variant *v, const kb_variant **
     return KB_OK;
 }
 
-/* The variants of op named in a comma list (all of the op when list is NULL:
- * the built-in ones, then those of plugins and Python files in the order
- * they were given; test-only variants only by name). */
-static int select_variants(const char *cmd, const kb_op *op, const char *list,
+/* The variant of op named name: a built-in one, then a loaded one. */
+static const kb_variant *find_any(const kb_op *op, const char *name) {
+    const kb_variant *v = kb_find_variant(op->name, name);
+    for (int i = 0; !v && i < kb_loaded_count(); i++)
+        if (strcmp(kb_loaded_at(i)->op, op->name) == 0 && strcmp(kb_loaded_at(i)->name, name) == 0)
+            v = &kb_loaded_at(i)->v;
+    return v;
+}
+
+/* Every variant name of op, comma-separated, for a message. */
+static void variant_names(const kb_op *op, char *all, size_t n) {
+    all[0] = '\0';
+    for (int i = 0; kb_variants[i].op; i++)
+        if (strcmp(kb_variants[i].op, op->name) == 0) {
+            strncat(all, all[0] ? ", " : "", n - strlen(all) - 1);
+            strncat(all, kb_variants[i].name, n - strlen(all) - 1);
+        }
+    for (int i = 0; i < kb_loaded_count(); i++)
+        if (strcmp(kb_loaded_at(i)->op, op->name) == 0) {
+            strncat(all, all[0] ? ", " : "", n - strlen(all) - 1);
+            strncat(all, kb_loaded_at(i)->name, n - strlen(all) - 1);
+        }
+}
+
+/* Appends v unless it is there already: named twice, its pairs would run twice. */
+static int add_once(const char *cmd, const char *list, const kb_variant *v, const kb_variant **out,
+                    int first, int *n, int cap) {
+    for (int j = first; j < *n; j++)
+        if (out[j] == v)
+            return kb_usage_error(cmd, "-v %s: %s/%s is named twice (its pairs would run twice)",
+                                  list, v->op, v->name);
+    return add_variant(cmd, v, out, n, cap);
+}
+
+/* The variants of op a pattern names ("peer:*", "nhwc_ws_*": fnmatch), in
+ * table order; test-only ones only by their whole name. */
+static int add_matching(const char *cmd, const kb_op *op, const char *list, const char *pattern,
+                        const kb_variant **out, int first, int *n, int cap) {
+    int found = 0;
+    for (int i = 0; kb_variants[i].op; i++)
+        if (strcmp(kb_variants[i].op, op->name) == 0 && !(kb_variants[i].flags & KB_TEST_ONLY) &&
+            fnmatch(pattern, kb_variants[i].name, 0) == 0) {
+            if (add_once(cmd, list, &kb_variants[i], out, first, n, cap) != KB_OK) return KB_ERR;
+            found++;
+        }
+    for (int i = 0; i < kb_loaded_count(); i++)
+        if (strcmp(kb_loaded_at(i)->op, op->name) == 0 &&
+            fnmatch(pattern, kb_loaded_at(i)->name, 0) == 0) {
+            if (add_once(cmd, list, &kb_loaded_at(i)->v, out, first, n, cap) != KB_OK)
+                return KB_ERR;
+            found++;
+        }
+    if (found) return KB_OK;
+    char names[2048];
+    variant_names(op, names, sizeof names);
+    return kb_usage_error(cmd, "-v %s: no variant of %s matches (variants: %s)", pattern, op->name,
+                          names);
+}
+
+/* One -v name: VARIANT (of op) or OP/VARIANT, or a pattern of either
+ * ('*', '?', '['), appended to out. Nothing is appended for a name of
+ * another op (a run of all ops takes it for that op). A name no table has
+ * stands for a Python file that could not be listed, when there is one. */
+static int resolve_variant(const char *cmd, const kb_op *op, int all, const char *list,
+                           const char *name, const kb_variant **out, int first, int *n, int cap) {
+    const char *slash = strchr(name, '/'), *vname = slash ? slash + 1 : name;
+    if (slash) {
+        char opname[KB_NAME];
+        snprintf(opname, sizeof opname, "%.*s", (int)(slash - name), name);
+        if ((size_t)(slash - name) >= sizeof opname || !kb_find_op(opname))
+            return kb_usage_error(cmd, "-v %s: no op '%.*s' (kbench list --names shows them)", name,
+                                  (int)(slash - name), name);
+        if (strcmp(opname, op->name) != 0) {
+            if (all) return KB_OK;
+            return kb_usage_error(cmd, "-v %s: not a variant of %s (the run is of %s only)", name,
+                                  op->name, op->name);
+        }
+    } else if (all) {
+        return kb_usage_error(cmd,
+                              "-v %s: a run of all ops names its variants as OP/VARIANT (e.g. "
+                              "%s/%s; kbench list --names shows them)",
+                              name, op->name, name);
+    }
+    if (strpbrk(vname, "*?[")) return add_matching(cmd, op, list, vname, out, first, n, cap);
+    const kb_variant *v = find_any(op, vname);
+    if (!v && failed_py_source() >= 0 && !(v = stand_in(cmd, op, failed_py_source(), vname)))
+        return KB_ERR;
+    if (!v) {
+        char names[2048];
+        variant_names(op, names, sizeof names);
+        return kb_usage_error(cmd, "op %s has no variant '%s' (variants: %s)", op->name, vname,
+                              names);
+    }
+    return add_once(cmd, list, v, out, first, n, cap);
+}
+
+/* The variants of op named in the comma list -v gave (all of the op when
+ * list is NULL: the built-in ones, then those of plugins and Python files
+ * in the order they were given; test-only variants only by name), appended
+ * to out. Under `all` (all: 1) a name is OP/VARIANT, and an op none of whose
+ * variants is named gets none. The list is read whole, however long; empty
+ * items are skipped, but a list that names nothing, or one variant twice
+ * (its pairs twice), is refused. */
+static int select_variants(const char *cmd, const kb_op *op, int all, const char *list,
                            const kb_variant **out, int *n, int cap) {
     if (!list) {
         for (int i = 0; kb_variants[i].op; i++)
@@ -344,37 +467,22 @@ static int select_variants(const char *cmd, const kb_op *op, const char *list,
         }
         return KB_OK;
     }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
+    char *buf = strdup(list);
+    if (!buf) return kb_usage_error(cmd, "-v: out of host memory");
+    int rc = KB_OK, named = 0, first = *n;
     char *save = NULL;
-    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-        const kb_variant *v = kb_find_variant(op->name, name);
-        for (int i = 0; !v && i < kb_loaded_count(); i++)
-            if (strcmp(kb_loaded_at(i)->op, op->name) == 0 &&
-                strcmp(kb_loaded_at(i)->name, name) == 0)
-                v = &kb_loaded_at(i)->v;
-        if (!v && failed_py_source() >= 0) {
-            v = stand_in(cmd, op, failed_py_source(), name);
-            if (!v) return KB_ERR;
-        }
-        if (!v) {
-            char all[512] = "";
-            for (int i = 0; kb_variants[i].op; i++)
-                if (strcmp(kb_variants[i].op, op->name) == 0) {
-                    strncat(all, all[0] ? ", " : "", sizeof all - strlen(all) - 1);
-                    strncat(all, kb_variants[i].name, sizeof all - strlen(all) - 1);
-                }
-            for (int i = 0; i < kb_loaded_count(); i++)
-                if (strcmp(kb_loaded_at(i)->op, op->name) == 0) {
-                    strncat(all, all[0] ? ", " : "", sizeof all - strlen(all) - 1);
-                    strncat(all, kb_loaded_at(i)->name, sizeof all - strlen(all) - 1);
-                }
-            return kb_usage_error(cmd, "op %s has no variant '%s' (variants: %s)", op->name, name,
-                                  all);
-        }
-        if (add_variant(cmd, v, out, n, cap) != KB_OK) return KB_ERR;
+    for (char *name = strtok_r(buf, ",", &save); name && rc == KB_OK;
+         name = strtok_r(NULL, ",", &save)) {
+        named++;
+        rc = resolve_variant(cmd, op, all, list, name, out, first, n, cap);
     }
-    return KB_OK;
+    free(buf);
+    if (rc == KB_OK && !named)
+        rc = kb_usage_error(cmd,
+                            "-v '%s': names no variant (a comma list of names: kbench list "
+                            "--names)",
+                            list);
+    return rc;
 }
 
 /* n random valid cases of op appended to list (*added: how many; an op
@@ -648,13 +756,19 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
  * variant declines as another function of the op, which write none; the
  * rows a --resume found count): merge refuses a part with fewer, a run cut
  * short. */
+static int shard_rows(const kb_runner *r, const kb_case_list *cases,
+                      const kb_variant *const *variants) {
+    int rows = r->resumed;
+    for (int p = 0; p < r->npairs; p++)
+        rows += kb_pair_applicable(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
+    return rows;
+}
+
 static void shard_text(const run_args *a, const kb_runner *r, const kb_case_list *cases,
                        const kb_variant **variants, char *buf, size_t n) {
     buf[0] = '\0';
     if (a->opts.shard_count <= 0) return;
-    int rows = r->resumed;
-    for (int p = 0; p < r->npairs; p++)
-        rows += kb_pair_applicable(&cases->cases[r->pairs[p].c], variants[r->pairs[p].v]);
+    int rows = shard_rows(r, cases, variants);
     snprintf(buf, n, "%d/%d of %s: %d of the sweep's %d pairs, sweep %016llx, %d rows",
              a->opts.shard_index, a->opts.shard_count, a->opname, r->npairs + r->resumed,
              r->sweep_pairs, (unsigned long long)r->sweep_hash, rows);
@@ -687,22 +801,54 @@ static int dry_run(const run_args *a, const kb_case_list *cases, const kb_varian
     return KB_EXIT_OK;
 }
 
+/* s as one shell word: as it is where no character is special to a shell,
+ * else in single quotes (a ' as '\''). */
+static void put_shell_word(FILE *f, const char *s) {
+    if (*s &&
+        strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
+            strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    fputc('\'', f);
+}
+
 /* Without a device, a selection that mixes GPU and host variants runs
  * nothing (exit 3, as a GPU selection): its rows would hold only half the
- * comparison it asks for. Say which variants need no device. */
-static void host_hint(const char *cmd, const kb_variant *const *variants) {
-    char names[1024] = "";
-    for (int i = 0; variants[i]; i++)
-        if (variants[i]->flags & KB_HOST) {
-            size_t used = strlen(names);
-            snprintf(names + used, sizeof names - used, "%s%s/%s", used ? ", " : "",
-                     variants[i]->op, variants[i]->name);
+ * comparison it asks for. Say which variants need no device, and the
+ * command that runs them alone: this one (argv, from the command's name)
+ * with its -v replaced by theirs (OP/VARIANT under all). */
+static void host_hint(int all, int argc, char **argv, const kb_variant *const *variants) {
+    int nhost = 0;
+    for (int i = 0; variants[i]; i++) nhost += (variants[i]->flags & KB_HOST) != 0;
+    if (!nhost) return;
+    fprintf(stderr, "kbench %s: these run on the host, without a device:", argv[0]);
+    for (int i = 0, k = 0; variants[i]; i++)
+        if (variants[i]->flags & KB_HOST)
+            fprintf(stderr, "%s %s/%s", k++ ? "," : "", variants[i]->op, variants[i]->name);
+    fputs("; to run them alone:\n  kbench", stderr);
+    for (int i = 0; i < argc; i++) {
+        if ((strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--variant") == 0) && i + 1 < argc) {
+            i++;
+            continue;
         }
-    if (names[0])
-        fprintf(stderr,
-                "kbench %s: these run on the host, without a device: %s (select only "
-                "them with -v)\n",
-                cmd, names);
+        fputc(' ', stderr);
+        put_shell_word(stderr, argv[i]);
+    }
+    fputs(" -v ", stderr);
+    for (int i = 0, k = 0; variants[i]; i++)
+        if (variants[i]->flags & KB_HOST) {
+            if (k++) fputc(',', stderr);
+            if (all) fprintf(stderr, "%s/", variants[i]->op);
+            fputs(variants[i]->name, stderr);
+        }
+    fputc('\n', stderr);
 }
 
 static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
@@ -730,17 +876,21 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
                               "--fuzz %ld: %d ops x %ld random cases pass the %d cases one run "
                               "holds (at most %d per op here, less the sweeps' cases)",
                               a.fuzz, fuzz_ops, a.fuzz, KB_MAX_CASES, KB_MAX_CASES / fuzz_ops);
+    int sweep_cases = 0; /* the last op's sweep, before --first-case and --max-cases */
     for (int i = 0; kb_ops[i]; i++) {
         const kb_op *op = kb_ops[i];
         if (!all && strcmp(op->name, a.opname) != 0) continue;
-        if (select_variants(a.cmd, op, a.variants, variants, &nvar, 512) != KB_OK)
+        int before = nvar;
+        if (select_variants(a.cmd, op, all, a.variants, variants, &nvar, 512) != KB_OK)
             return KB_EXIT_USAGE;
+        if (nvar == before) continue; /* all -v OP/VARIANT,...: none of this op's */
         const char *sweep = a.sweep ? a.sweep : (a.nspecs ? NULL : timing ? "default" : "smoke");
         kb_error e;
         int first = cp->count;
         int erc = sweep ? kb_expand_sweep(op, sweep, a.specs, a.nspecs, cp, &e)
                         : kb_expand_line(op, "", a.specs, a.nspecs, cp, &e);
         if (erc != KB_OK) return kb_usage_error(a.cmd, "%s: %s", op->name, e.msg);
+        sweep_cases = cp->count - first;
         if (a.first_case > 0) { /* drop the sweep's first K cases of this op */
             int skip = cp->count - first < a.first_case ? cp->count - first : (int)a.first_case;
             memmove(&cp->cases[first], &cp->cases[first + skip],
@@ -755,6 +905,21 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         fuzzed += added;
     }
     variants[nvar] = NULL;
+    /* A selection of nothing is a mistake in the options, not a run that
+     * passed: say which option emptied it. (A shard with no pair of a
+     * selection is no such mistake: its file says so, for merge.) */
+    if (cp->count == 0 && a.max_cases == 0)
+        return kb_usage_error(a.cmd,
+                              "--max-cases 0: no case of the sweep is left (nothing to run)");
+    if (cp->count == 0 && a.first_case > 0 && !all)
+        return kb_usage_error(a.cmd,
+                              "--first-case %ld: past the end of %s's sweep (%d cases): no case "
+                              "is left",
+                              a.first_case, a.opname, sweep_cases);
+    if (cp->count == 0 && a.first_case > 0)
+        return kb_usage_error(a.cmd,
+                              "--first-case %ld: past the end of every op's sweep: no case is left",
+                              a.first_case);
     kb_error de;
     /* Python pairs' files go under one folder the parent removes at the end. */
     for (int i = 0; i < nvar; i++)
@@ -852,7 +1017,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         close_files(a.cmd, files, nfiles);
         fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
                 cp->count);
-        host_hint(a.cmd, variants);
+        host_hint(all, argc, argv, variants);
         return KB_EXIT_NO_DEVICE;
     }
     if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
@@ -862,6 +1027,15 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     }
     if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
     rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
+    /* A shard that writes no row (more shards than pairs) still says which
+     * shard it is, for merge: its files hold the metadata and the header. A
+     * resumed file holds them already, and stays as it was. */
+    if (rc == KB_OK && a.opts.shard_count > 0 && shard_rows(rp, cp, variants) == 0)
+        for (int i = 0; i < nfiles; i++)
+            if (!files[i].p.append && kb_out_file_keep_empty(&files[i], &e) != KB_OK) {
+                fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
+                rc = KB_EXIT_RUNTIME;
+            }
     if (!a.quiet) out.end(&out);
     if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
     const int *n = rp->counts;

@@ -304,6 +304,7 @@ static int next_pair(parent *pa, const slot *s) {
 
 /* The plugin pair p's variant comes from, or -1 (built-in, Python). */
 static int plugin_of(const kb_runner *r, int p) {
+    if (!r->variants) return -1; /* a plan without a variant table (the isolation tests') */
     int src = kb_variant_source_index(r->variants[r->pairs[p].v]);
     return src >= 0 && kb_source_at(src)->kind == KB_SOURCE_PLUGIN ? src : -1;
 }

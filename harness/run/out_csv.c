@@ -45,9 +45,20 @@ const char *const kb_csv_columns[] = {
     NULL,
 };
 
-/* Quote a field when it holds a comma, quote or newline (RFC 4180). */
+/* Quote a field when it holds a comma, a quote or any control character
+ * (RFC 4180 names CR and LF; a reader that ends lines at a lone CR, as
+ * csv_read.c does, would split an unquoted one). A newline becomes a space,
+ * so that each row stays one line for line-based tools (gnuplot, --resume's
+ * copy, merge): params never hold one (sweep_spec.c refuses it), and a
+ * reason or note loses nothing a reader needs. */
+static int needs_quotes(const char *s) {
+    for (; *s; s++)
+        if (*s == ',' || *s == '"' || (unsigned char)*s < 0x20 || *s == 0x7f) return 1;
+    return 0;
+}
+
 static void put_field(FILE *f, const char *s) {
-    if (!strpbrk(s, ",\"\n")) {
+    if (!needs_quotes(s)) {
         fputs(s, f);
         return;
     }

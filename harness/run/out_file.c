@@ -164,6 +164,16 @@ int kb_out_file_close(kb_out_file *o, kb_error *e) {
     return KB_OK;
 }
 
+int kb_out_file_keep_empty(kb_out_file *o, kb_error *e) {
+    if (!o->p.f || !o->tmp[0] || o->failed) return KB_OK;
+    if (fflush(o->p.f) != 0 || ferror(o->p.f))
+        return kb_fail(e, "%s: write error: %s", o->tmp, strerror(errno));
+    if (rename(o->tmp, o->path) != 0)
+        return kb_fail(e, "cannot rename %s onto %s: %s", o->tmp, o->path, strerror(errno));
+    o->tmp[0] = '\0';
+    return KB_OK;
+}
+
 int kb_out_file_open_whole(kb_out_file *o, const char *path, kb_error *e) {
     if (open_stream(o, path, e) != KB_OK) return KB_ERR;
     track(o, 1);

@@ -26,6 +26,10 @@ int kb_out_file_open(kb_out_file *o, const char *path, kb_format fmt, kb_error *
 /* Ends the printer and closes the file; a temporary that never got a row is
  * removed, so FILE is as it was. KB_ERR when a write or the rename failed. */
 int kb_out_file_close(kb_out_file *o, kb_error *e);
+/* A run that completed with no row to write (a shard given no pair of the
+ * sweep) keeps its file all the same: the temporary, metadata and column
+ * header, becomes FILE now. KB_OK when it has become FILE already. */
+int kb_out_file_keep_empty(kb_out_file *o, kb_error *e);
 /* A file written whole (kbench merge), never in part: open_whole gives the
  * temporary in o->p.f (no printer); close_whole renames it onto FILE when
  * keep is 1 and every write succeeded, and removes it otherwise, so FILE is

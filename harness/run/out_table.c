@@ -38,6 +38,13 @@ void kb_row_cells(const kb_row *r, char cells[NCELLS][CELL]) {
         (r->status == KB_ROW_PASS || r->status == KB_ROW_UNCHECKED) && !r->forced ? "" : r->reason;
     snprintf(cells[10], CELL, "%s%s%s%s", r->deterministic == 0 ? "nondeterministic " : "",
              r->acc.note, (*why && r->acc.note[0]) ? "; " : "", why);
+    /* A CR or tab from a param (image=...) or a message would break the
+     * row's line, in the table and in Markdown alike. */
+    for (int i = 0; i < NCELLS; i++) {
+        char raw[CELL];
+        memcpy(raw, cells[i], CELL);
+        kb_format_visible(raw, cells[i], CELL);
+    }
 }
 
 static void table_begin(kb_printer *p, const kb_meta *meta) {

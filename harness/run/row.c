@@ -4,6 +4,7 @@
 #include "row.h"
 
 #include "loaded.h"
+#include "core/format.h"
 
 #include <omp.h>
 #include <string.h>
@@ -63,7 +64,11 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
 
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
     fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
-    fprintf(f, "%scommand: %s\n", prefix, m->command);
+    /* The command line holds what the user typed: a CR or LF in an argument
+     * would end the '#' line early, and a reader take the rest for a row. */
+    char command[4 * sizeof m->command];
+    kb_format_visible(m->command, command, sizeof command);
+    fprintf(f, "%scommand: %s\n", prefix, command);
     if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
     fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
             m->omp_threads);

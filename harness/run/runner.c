@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "runner.h"
 
+#include "dump.h"
 #include "guard.h"
 #include "loaded.h"
 #include "py_bridge.h"
@@ -269,45 +270,6 @@ int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_err
     return KB_OK;
 }
 
-/* DIR/case<k>/case.txt: the params on its first line (what peers and
- * `kbench verify` read), then each tensor file with the case's dtype and
- * shape; a bf16 tensor says that its file holds f32 (NumPy has no bf16). */
-static int write_case_txt(const char *path, const char *params, const kb_tensors *in,
-                          const kb_tensors *out, kb_error *e) {
-    char txt[2100];
-    snprintf(txt, sizeof txt, "%s/case.txt", path);
-    FILE *f = fopen(txt, "w");
-    if (!f) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
-    fprintf(f, "%s\n", params);
-    const kb_tensors *sets[2] = {in, out};
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < sets[s]->count; i++) {
-            const kb_tensor *t = &sets[s]->t[i];
-            char shape[200];
-            kb_tensor_shape_text(t, shape, sizeof shape);
-            fprintf(f, "%s %s %s%s\n", s ? "output" : "input", t->name, shape,
-                    t->dtype == KB_BF16 ? " stored as f32 (every value exactly a bf16)" : "");
-        }
-    if (fclose(f) != 0) return kb_fail(e, "cannot write %s: %s", txt, strerror(errno));
-    return KB_OK;
-}
-
-/* --dump DIR: DIR/case<k>/<input>.npy, reference.<output>.npy,
- * <variant>.<output>.npy and case.txt (README "Dumped tensors"). */
-static int dump_tensors(const char *dir, int k, const char *prefix, const kb_tensors *ts,
-                        kb_error *e) {
-    char path[2048];
-    snprintf(path, sizeof path, "%s/case%d", dir, k);
-    if (kb_make_dirs(path, e) != KB_OK) return KB_ERR;
-    for (int i = 0; i < ts->count; i++) {
-        char file[2300];
-        snprintf(file, sizeof file, "%s/%s%s%s.npy", path, prefix ? prefix : "", prefix ? "." : "",
-                 ts->t[i].name);
-        if (kb_npy_write(file, &ts->t[i], e) != KB_OK) return KB_ERR;
-    }
-    return KB_OK;
-}
-
 /* A dump that fails is said on stderr; the row keeps the status its check
  * earned (a full disk is not the variant's fault). */
 static void dump_failed(const char *what, const kb_error *e) {
@@ -412,7 +374,8 @@ static void judge_checked(kb_runner *r, case_data *cd, const kb_variant *v, cons
                           const kb_tensors *again, kb_row *row) {
     row->deterministic = tensors_equal(got, again);
     kb_error de;
-    if (r->opts.dump_dir && dump_tensors(r->opts.dump_dir, cd->index, v->name, got, &de) != KB_OK)
+    if (r->opts.dump_dir &&
+        kb_dump_tensors(r->opts.dump_dir, cd->index, v->name, got, &de) != KB_OK)
         dump_failed(v->name, &de);
     if (!cd->have_ref) return;
     kb_accuracy_init(&row->acc);
@@ -936,12 +899,12 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
         if (rc != KB_OK) return KB_ERR;
         cd->have_ref = 1;
         if (r->opts.dump_dir) {
-            char path[2048];
+            const char *dir = r->opts.dump_dir;
             kb_error de;
-            snprintf(path, sizeof path, "%s/case%d", r->opts.dump_dir, cd->index);
-            if (dump_tensors(r->opts.dump_dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
-                write_case_txt(path, cd->params, &cd->in, &cd->out_desc, &de) != KB_OK ||
-                dump_tensors(r->opts.dump_dir, cd->index, "reference", &cd->ref, &de) != KB_OK)
+            if (kb_dump_tensors(dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
+                kb_dump_case_txt(dir, cd->index, cd->params, &cd->in, &cd->out_desc, &de) !=
+                    KB_OK ||
+                kb_dump_tensors(dir, cd->index, "reference", &cd->ref, &de) != KB_OK)
                 dump_failed("the case's inputs and reference", &de);
         }
     }

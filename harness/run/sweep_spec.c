@@ -35,6 +35,11 @@ static int spec_push(kb_spec *spec, const char *v, size_t len, kb_error *e) {
     if (spec->count >= KB_SPEC_MAX_VALUES)
         return kb_fail(e, "axis %s: more than %d values", spec->axis, KB_SPEC_MAX_VALUES);
     if (len == 0) return kb_fail(e, "axis %s: empty value in the list", spec->axis);
+    if (memchr(v, '\n', len))
+        return kb_fail(e,
+                       "axis %s: a value holds a line break (a row of a CSV, Markdown or table "
+                       "file could not keep it on one line)",
+                       spec->axis);
     if (len >= KB_STR)
         return kb_fail(e, "axis %s: a value is longer than %d characters", spec->axis, KB_STR - 1);
     if ((spec->count & (spec->count - 1)) == 0) { /* grow at powers of two */
@@ -212,6 +217,7 @@ static int expand_line(const kb_op *op, const char *line, const char *dir, int d
     if (strlen(line) >= sizeof buf) return kb_fail(e, "sweep line longer than %zu", sizeof buf);
     snprintf(buf, sizeof buf, "%s", line);
     char *save = NULL;
+    const char *text[KB_MAX_AXES]; /* each spec's token, for the message below */
     for (char *tok = strtok_r(buf, " \t\r\n", &save); tok && rc == KB_OK;
          tok = strtok_r(NULL, " \t\r\n", &save)) {
         if (nspecs == KB_MAX_AXES) {
@@ -222,12 +228,21 @@ static int expand_line(const kb_op *op, const char *line, const char *dir, int d
         if (rc == KB_OK) {
             specs[nspecs].dir = dir;
             specs[nspecs].dir_first = dir_first;
+            text[nspecs] = tok;
             nspecs++;
         }
     }
-    /* Overrides replace the line's own spec of the same axis; of two
-     * overrides of one axis the later wins. src: the override a spec came
-     * from, whose values it borrows below (-1: its own). */
+    /* One spec per axis: a second would set the axis again inside the
+     * product of the first, so every case of the line would come twice. */
+    for (int j = 1; j < nspecs && rc == KB_OK; j++)
+        for (int i = 0; i < j && rc == KB_OK; i++)
+            if (strcmp(specs[i].axis, specs[j].axis) == 0)
+                rc = kb_fail(e, "axis %s is given twice on one line (%s and %s): one spec per axis",
+                             specs[j].axis, text[i], text[j]);
+    /* Overrides replace the line's own spec of the same axis (the CLI
+     * refuses one axis in two -a options; here the later would win). src:
+     * the override a spec came from, whose values it borrows below (-1: its
+     * own). */
     int src[MAX_SPECS];
     for (int j = 0; j < MAX_SPECS; j++) src[j] = -1;
     for (int o = 0; o < noverrides && rc == KB_OK; o++) {

@@ -3,7 +3,7 @@
 # exits with its documented code. Run by CTest with KBENCH and KB_SOURCE_DIR
 # set (cli_lib.sh), from any directory. gnuplot is hidden here (PATH), so the
 # paths without it are tested everywhere; its success paths are
-# test_plot.sh, and peers/peerlib.py's (python3) test_peers_csv.sh: CTest
+# test_plot.sh, and the Python variants' test_py.sh: CTest
 # entries of their own, reported as skipped where the tool is missing.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
@@ -239,7 +239,7 @@ for iso in --isolate --no-isolate; do
     check "run $iso: host rows PASS, timed (median > 0), where=host" csv_rows "$ht/host$iso.csv" pass
 done
 expect_file "$ht/host--isolate.csv" "^# host cpu: .*[0-9]+ OpenMP threads"
-expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where$"
+expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source$"
 expect 0 "1 UNSUPPORTED" -- run nms -v cpu_greedy -a n=10 --mode graph -o "$ht/graph.csv"
 check "--mode graph: a host row is UNSUPPORTED" csv_rows "$ht/graph.csv" unsupported
 expect_file "$ht/graph.csv" "runs on the host: no CUDA graph to replay"

@@ -140,4 +140,15 @@ expect 2 "pair 4 is in 7 rows: .*many0.csv:10, .*many1.csv:10, .*, .*many5.csv:1
     merge "$b"/many*.csv -o "$all" --overwrite
 refused "nosuch.csv: cannot open" "$p/p0.csv" "$b/nosuch.csv"
 
+# ---- an empty shard (more shards than pairs): its file has no row, and counts ----
+part "$p/q0.csv" 0 4 9 0 3 6
+part "$p/q1.csv" 1 4 1 4 7 10
+part "$p/q2.csv" 2 4 11 8 5 2
+ROWS=0 part "$p/q3.csv" 3 4
+expect 0 "12 rows of 4 shards of nms" -- merge "$p/q3.csv" "$p/q0.csv" "$p/q1.csv" "$p/q2.csv" \
+    -o "$tmp/q.csv"
+check "an empty shard's lines are kept" test "$(grep -c '^# part: 3/4 of nms: 0 of' "$tmp/q.csv")" = 1
+refused "1 of the 4 shards of nms missing: 3/4" "$p/q0.csv" "$p/q1.csv" "$p/q2.csv"
+rm -f "$p"/q*.csv
+
 finish merge

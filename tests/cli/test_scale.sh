@@ -53,4 +53,28 @@ for op in $("$k" list --names | grep -v /); do
     done
 done
 
+# ---- more shards than pairs: an empty shard writes its file, merge joins it ----
+sel=(check nms -v cpu_greedy,cpu_bitmask)
+np=$("$k" "${sel[@]}" --dry-run 2>/dev/null | wc -l)
+sp=$tmp/shards
+mkdir -p "$sp"
+for ((i = 0; i < np + 4; i++)); do
+    "$k" "${sel[@]}" --shard "$i/$((np + 4))" -q -o "$sp/p$i.csv" >"$tmp/shard.log" 2>&1 ||
+        { echo "shard $i: exit $?"; cat "$tmp/shard.log"; }
+done
+check "each of $((np + 4)) shards of a $np-pair sweep writes its file" \
+    test "$(ls "$sp" | grep -c '^p[0-9]*\.csv$')" -eq $((np + 4))
+last=$sp/p$((np + 3)).csv
+expect_file "$last" "^# shard: $((np + 3))/$((np + 4)) of nms: 0 of the sweep's $np pairs, sweep [0-9a-f]{16}, 0 rows$"
+expect_file "$last" "^op,variant,params,"
+check "an empty shard's file holds no row" test "$(grep -v '^#' "$last" | wc -l)" -eq 1
+"$k" "${sel[@]}" --shard "$((np + 3))/$((np + 4))" -q -o "$sp/e.jsonl" -o "$sp/e.md" >/dev/null 2>&1
+expect_file "$sp/e.jsonl" "\"shard\":\"$((np + 3))/$((np + 4)) of nms: 0 of the sweep's $np pairs"
+expect_file "$sp/e.md" "^> shard: $((np + 3))/$((np + 4)) of nms: 0 of"
+expect 0 "$np rows of $((np + 4)) shards of nms" -- merge "$sp"/p*.csv -o "$tmp/merged.csv"
+"$k" "${sel[@]}" -q -o "$tmp/whole.csv" >/dev/null 2>&1
+check "the merged shards hold the unsharded run's pairs" \
+    cmp -s <(grep -v '^#' "$tmp/whole.csv" | cut -d, -f1-3 | sort) \
+    <(grep -v '^#' "$tmp/merged.csv" | cut -d, -f1-3 | sort)
+
 finish scale

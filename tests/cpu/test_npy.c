@@ -400,6 +400,33 @@ KB_TEST(write_with_negative_dim_is_refused) {
     KB_EXPECT_STR_CONTAINS(e.msg, "invalid shape (3, -1)");
 }
 
+KB_TEST(stream_writer_writes_the_bytes_of_the_file_writer_and_leaves_the_stream_open) {
+    const int64_t shape[2] = {3, 5};
+    kb_dtype dtypes[2] = {KB_F32, KB_BF16};
+    for (int d = 0; d < 2; d++) {
+        kb_tensor a = make_tensor(dtypes[d], 2, shape);
+        char want[512], got[512];
+        size_t nwant = written_bytes(&a, want, sizeof want);
+        FILE *f = tmpfile();
+        kb_error e = {""};
+        KB_EXPECT(f && kb_npy_write_stream(f, "label.npy", &a, &e) == KB_OK);
+        KB_EXPECT(f && fputc('!', f) == '!'); /* still open for writing */
+        size_t ngot = 0;
+        if (f) {
+            rewind(f);
+            ngot = fread(got, 1, sizeof got, f);
+            fclose(f);
+        }
+        KB_EXPECT(nwant > 0 && ngot == nwant + 1 && memcmp(got, want, nwant) == 0);
+        a.shape[1] = -1; /* refused before a byte is written, naming the label */
+        f = tmpfile();
+        KB_EXPECT(f && kb_npy_write_stream(f, "label.npy", &a, &e) == KB_ERR && ftell(f) == 0);
+        KB_EXPECT_STR_CONTAINS(e.msg, "label.npy");
+        if (f) fclose(f);
+        free(a.data);
+    }
+}
+
 /* The message of a refused buffer names the file and the problem: one of
  * these phrases, each a check of read_npy (a message of another kind, or an
  * empty one, names nothing). */
