@@ -6,10 +6,10 @@ torch_eager.py, on the GPU: the same code (_common.py), compiled per case.
   torch_compile_mmdet        rpn_proposals: mmdetection's RPN steps
   torch_compile_ultralytics  yolo_decode: ultralytics' decode + NMS (other
                              semantics, UNCHECKED, as torch_ultralytics)
-setup resets dynamo's caches and compiles with dynamic=False by a first call;
-its time (compile + that run) and the graph breaks (data-dependent shapes:
-boolean masks, NMS; those pieces run eager) are in the row's note. The timed
-calls are the compiled ones.
+setup compiles by a first call (a second shape compiles a graph with
+dynamic sizes that later cases of the same code path reuse); that call's
+time and the graph breaks (data-dependent shapes: boolean masks, NMS; those
+pieces run eager) are in the row's note. The timed calls are the compiled ones.
 
   kbench run preprocess --peers   (every file under peers/; docs/python.md)
 """
