@@ -96,7 +96,10 @@ static void run_help(const char *cmd) {
          "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
          "                      'not run' (for compute-sanitizer, debuggers)\n"
          "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
-         "                      check and timing included (default 60; 0: no limit)\n"
+         "                      check and timing included, and seconds preparing a case\n"
+         "                      (its inputs and CPU reference, once) may take: past that,\n"
+         "                      every variant of the case is a TIMEOUT row naming the\n"
+         "                      stage (default 60; 0: no limit)\n"
          "  --force             run int32-index variants on cases their supports() refuses\n"
          "                      (isolated only): see what the limit protects against; the\n"
          "                      row's reason starts with FORCED");

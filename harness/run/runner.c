@@ -804,9 +804,17 @@ static int case_needs_device(const kb_runner *r, int c) {
     return 0;
 }
 
+/* The stage of preparing a case that begins now, for --case-timeout's
+ * message when it is the one that overruns (isolate.c). */
+static void stage(kb_runner *r, const char *what) {
+    if (r->on_stage) r->on_stage(r, r->pair, what);
+}
+
 static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     const kb_op *op = cd->c->op;
     const int on_device = r->dev && case_needs_device(r, cd->index);
+    stage(r,
+          r->opts.inputs_dir ? "reading the case's inputs (--inputs)" : "making the case's inputs");
     if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
     /* Before the inputs are made: a case that cannot fit costs no reference. */
     size_t free_b = on_device ? device_free(r) : 0, in_b = kb_tensors_bytes(&cd->in);
@@ -822,6 +830,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     if (r->opts.check || r->opts.dump_dir) {
         cd->ref = cd->out_desc;
         if (kb_tensors_alloc_host(&cd->ref, e) != KB_OK) return KB_ERR;
+        stage(r, "the case's CPU reference");
         kb_nvtx_push("reference (CPU)");
         rc = op->reference(cd->c, &cd->in, &cd->ref, e);
         kb_nvtx_pop();
@@ -831,6 +840,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
             char path[2048];
             kb_error de;
             snprintf(path, sizeof path, "%s/case%d", r->opts.dump_dir, cd->index);
+            stage(r, "writing the case's inputs and reference (--dump)");
             if (dump_tensors(r->opts.dump_dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
                 write_case_txt(path, cd->params, &cd->in, &cd->out_desc, &de) != KB_OK ||
                 dump_tensors(r->opts.dump_dir, cd->index, "reference", &cd->ref, &de) != KB_OK)
@@ -838,6 +848,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
         }
     }
     if (!on_device) return KB_OK;
+    stage(r, "copying the case's inputs to the device");
     cd->dev_in = cd->in;
     rc = alloc_device(&cd->dev_in, e);
     if (rc != KB_OK) return rc;
@@ -925,8 +936,13 @@ void kb_runner_run_one(kb_runner *r, int p) {
         kb_case_format(h->cd.c, h->cd.params, sizeof h->cd.params);
         progress(r, h->cur, r->cases->count, h->t0, h->cd.params);
         memset(&h->ce, 0, sizeof h->ce);
-        h->rc =
-            r->context_lost ? kb_fail(&h->ce, "%s", not_run_lost) : prepare_case(r, &h->cd, &h->ce);
+        r->pair = p;
+        if (r->context_lost) {
+            h->rc = kb_fail(&h->ce, "%s", not_run_lost);
+        } else {
+            h->rc = prepare_case(r, &h->cd, &h->ce);
+            stage(r, "");
+        }
     }
     char why[1100];
     r->pair = p;
