@@ -766,9 +766,17 @@ static int case_needs_device(const kb_runner *r, int c) {
     return 0;
 }
 
+/* The stage of preparing a case that begins now, for --case-timeout's
+ * message when it is the one that overruns (isolate.c). */
+static void stage(kb_runner *r, const char *what) {
+    if (r->on_stage) r->on_stage(r, r->pair, what);
+}
+
 static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     const kb_op *op = cd->c->op;
     const int on_device = r->dev && case_needs_device(r, cd->index);
+    stage(r,
+          r->opts.inputs_dir ? "reading the case's inputs (--inputs)" : "making the case's inputs");
     if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
     /* Before the inputs are made: a case that cannot fit costs no reference. */
     size_t free_b = on_device ? device_free(r) : 0, in_b = kb_tensors_bytes(&cd->in);
@@ -784,6 +792,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     if (r->opts.check || r->opts.dump_dir) {
         cd->ref = cd->out_desc;
         if (kb_tensors_alloc_host(&cd->ref, e) != KB_OK) return KB_ERR;
+        stage(r, "the case's CPU reference");
         kb_nvtx_push("reference (CPU)");
         rc = op->reference(cd->c, &cd->in, &cd->ref, e);
         kb_nvtx_pop();
@@ -792,6 +801,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
         if (r->opts.dump_dir) {
             const char *dir = r->opts.dump_dir;
             kb_error de;
+            stage(r, "writing the case's inputs and reference (--dump)");
             if (kb_dump_tensors(dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
                 kb_dump_case_txt(dir, cd->index, cd->params, &cd->in, &cd->out_desc, &de) !=
                     KB_OK ||
@@ -800,6 +810,7 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
         }
     }
     if (!on_device) return KB_OK;
+    stage(r, "copying the case's inputs to the device");
     cd->dev_in = cd->in;
     rc = alloc_device(&cd->dev_in, e);
     if (rc != KB_OK) return rc;
@@ -887,8 +898,13 @@ void kb_runner_run_one(kb_runner *r, int p) {
         kb_case_format(h->cd.c, h->cd.params, sizeof h->cd.params);
         progress(r, h->cur, r->cases->count, h->t0, h->cd.params);
         memset(&h->ce, 0, sizeof h->ce);
-        h->rc =
-            r->context_lost ? kb_fail(&h->ce, "%s", not_run_lost) : prepare_case(r, &h->cd, &h->ce);
+        r->pair = p;
+        if (r->context_lost) {
+            h->rc = kb_fail(&h->ce, "%s", not_run_lost);
+        } else {
+            h->rc = prepare_case(r, &h->cd, &h->ce);
+            stage(r, "");
+        }
     }
     char why[1100];
     r->pair = p;
