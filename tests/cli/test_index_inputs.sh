@@ -70,15 +70,19 @@ expect 0 '"status":"PASS"' -- verify topk "$t0" cpu_select
 v=$(variant topk_past "$t0")
 poke_i32 "$v/offsets.npy" 3 100000
 refused topk cpu_select "$targs" "$v" "offsets\[3\] = 100000 > 300, the length of values"
+# each other way to be wrong, through one path (the rule is the op's, whatever reads)
 v=$(variant topk_down "$t0")
 poke_i32 "$v/offsets.npy" 2 50
-refused topk cpu_select "$targs" "$v" "offsets\[2\] = 50 < offsets\[1\] = 100: offsets never decrease"
+expect 2 "offsets\[2\] = 50 < offsets\[1\] = 100: offsets never decrease" -- \
+    check topk -v cpu_select $targs --inputs "$v"
+expect 2 "offsets\[2\] = 50 < offsets\[1\] = 100" -- verify topk "$v" cpu_select
 v=$(variant topk_negative "$t0")
 poke_i32 "$v/offsets.npy" 1 -50
-refused topk cpu_select "$targs" "$v" "offsets\[1\] = -50 < offsets\[0\] = 0: offsets never decrease"
+expect 2 "offsets\[1\] = -50 < offsets\[0\] = 0: offsets never decrease" -- \
+    check topk -v cpu_select $targs --inputs "$v" --no-isolate
 v=$(variant topk_first "$t0")
 poke_i32 "$v/offsets.npy" 0 5
-refused topk cpu_select "$targs" "$v" "offsets\[0\] = 5, expected 0"
+expect 2 "offsets\[0\] = 5, expected 0" -- run topk -v cpu_select $targs --inputs "$v"
 # monotone and inside values, but not the case's layout: the variants size
 # their workspace by the layout's longest segment
 v=$(variant topk_layout "$t0")
@@ -115,12 +119,11 @@ r0=$tmp/rpn/case0
 expect 0 " 1 PASS" -- check rpn_proposals -v cpu_port $rargs --inputs "$r0" --no-isolate
 v=$(variant rpn_past "$r0")
 poke_i32 "$v/level_offsets.npy" 2 100000
-refused rpn_proposals cpu_port "$rargs" "$v" \
-    "level_offsets\[2\] = 100000 > 1440, the length of scores"
+refused rpn_proposals cpu_port "$rargs" "$v" "level_offsets\[2\] = 100000 > 1440, the length of scores"
 v=$(variant rpn_down "$r0")
 poke_i32 "$v/level_offsets.npy" 1 -1
-refused rpn_proposals cpu_port "$rargs" "$v" \
-    "level_offsets\[1\] = -1 < level_offsets\[0\] = 0: offsets never decrease"
+expect 2 "level_offsets\[1\] = -1 < level_offsets\[0\] = 0: offsets never decrease" -- \
+    verify rpn_proposals "$v" cpu_port
 v=$(variant rpn_layout "$r0")
 poke_i32 "$v/level_offsets.npy" 1 1000
 refused rpn_proposals cpu_port "$rargs" "$v" \
@@ -141,7 +144,8 @@ for variant_name in cpu_greedy cpu_bitmask; do
     refused nms $variant_name "$nargs" "$v" "classes\[17\] = 3 outside \[0, 3\) \(classes=3\)"
     v=$(variant nms_negative_$variant_name "$n0")
     poke_i32 "$v/classes.npy" 4 -1
-    refused nms $variant_name "$nargs" "$v" "classes\[4\] = -1 outside \[0, 3\)"
+    expect 2 "classes\[4\] = -1 outside \[0, 3\)" -- \
+        check nms -v $variant_name $nargs --inputs "$v" --no-isolate
 done
 v=$(variant nms_agnostic "$n0")
 poke_i32 "$v/classes.npy" 4 -1
