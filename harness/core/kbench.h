@@ -236,6 +236,15 @@ typedef struct kb_op {
     int (*compare)(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
                    const kb_tensors *ref, const kb_tensors *got, kb_accuracy *acc);
     kb_cost (*cost)(const kb_case *c);
+    /* Optional, for ops whose tensors hold indices or lengths (offsets, class
+     * ids, counts, keep lists): KB_ERR naming the tensor, the element, its
+     * value and the bound when one does not fit the case, so that tensors
+     * read from files (--inputs, kbench verify) never make the reference, a
+     * variant or compare read out of bounds. in: the inputs; ref: outputs
+     * taken as the truth (verify's dumped reference), or NULL. O(elements);
+     * generated inputs and computed references fit by construction. */
+    int (*check_indices)(const kb_case *c, const kb_tensors *in, const kb_tensors *ref,
+                         kb_error *e);
     /* Optional: a random small valid case for `kbench check --fuzz`. */
     void (*fuzz_case)(uint64_t *rng, kb_case *c);
 } kb_op;

@@ -96,9 +96,10 @@ int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *co
                    kb_error *e);
 /* No CUDA either, before the device is opened: --inputs DIR exists, is a
  * directory and holds every case's inputs as .npy files of its dtype and
- * shape (headers only: values are read with the case); --dump DIR is created
- * (parents too) and writable. KB_ERR naming the option, the path and what is
- * wrong. */
+ * shape (headers only, except for an op with index-like inputs: its files
+ * are read and their offsets or class ids checked against each case, by
+ * op->check_indices); --dump DIR is created (parents too) and writable.
+ * KB_ERR naming the option, the path and what is wrong. */
 int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e);
 /* The device side: L2 flush buffer and stream (creates the CUDA context).
  * KB_ERR when the device lacks what opts.flush needs (timing, cold mode). */
