@@ -3,14 +3,14 @@
  *   kbench run rpn_proposals --sweep default     800x1344, 5 levels, 1000/1000
  *   kbench check rpn_proposals --sweep smoke
  *
- * Semantics and the float contract: kernels/rpn_proposals.h; the CPU truth:
+ * Semantics and the float contract: include/kbench/ops/rpn_proposals.h; the CPU truth:
  * reference/rpn_proposals.c. Inputs are a detector's: mmdet anchors (scales
  * 8, ratios 0.5/1/2, base size = stride), deltas dx,dy ~ N(0, 0.2) and dw,dh
  * ~ N(0, 0.5), scores = sigmoid(logit) with logit ~ N(-4, 1.5) raised by
  * 10 * IoU(anchor, object) around `objects` random objects (clusters of high,
  * heavily overlapping proposals that NMS must thin out).
  * A KB_INEXACT variant (cuda_port, the common CUDA port) is held to the
- * reference of the port's rule (kernels/rpn_proposals.h), its note counting
+ * reference of the port's rule (include/kbench/ops/rpn_proposals.h), its note counting
  * the proposals where that rule departs from the exact op's.
  */
 #include "rpn_proposals.h"

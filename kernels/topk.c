@@ -3,7 +3,7 @@
  *   kbench run topk --sweep default        the 5 RPN levels, 1M/16M, batch 32
  *   kbench run topk -a segments=32x4096 -a k=100
  *
- * Semantics in kernels/topk.h; the CPU truth in reference/topk.c.
+ * Semantics in include/kbench/ops/topk.h; the CPU truth in reference/topk.c.
  */
 #include "topk.h"
 

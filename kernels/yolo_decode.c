@@ -1,5 +1,5 @@
 /* yolo_decode.c — the yolo_decode op: axes, sweeps, input generators,
- * comparison, cost. Semantics: kernels/yolo_decode.h.
+ * comparison, cost. Semantics: include/kbench/ops/yolo_decode.h.
  *
  *   kbench check yolo_decode --sweep smoke     every variant against the CPU reference
  *   kbench run yolo_decode --sweep default     b in {1, 8, 32} x 25200 x 80, realistic
