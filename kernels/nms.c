@@ -314,6 +314,29 @@ static int nms_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tenso
     return KB_OK;
 }
 
+/* Class ids in [0, classes) where classes > 1 (with 1 nothing reads them);
+ * the reference's count within its capacity and its keeps within the boxes. */
+static int nms_check_indices(const kb_case *c, const kb_tensors *in, const kb_tensors *ref,
+                             kb_error *e) {
+    const kb_nms_params p = kb_nms_params_of(c);
+    const int32_t *cls = kb_tensors_get(in, "classes")->data;
+    for (int64_t i = 0; p.classes > 1 && i < p.n; i++)
+        if (cls[i] < 0 || cls[i] >= p.classes)
+            return kb_fail(e, "classes[%lld] = %d outside [0, %lld) (classes=%lld)", (long long)i,
+                           cls[i], (long long)p.classes, (long long)p.classes);
+    if (!ref) return KB_OK;
+    const int32_t n = *(const int32_t *)kb_tensors_get(ref, "count")->data;
+    const int32_t *keep = kb_tensors_get(ref, "keep")->data;
+    if (n < 0 || n > p.cap)
+        return kb_fail(e, "count[0] = %d outside [0, %lld] (n=%lld max_out=%lld)", n,
+                       (long long)p.cap, (long long)p.n, (long long)p.max_out);
+    for (int32_t k = 0; k < n; k++)
+        if (keep[k] < 0 || keep[k] >= p.n)
+            return kb_fail(e, "keep[%d] = %d outside [0, %lld) (n=%lld boxes)", k, keep[k],
+                           (long long)p.n, (long long)p.n);
+    return KB_OK;
+}
+
 /* The fewest bytes: read boxes, scores and classes once, write the keeps.
  * No flop model: the IoU count is what the designs differ in. */
 static kb_cost nms_cost(const kb_case *c) {
@@ -352,5 +375,6 @@ const kb_op kb_op_nms = {
     .reference = kb_nms_reference,
     .compare = nms_compare,
     .cost = nms_cost,
+    .check_indices = nms_check_indices,
     .fuzz_case = nms_fuzz_case,
 };

@@ -3,17 +3,18 @@
  *   kbench run rpn_proposals --sweep default     800x1344, 5 levels, 1000/1000
  *   kbench check rpn_proposals --sweep smoke
  *
- * Semantics and the float contract: kernels/rpn_proposals.h; the CPU truth:
+ * Semantics and the float contract: include/kbench/ops/rpn_proposals.h; the CPU truth:
  * reference/rpn_proposals.c. Inputs are a detector's: mmdet anchors (scales
  * 8, ratios 0.5/1/2, base size = stride), deltas dx,dy ~ N(0, 0.2) and dw,dh
  * ~ N(0, 0.5), scores = sigmoid(logit) with logit ~ N(-4, 1.5) raised by
  * 10 * IoU(anchor, object) around `objects` random objects (clusters of high,
  * heavily overlapping proposals that NMS must thin out).
  * A KB_INEXACT variant (cuda_port, the common CUDA port) is held to the
- * reference of the port's rule (kernels/rpn_proposals.h), its note counting
+ * reference of the port's rule (include/kbench/ops/rpn_proposals.h), its note counting
  * the proposals where that rule departs from the exact op's.
  */
 #include "rpn_proposals.h"
+#include "topk.h" /* kb_topk_check_offsets: levels are segments */
 
 #include <math.h>
 #include <stdio.h>
@@ -311,6 +312,28 @@ static int rpn_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tenso
     return KB_OK;
 }
 
+/* level_offsets as the levels' anchor counts lay them out (the references
+ * and the variants read a level from level_offsets but size their buffers
+ * from the counts), and the reference's count within its rows. */
+static int rpn_check_indices(const kb_case *c, const kb_tensors *in, const kb_tensors *ref,
+                             kb_error *e) {
+    const kb_rpn_params p = kb_rpn_params_of(c);
+    int64_t total = 0;
+    for (int l = 0; l < p.levels; l++) total += p.level_size[l];
+    char layout[96];
+    snprintf(layout, sizeof layout, "img_h=%lld img_w=%lld", (long long)p.img_h,
+             (long long)p.img_w);
+    if (kb_topk_check_offsets(kb_tensors_get(in, "level_offsets"), p.level_size, total, "scores",
+                              "level", layout, "anchors", e) != KB_OK)
+        return KB_ERR;
+    if (!ref) return KB_OK;
+    const int32_t n = *(const int32_t *)kb_tensors_get(ref, "count")->data;
+    if (n < 0 || n > p.max_per_img)
+        return kb_fail(e, "count[0] = %d outside [0, %lld] (max_per_img=%lld)", n,
+                       (long long)p.max_per_img, (long long)p.max_per_img);
+    return KB_OK;
+}
+
 static kb_cost rpn_cost(const kb_case *c) {
     const kb_rpn_params p = kb_rpn_params_of(c);
     const int64_t *count = p.level_size;
@@ -361,5 +384,6 @@ const kb_op kb_op_rpn_proposals = {
     .reference = kb_rpn_reference,
     .compare = rpn_compare,
     .cost = rpn_cost,
+    .check_indices = rpn_check_indices,
     .fuzz_case = rpn_fuzz_case,
 };

@@ -3,7 +3,7 @@
  *   kbench run topk --sweep default        the 5 RPN levels, 1M/16M, batch 32
  *   kbench run topk -a segments=32x4096 -a k=100
  *
- * Semantics in kernels/topk.h; the CPU truth in reference/topk.c.
+ * Semantics in include/kbench/ops/topk.h; the CPU truth in reference/topk.c.
  */
 #include "topk.h"
 
@@ -237,6 +237,74 @@ static int topk_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_
     return KB_OK;
 }
 
+int kb_topk_check_offsets(const kb_tensor *offsets, const int64_t *len, int64_t total,
+                          const char *values, const char *unit, const char *layout,
+                          const char *items, kb_error *e) {
+    const int32_t *off = offsets->data;
+    const char *name = offsets->name;
+    if (off[0] != 0) return kb_fail(e, "%s[0] = %d, expected 0", name, off[0]);
+    int64_t want = 0;
+    for (int64_t i = 1; i < offsets->shape[0]; i++) {
+        want += len[i - 1];
+        if (off[i] < off[i - 1])
+            return kb_fail(e, "%s[%lld] = %d < %s[%lld] = %d: offsets never decrease", name,
+                           (long long)i, off[i], name, (long long)(i - 1), off[i - 1]);
+        if (off[i] > total)
+            return kb_fail(e, "%s[%lld] = %d > %lld, the length of %s", name, (long long)i, off[i],
+                           (long long)total, values);
+        if (off[i] != want)
+            return kb_fail(e, "%s[%lld] = %d, expected %lld: %s %lld of %s holds %lld %s", name,
+                           (long long)i, off[i], (long long)want, unit, (long long)(i - 1), layout,
+                           (long long)len[i - 1], items);
+    }
+    return KB_OK;
+}
+
+/* The reference's counts (min(k, length) at most) and the indices they
+ * cover (within the segment); compare trusts a reference read from a file. */
+static int check_topk_ref(const kb_tensors *ref, const int64_t *len, int64_t n, int64_t k,
+                          kb_error *e) {
+    const int32_t *cnt = kb_tensors_get(ref, "counts")->data;
+    const int32_t *idx = kb_tensors_get(ref, "topk_indices")->data;
+    for (int64_t s = 0; s < n; s++) {
+        const int64_t most = len[s] < k ? len[s] : k;
+        if (cnt[s] < 0 || cnt[s] > most)
+            return kb_fail(e,
+                           "counts[%lld] = %d outside [0, %lld]: min(k=%lld, the %lld values "
+                           "of segment %lld)",
+                           (long long)s, cnt[s], (long long)most, (long long)k, (long long)len[s],
+                           (long long)s);
+        for (int64_t j = 0; j < cnt[s]; j++) {
+            const int32_t i = idx[s * k + j];
+            if (i < 0 || i >= len[s])
+                return kb_fail(e,
+                               "topk_indices[%lld][%lld] = %d outside [0, %lld): segment %lld "
+                               "holds %lld values",
+                               (long long)s, (long long)j, i, (long long)len[s], (long long)s,
+                               (long long)len[s]);
+        }
+    }
+    return KB_OK;
+}
+
+static int topk_check_indices(const kb_case *c, const kb_tensors *in, const kb_tensors *ref,
+                              kb_error *e) {
+    int64_t n = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &n, &total, e);
+    if (!len) return KB_ERR;
+    const kb_topk_params p = kb_topk_params_of(c);
+    char layout[KB_STR + 40];
+    if (p.batch > 1)
+        snprintf(layout, sizeof layout, "segments=%s batch=%lld", p.segments, (long long)p.batch);
+    else
+        snprintf(layout, sizeof layout, "segments=%s", p.segments);
+    int rc = kb_topk_check_offsets(kb_tensors_get(in, "offsets"), len, total, "values", "segment",
+                                   layout, "values", e);
+    if (rc == KB_OK && ref) rc = check_topk_ref(ref, len, n, p.k, e);
+    free(len);
+    return rc;
+}
+
 /* Exact: every index must equal the reference's; a value must equal it as a
  * float (so -0 for +0 would pass, but both are the same element anyway). */
 static int topk_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tensors *in,
@@ -314,5 +382,6 @@ const kb_op kb_op_topk = {
     .reference = kb_topk_reference,
     .compare = topk_compare,
     .cost = topk_cost,
+    .check_indices = topk_check_indices,
     .fuzz_case = topk_fuzz_case,
 };

@@ -1,63 +1,32 @@
-/* topk.h — the k largest values of each segment, with their indices.
- *
- * Inputs: `values` f32 [total] (segments concatenated, e.g. the five RPN
- * levels of one image, repeated `batch` times) and `offsets` i32 [S + 1]
- * (segment s is values[offsets[s] .. offsets[s+1])).
- * Outputs per segment s: `topk_values` f32 [S, k], `topk_indices` i32 [S, k]
- * (index within the segment) and `counts` i32 [S] = min(k, length).
- *
- * Order: descending by value; equal values by lower index first. -0 and +0
- * compare EQUAL (as floats do), so between them the lower index comes first;
- * a radix key must therefore map both zeros to one key (kb_topk_key does).
- * A value slot holds the input element itself (bitwise). Slots past the
- * count hold the sentinel: value -inf, index -1. NaN is outside the contract
- * (the generators never make one). Segment layouts: above kb_topk_lengths.
+/* topk.h — the topk op inside kbench: its table (kb_op_topk) and its CPU
+ * reference (reference/topk.c). The parameters, tensors, order and the
+ * layouts the reference and every variant share: kbench/ops/topk.h.
  */
 #ifndef KB_TOPK_H
 #define KB_TOPK_H
 
 #include "kbench.h"
-
-#include <string.h>
+#include "kbench/ops/topk.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { KB_TOPK_MAX_SEGMENTS = 65535 }; /* a grid's y extent: one cluster row per segment */
-
-/* Order-preserving unsigned key: a > b as floats <=> key(a) > key(b), and
- * key(-0) == key(+0). Flip all bits of negatives, set the sign bit of
- * positives; -0 is first folded into +0. */
-KB_HD uint32_t kb_topk_key(float v) {
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    if ((b << 1) == 0) b = 0;
-    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-}
-
-typedef enum kb_topk_dist { KB_TOPK_UNIFORM, KB_TOPK_TIES, KB_TOPK_NORMAL } kb_topk_dist;
-
-/* The case's axes, decoded once for the op, the reference and the variants
- * (the segment lengths themselves: kb_topk_lengths). */
-typedef struct kb_topk_params {
-    const char *segments; /* the layout as written (points into the case) */
-    int64_t k, batch;
-    kb_topk_dist dist;
-} kb_topk_params;
-kb_topk_params kb_topk_params_of(const kb_case *c);
-
-/* The segment lengths of a case, batch repeats included: a malloc'ed array
- * of *count lengths (the caller frees it) summing to *total; NULL with a
- * message on a malformed layout or too many segments. Layouts (axis
- * `segments`): `rpn5` = the RPN levels of an 800x1344 image with 3 anchors
- * (201600, 50400, 12600, 3150, 819); `CxL` = C segments of L; `L1+L2+...` =
- * explicit lengths (0 allowed). */
-int64_t *kb_topk_lengths(const kb_case *c, int64_t *count, int64_t *total, kb_error *e);
-/* The longest segment of a case (0 if it has none or is malformed). */
-int64_t kb_topk_max_segment(const kb_case *c);
-
 int kb_topk_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
+
+/* Segment offsets read from a file, against the case's layout: offsets
+ * (i32, one more than the n lengths len) must be 0, then the running sum of
+ * len, ending at total, the length of the tensor they index. The references
+ * and the variants read segment s from offsets but size their buffers by the
+ * layout (its longest segment), so nothing else is safe. KB_ERR on the first
+ * element that differs, named as "<offsets' name>[i] = v" with the reason: a
+ * decrease, a pass of total ("the length of <values>"), or the expected value
+ * with the `unit` it ends (segment, level) of `layout` (the axes that set the
+ * lengths) and the `items` it holds (values, anchors). rpn_proposals' levels
+ * are segments too. */
+int kb_topk_check_offsets(const kb_tensor *offsets, const int64_t *len, int64_t total,
+                          const char *values, const char *unit, const char *layout,
+                          const char *items, kb_error *e);
 
 extern const kb_op kb_op_topk;
 

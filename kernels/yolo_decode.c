@@ -1,5 +1,5 @@
 /* yolo_decode.c — the yolo_decode op: axes, sweeps, input generators,
- * comparison, cost. Semantics: kernels/yolo_decode.h.
+ * comparison, cost. Semantics: include/kbench/ops/yolo_decode.h.
  *
  *   kbench check yolo_decode --sweep smoke     every variant against the CPU reference
  *   kbench run yolo_decode --sweep default     b in {1, 8, 32} x 25200 x 80, realistic
@@ -473,6 +473,31 @@ static int yolo_compare(const kb_case *c, const kb_check_ctx *chk, const kb_tens
     return KB_OK;
 }
 
+/* No input holds an index (a class is the argmax's position). The
+ * reference's counts within max_out and the class ids of its dets
+ * (integers in [0, c)), which compare takes as the truth. */
+static int yolo_check_indices(const kb_case *c, const kb_tensors *in, const kb_tensors *ref,
+                              kb_error *e) {
+    (void)in;
+    if (!ref) return KB_OK;
+    const kb_yolo_params p = kb_yolo_params_of(c);
+    const int32_t *count = kb_tensors_get(ref, "count")->data;
+    const float *dets = kb_tensors_get(ref, "dets")->data;
+    for (int img = 0; img < p.b; img++) {
+        if (count[img] < 0 || count[img] > p.max_out)
+            return kb_fail(e, "count[%d] = %d outside [0, %d] (max_out=%d)", img, count[img],
+                           p.max_out, p.max_out);
+        for (int k = 0; k < count[img]; k++) {
+            const float cls = dets[((size_t)img * (size_t)p.max_out + (size_t)k) * 6 + 5];
+            if (!(cls >= 0 && cls < (float)p.c && cls == floorf(cls)))
+                return kb_fail(e,
+                               "dets[%d][%d][5] = %g: a class id is an integer in [0, %d) (c=%d)",
+                               img, k, (double)cls, p.c, p.c);
+        }
+    }
+    return KB_OK;
+}
+
 /* The fewest bytes: the prediction tensor and d2i once, the outputs once. */
 static kb_cost yolo_cost(const kb_case *c) {
     double b = (double)kb_int(c, "b"), n = (double)kb_int(c, "n"), ch = (double)kb_int(c, "c");
@@ -514,5 +539,6 @@ const kb_op kb_op_yolo_decode = {
     .reference = kb_yolo_decode_reference,
     .compare = yolo_compare,
     .cost = yolo_cost,
+    .check_indices = yolo_check_indices,
     .fuzz_case = yolo_fuzz_case,
 };

@@ -1,5 +1,5 @@
 /* nms.c (reference) — greedy and fast NMS on the CPU, the truth every variant
- * is checked against. Plain loops, OpenMP; the IoU is kernels/nms_iou.h, the
+ * is checked against. Plain loops, OpenMP; the IoU is kbench/ops/nms_iou.h, the
  * same fp32 rule the GPU kernels use (this file is built -ffp-contract=off).
  *
  * Greedy walks boxes in rank order and keeps a box unless a kept box of its
@@ -11,7 +11,7 @@
  * above the threshold, kept or not.
  */
 #include "nms.h"
-#include "nms_iou.h"
+#include "kbench/ops/nms_iou.h"
 
 #include <stdlib.h>
 

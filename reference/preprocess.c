@@ -1,5 +1,5 @@
 /* reference/preprocess.c — the CPU truth for preprocess: a straight loop over
- * output pixels through kb_pp_sample (kernels/preprocess.h: the same float
+ * output pixels through kb_pp_sample (include/kbench/ops/preprocess.h: the same float
  * roundings as the kernels), normalised in double. OpenMP over rows. */
 #include "preprocess.h"
 

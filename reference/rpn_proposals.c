@@ -1,6 +1,6 @@
 /* rpn_proposals.c (reference) — mmdetection's RPN proposals on the CPU.
  *
- * kb_rpn_reference: the steps of kernels/rpn_proposals.h in order, with the
+ * kb_rpn_reference: the steps of include/kbench/ops/rpn_proposals.h in order, with the
  * shared float formulas (kb_rpn_delta2bbox, kb_nms_iou via
  * kb_nms_greedy_ref) so that the GPU variants must match bit for bit.
  * Ranking reuses the nms reference's kb_nms_rank (score descending, equal

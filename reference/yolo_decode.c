@@ -1,5 +1,5 @@
 /* yolo_decode.c (reference) — YOLOv5 post-processing on the CPU, the truth
- * every variant is checked against (semantics: kernels/yolo_decode.h).
+ * every variant is checked against (semantics: include/kbench/ops/yolo_decode.h).
  * Per image: the qualifying predictions (kb_yolo_score, kb_yolo_box: the same
  * float roundings as the kernels), ranked by kb_yolo_key, the first max_det,
  * then the nms op's class-aware greedy (or fast) reference, the first max_out.

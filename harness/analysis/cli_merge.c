@@ -494,7 +494,7 @@ static int merge(part *parts, int n, const char *out, int mixed, int argc, char 
     kb_out_file o;
     int rc = KB_EXIT_OK;
     if (kb_out_file_open_whole(&o, out, &e) != KB_OK) {
-        rc = KB_EXIT_RUNTIME;
+        rc = o.failure == KB_OUT_BUSY ? KB_EXIT_USAGE : KB_EXIT_RUNTIME; /* another writer's */
     } else {
         write_merged(o.p.f, &res, parts, n, rows, argc, argv);
         if (kb_out_file_close_whole(&o, 1, &e) != KB_OK) rc = KB_EXIT_RUNTIME;

@@ -41,8 +41,12 @@ static void verify_help(void) {
          "  --precision P   the precision class of the thresholds (default: the case's\n"
          "                  dtype axis, else f32; tf32 for a tf32 computation)\n"
          "  -h, --help\n"
-         "exit codes: 0 PASS; 1 FAIL; 2 bad usage, an unreadable file or a tensor whose\n"
-         "            dtype or shape is not the case's\n"
+         "exit codes: 0 PASS; 1 FAIL; 2 bad usage, an unreadable file, a tensor whose\n"
+         "            dtype or shape is not the case's, or an index value of the inputs\n"
+         "            or of the dumped reference that does not fit the case (topk's\n"
+         "            offsets, rpn_proposals' level_offsets, nms's class ids; counts, keep\n"
+         "            lists, indices, class ids of the reference), named with its bound.\n"
+         "            The judged outputs' own are judged: out of range is a FAIL\n"
          "example:\n"
          "  kbench verify deform_conv2d dump/case3 peer_torchvision_f16");
 }
@@ -107,6 +111,17 @@ static int read_all(const char *dir, const char *prefix, kb_tensors *ts, int *mi
     return KB_OK;
 }
 
+/* The index values of what was read (offsets, class ids; with ref, the
+ * dumped reference's counts and keep lists, which compare takes as the
+ * truth) against the case, by the op's rule: the reference and compare index
+ * with them. The judged program's outputs are compare's to judge (a FAIL). */
+static int check_indices(const kb_op *op, const kb_case *c, const char *dir, const kb_tensors *in,
+                         const kb_tensors *ref, kb_error *e) {
+    kb_error why;
+    if (!op->check_indices || op->check_indices(c, in, ref, &why) == KB_OK) return KB_OK;
+    return kb_fail(e, "%s: %s%s", dir, ref ? "the dumped reference: " : "", why.msg);
+}
+
 static void json_string(const char *key, const char *s) {
     printf(",\"%s\":", key);
     kb_json_put_str(stdout, s);
@@ -132,8 +147,10 @@ static int judge(const kb_op *op, const char *dir, const char *name, const char 
     if (rc == KB_OK) rc = kb_tensors_alloc_host(&got, e);
     int no_ref = 0;
     if (rc == KB_OK) rc = read_all(dir, NULL, &in, NULL, e);
+    if (rc == KB_OK) rc = check_indices(op, &c, dir, &in, NULL, e);
     if (rc == KB_OK) rc = read_all(dir, "reference", &ref, &no_ref, e);
     if (rc == KB_OK && no_ref) rc = op->reference(&c, &in, &ref, e);
+    if (rc == KB_OK && !no_ref) rc = check_indices(op, &c, dir, &in, &ref, e);
     if (rc == KB_OK) rc = read_all(dir, name, &got, NULL, e);
     kb_precision prec = KB_PREC_F32;
     if (prec_name)

@@ -16,6 +16,7 @@
 #include "compare_runs.h" /* kb_status_passing */
 #include "core/format.h"  /* kb_format_visible */
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -360,7 +361,12 @@ int kb_result_file_has_column(const kb_result_file *f, const char *name) {
 
 static int slurp(const char *path, char **data, size_t *size, kb_error *e) {
     FILE *f = fopen(path, "rb");
-    if (!f) return kb_fail(e, "%s: cannot open", path);
+    if (!f) { /* errno kept: a reader tells a missing file from too few descriptors by it */
+        int err = errno;
+        kb_fail(e, "%s: cannot open: %s", path, strerror(err));
+        errno = err;
+        return KB_ERR;
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {

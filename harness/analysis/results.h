@@ -73,7 +73,8 @@ typedef struct kb_results {
  * ignored, missing optional ones read as NAN; op, variant, params and status
  * are required. A last line cut short (a run killed mid-row) is reported on
  * warn (may be NULL) and skipped; anything else malformed is KB_ERR with
- * "FILE:LINE: ..." in e. */
+ * "FILE:LINE: ..." in e. A file that cannot be opened is KB_ERR with errno
+ * that of the open (a missing file is not too few file descriptors). */
 int kb_results_read(kb_results *res, const char *path, FILE *warn, kb_error *e);
 void kb_results_free(kb_results *res);
 /* Every device and every kbench commit that res's files name, each once,

@@ -65,8 +65,11 @@ static void run_help(const char *cmd) {
          "                      the ops of none of them are left out)\n"
          "  --seed N            inputs are made from this seed (default 1)\n"
          "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead (checked\n"
-         "                      against every case's dtype and shape before the device;\n"
-         "                      a bf16 tensor from f32 values that are exactly bf16)\n"
+         "                      against every case's dtype and shape before the device,\n"
+         "                      and index values too: topk's offsets and rpn_proposals'\n"
+         "                      level_offsets must be the case's layout, nms's class ids\n"
+         "                      in [0, classes); a bf16 tensor from f32 values that are\n"
+         "                      exactly bf16)\n"
          "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
          "                      under DIR/case<k>/ (created up front; bf16 as f32; a write\n"
          "                      that fails is said on stderr, rows keep their status;\n"
@@ -109,7 +112,10 @@ static void run_help(const char *cmd) {
          "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
          "                      'not run' (for compute-sanitizer, debuggers)\n"
          "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
-         "                      check and timing included (default 60; 0: no limit)\n"
+         "                      check and timing included, and seconds preparing a case\n"
+         "                      (its inputs and CPU reference, once) may take: past that,\n"
+         "                      every variant of the case is a TIMEOUT row naming the\n"
+         "                      stage (default 60; 0: no limit)\n"
          "  --force             run int32-index variants on cases their supports() refuses\n"
          "                      (isolated only): see what the limit protects against; the\n"
          "                      row's reason starts with FORCED");
@@ -121,19 +127,26 @@ static void run_help(const char *cmd) {
          "                      error unless --overwrite (or --resume FILE for a CSV)\n"
          "  --overwrite         replace existing -o files. A file is written beside FILE and\n"
          "                      takes its place when the first row is written: a run that\n"
-         "                      makes no row (no device) leaves FILE as it was\n"
+         "                      makes no row (no device, a full disk) leaves FILE as it was.\n"
+         "                      A symbolic link is written through (its target replaced, the\n"
+         "                      link kept). One run writes a file at a time: it holds a lock\n"
+         "                      on FILE.kbench-lock beside it, and a second is refused with\n"
+         "                      the first's pid. A temporary that a killed run left is named\n"
+         "                      on stderr, and removed when it holds nothing FILE lacks\n"
          "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
          "                      already holds: a killed sweep continues where it stopped.\n"
          "                      FILE must be a kbench CSV (or not exist yet); a partial last\n"
          "                      line and the rows that say 'not run' (the device was lost)\n"
-         "                      are dropped, and those rows run again. FILE changes only\n"
-         "                      when the first new row is written\n"
+         "                      are dropped, and those rows run again (quoted fields may\n"
+         "                      hold newlines). FILE changes only when the first new row is\n"
+         "                      written\n"
          "  -q, --quiet         nothing on stdout (with -o)\n"
          "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
-         "            2 bad usage or input (nothing was run, no file was touched),\n"
+         "            2 bad usage or input, or another run writing an output file\n"
+         "            (nothing was run, no file was touched),\n"
          "            3 no CUDA device (none, no driver, or not the one --device names),\n"
          "            4 a runtime error (an output could not be written, a worker could not\n"
-         "            start)");
+         "            start, out of file descriptors or memory)");
 }
 
 typedef struct run_args {
@@ -533,35 +546,92 @@ static int is_current_header(const char *line) {
     return strcmp(p, "\n") == 0 || strcmp(p, "\r\n") == 0;
 }
 
+/* The next record of f into *rec (its lines, newlines included) as
+ * csv_read.c splits a file: a '#' line where a record would begin is one
+ * line; a field that opens with a quote runs to its closing quote, newlines
+ * and all (RFC 4180, '""' a quote inside). Its length, 0 at the end; *whole
+ * is 0 when the file ended inside it (no newline, or an open quote). -1 on
+ * a read error or no memory, errno set. */
+static ssize_t read_record(FILE *f, char **rec, size_t *cap, int *whole) {
+    size_t len = 0;
+    int quoted = 0, field_start = 1;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t n;
+    *whole = 0;
+    while ((n = getline(&line, &lcap, f)) > 0) {
+        if (len + (size_t)n + 1 > *cap) {
+            size_t grown = 2 * (len + (size_t)n + 1);
+            char *p = realloc(*rec, grown);
+            if (!p) {
+                free(line);
+                return -1;
+            }
+            *rec = p;
+            *cap = grown;
+        }
+        memcpy(*rec + len, line, (size_t)n + 1);
+        if (len == 0 && line[0] == '#') { /* metadata: a line, whatever its quotes */
+            len = (size_t)n;
+            *whole = line[n - 1] == '\n';
+            break;
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            char c = line[i];
+            if (quoted) {
+                if (c == '"' && i + 1 < n && line[i + 1] == '"')
+                    i++;
+                else if (c == '"')
+                    quoted = 0;
+            } else if (c == '"' && field_start) {
+                quoted = 1;
+            }
+            field_start = !quoted && c == ',';
+        }
+        len += (size_t)n;
+        if (!quoted && line[n - 1] == '\n') {
+            *whole = 1;
+            break;
+        }
+    }
+    free(line);
+    if (ferror(f)) return -1;
+    return (ssize_t)len;
+}
+
 /* Copies the --resume file into out less what holds no result: a partial
- * last line (a run killed mid-row) and the rows that were not run (so that
- * they run again). *old_header: the last header is not the current schema's
- * (the file is from a kbench with fewer columns). KB_ERR on an I/O error,
- * errno set. */
+ * last record (a run killed mid-row) and the rows that were not run (so that
+ * they run again). Records, not lines: a quoted field may hold newlines (the
+ * files compare reads). *old_header: the last header is not the current
+ * schema's (the file is from a kbench with fewer columns). KB_ERR on an I/O
+ * error, errno set. */
 static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run,
                            int *old_header) {
     FILE *f = fopen(path, "r");
     if (!f) return KB_ERR;
-    char *line = NULL;
+    char *rec = NULL;
     size_t cap = 0;
     ssize_t n;
+    int whole, bad = 0;
     *cut_bytes = *not_run = 0;
     *old_header = 0;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        /* a header: the first line that is not '#' (a spreadsheet's may open
-         * with a byte-order mark), or one repeated where files were joined */
-        const char *h = strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
-        if (strncmp(h, "op,", 3) == 0 && line[n - 1] == '\n') *old_header = !is_current_header(h);
-        if (line[n - 1] != '\n')
+    while ((n = read_record(f, &rec, &cap, &whole)) > 0) {
+        /* a header: the first record that is not '#' (a spreadsheet's may
+         * open with a byte-order mark), or one repeated where files were joined */
+        const char *h = strncmp(rec, "\xEF\xBB\xBF", 3) == 0 ? rec + 3 : rec;
+        if (strncmp(h, "op,", 3) == 0 && whole) *old_header = !is_current_header(h);
+        if (!whole)
             *cut_bytes = n;
-        else if (line[0] != '#' && is_not_run_line(line))
+        else if (rec[0] != '#' && is_not_run_line(rec))
             (*not_run)++;
-        else if (fputs(line, out) == EOF)
+        else if (fwrite(rec, 1, (size_t)n, out) != (size_t)n)
             break;
     }
-    free(line);
-    int bad = ferror(f) || ferror(out) || fflush(out) != 0;
+    bad = n < 0 || ferror(f) || ferror(out) || fflush(out) != 0;
+    int err = errno;
+    free(rec);
     fclose(f);
+    errno = err;
     return bad ? KB_ERR : KB_OK;
 }
 
@@ -596,10 +666,29 @@ static int other_flush(const kb_results *f, const char *want, char *other, size_
     return 0;
 }
 
-/* The --resume file: validated as a kbench CSV before anything is written
- * (and, where this run flushes L2 (flush: its kind, else NULL), timed with
- * the same flush: one file is one measurement), then copied (less what holds
- * no result) to the temporary that new rows are appended to; done gets the
+/* An output file that could not be opened (opt: "-o" or "--resume"): bad
+ * usage (the path, another writer), or a runtime error when the system ran
+ * short (file descriptors, memory, space): the same command may work later. */
+static int open_failed(const char *cmd, const char *opt, kb_out_failure why, const char *msg) {
+    if (why != KB_OUT_RESOURCES) return kb_usage_error(cmd, "%s %s", opt, msg);
+    fprintf(stderr, "kbench %s: %s %s\n(nothing was run)\n", cmd, opt, msg);
+    return KB_EXIT_RUNTIME;
+}
+
+/* kb_results_read, whose failure is the system's when errno says so (its
+ * messages name the file, not the errno). */
+static int read_results(kb_results *res, const char *path, kb_error *e, kb_out_failure *why) {
+    errno = 0;
+    int rc = kb_results_read(res, path, NULL, e);
+    *why = rc == KB_OK || errno == 0 ? KB_OUT_PATH : kb_out_failure_of(errno);
+    return rc;
+}
+
+/* The --resume file: locked (no other run writes it while it is read, or
+ * after), validated as a kbench CSV before anything is written (and, where
+ * this run flushes L2 (flush: its kind, else NULL), timed with the same
+ * flush: one file is one measurement), then copied (less what holds no
+ * result) to the temporary that new rows are appended to; done gets the
  * rows it keeps. A file that does not exist yet (or is empty) starts with a
  * header, like -o. */
 static int open_resume(const char *cmd, const char *path, const char *flush, kb_results *done,
@@ -607,16 +696,24 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
     kb_format fmt;
     if (kb_format_from_path(path, &fmt) != KB_OK || fmt != KB_FMT_CSV)
         return kb_usage_error(cmd, "--resume %s: only a .csv file can be resumed", path);
+    kb_error e, ce;
+    if (kb_out_file_open(o, path, KB_FMT_CSV, &e) != KB_OK)
+        return open_failed(cmd, "--resume", o->failure, e.msg);
     struct stat st;
     int exists = stat(path, &st) == 0 && !(S_ISREG(st.st_mode) && st.st_size == 0);
-    kb_error e;
+    kb_out_failure why = KB_OUT_PATH;
     if (exists) {
         kb_results check = {0};
-        int rc = kb_results_read(&check, path, NULL, &e);
+        int rc = read_results(&check, path, &e, &why);
         char other[64] = "";
         int differs = rc == KB_OK && flush && other_flush(&check, flush, other, sizeof other);
         kb_results_free(&check);
-        if (rc != KB_OK) return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+        if (rc != KB_OK || differs) kb_out_file_close(o, &ce);
+        if (rc != KB_OK) {
+            char msg[sizeof e.msg + 1100];
+            snprintf(msg, sizeof msg, "%s: %s", path, e.msg);
+            return open_failed(cmd, "--resume", why, msg);
+        }
         if (differs)
             return kb_usage_error(cmd,
                                   "--resume %s: its cold rows were timed with --flush %s, this "
@@ -624,8 +721,6 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
                                   "measurement: add --flush %s, or write another file)",
                                   path, other, flush, other);
     }
-    if (kb_out_file_open(o, path, KB_FMT_CSV, &e) != KB_OK)
-        return kb_usage_error(cmd, "--resume %s", e.msg);
     if (!exists) return KB_OK;
     long cut = 0, not_run = 0;
     int old_header = 0;
@@ -645,9 +740,11 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
                 "kbench %s: %s: %ld 'not run' row(s) run again (their lines are dropped when the "
                 "first new row is written)\n",
                 cmd, path, not_run);
-    if (kb_results_read(done, o->tmp, NULL, &e) != KB_OK) {
-        kb_out_file_close(o, &e);
-        return kb_usage_error(cmd, "--resume %s: %s", path, e.msg);
+    if (read_results(done, o->tmp, &e, &why) != KB_OK) {
+        kb_out_file_close(o, &ce);
+        char msg[sizeof e.msg + 1100];
+        snprintf(msg, sizeof msg, "%s: %s", path, e.msg);
+        return open_failed(cmd, "--resume", why, msg);
     }
     o->p.append = 1;
     o->p.new_header = old_header;
@@ -960,7 +1057,7 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     for (int i = 0; i < a.noutputs; i++) {
         if (kb_out_file_open(&files[nfiles], a.outputs[i], fmts[i], &e) != KB_OK) {
             close_files(a.cmd, files, nfiles);
-            return kb_usage_error(a.cmd, "-o %s", e.msg);
+            return open_failed(a.cmd, "-o", files[nfiles].failure, e.msg);
         }
         nfiles++;
     }

@@ -5,13 +5,14 @@
  * The parent never touches CUDA or NVML. It forks one worker per device of
  * the set; each opens its device, says what it is, and then runs the pairs
  * the parent hands it one at a time, from one queue (the order: above
- * next_pair). A worker sends back a START before each pair's device work,
- * and the row; the parent buffers rows that complete early and writes them,
- * and flushes them, in plan order. What a crash, a death or a timeout costs:
- * above settle. Fork without exec is safe here because the parent created no
- * CUDA context and no NVML handle; the worker inherits the cases, variants
- * and options as they are. A plan of host variants only (KB_HOST) runs in
- * workers too, which then open no device.
+ * next_pair). A worker sends back a STAGE as it begins each stage of
+ * preparing a case (inputs, CPU reference: once per case it holds), a START
+ * before each pair's device work, and the row; the parent buffers rows that
+ * complete early and writes them, and flushes them, in plan order. What a
+ * crash, a death or a timeout costs: above settle. Fork without exec is safe
+ * here because the parent created no CUDA context and no NVML handle; the
+ * worker inherits the cases, variants and options as they are. A plan of
+ * host variants only (KB_HOST) runs in workers too, which then open no device.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -31,7 +32,7 @@
 
 /* ---- the messages a worker sends ---- */
 
-enum { MSG_DEVICE, MSG_FAIL, MSG_START, MSG_SKIP, MSG_ROW };
+enum { MSG_DEVICE, MSG_FAIL, MSG_STAGE, MSG_START, MSG_SKIP, MSG_ROW };
 
 typedef struct msg_head {
     int type, pair, code;
@@ -108,6 +109,11 @@ static void on_start(kb_runner *r, int pair, const char *forced_limit) {
     send_msg(w->fd, MSG_START, pair, 0, forced_limit, strlen(forced_limit) + 1, NULL, 0);
 }
 
+static void on_stage(kb_runner *r, int pair, const char *stage) {
+    const worker_out *w = r->hook_ctx;
+    send_msg(w->fd, MSG_STAGE, pair, 0, stage, strlen(stage) + 1, NULL, 0);
+}
+
 static void on_skip(kb_runner *r, int pair) {
     const worker_out *w = r->hook_ctx;
     send_msg(w->fd, MSG_SKIP, pair, 0, NULL, 0, NULL, 0);
@@ -151,6 +157,7 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
     r->nprinters = 1;
     r->on_start = on_start;
     r->on_skip = on_skip;
+    r->on_stage = on_stage;
     r->hook_ctx = &out;
     int p;
     while (read_all(cmd, &p, sizeof p) == KB_OK && p >= 0 && p < r->npairs) {
@@ -174,6 +181,9 @@ typedef struct slot { /* one device of the set, and its current worker */
     int assigned;     /* the pair handed to it, no row yet; -1 */
     int started;      /* that pair's START came */
     double t_start;
+    int preparing;     /* its case's preparation is under way (a STAGE came, not ended) */
+    double t_prepare;  /* when it began: the preparation has --case-timeout of its own */
+    char stage[200];   /* the stage it is in */
     char forced[1024]; /* the started pair's --force limit, or "" */
     int last;          /* the last pair it ran: its case is held; -1 */
     int failed;        /* MSG_FAIL: it could not open the device */
@@ -230,7 +240,7 @@ static int spawn(parent *pa, slot *s, kb_error *e) {
     s->pid = pid;
     s->rfd = up[0];
     s->wfd = down[1];
-    s->ready = s->started = s->failed = s->ending = 0;
+    s->ready = s->started = s->failed = s->ending = s->preparing = 0;
     s->assigned = s->last = -1;
     s->plugin = -1;
     return KB_OK;
@@ -332,7 +342,7 @@ static void dispatch(parent *pa) {
         }
         pa->state[p] = HANDED;
         s->assigned = p;
-        s->started = 0;
+        s->started = s->preparing = 0;
         s->last = p;
     }
 }
@@ -359,7 +369,17 @@ static int receive(parent *pa, slot *s) {
         s->fail_code = h.code;
         snprintf(s->fail_msg.msg, sizeof s->fail_msg.msg, "%.*s", (int)h.bytes, pa->buf);
         return KB_OK;
+    case MSG_STAGE:
+        if (h.bytes > 1 && !s->preparing) {
+            s->preparing = 1;
+            s->t_prepare = kb_now_s();
+        } else if (h.bytes <= 1) {
+            s->preparing = 0;
+        }
+        snprintf(s->stage, sizeof s->stage, "%.*s", (int)h.bytes, pa->buf);
+        return KB_OK;
     case MSG_START:
+        s->preparing = 0;
         s->started = 1;
         s->t_start = kb_now_s();
         snprintf(s->forced, sizeof s->forced, "%.*s", (int)h.bytes, pa->buf);
@@ -404,13 +424,35 @@ static void death_text(int status, char *buf, size_t n) {
         snprintf(buf, n, "the worker process ended (wait status %d)", status);
 }
 
+/* The worker of slot s was killed while preparing the case of its pair:
+ * every pair of that case without a row is a TIMEOUT row naming the stage
+ * (the case's inputs and reference would be made again for each, and
+ * overrun again), and the sweep goes on with the next case. The plan holds
+ * a case's pairs side by side. */
+static void prepare_timed_out(parent *pa, slot *s) {
+    const kb_runner *r = pa->r;
+    char why[1200];
+    snprintf(why, sizeof why,
+             "%.200s did not finish within %g s (--case-timeout): the worker process was killed; "
+             "no variant of the case ran",
+             s->stage, r->opts.case_timeout_s);
+    int c = r->pairs[s->assigned].c, lo = s->assigned, hi = s->assigned;
+    while (lo > 0 && r->pairs[lo - 1].c == c) lo--;
+    while (hi + 1 < r->npairs && r->pairs[hi + 1].c == c) hi++;
+    status_row(pa, s, s->assigned, KB_ROW_TIMEOUT, why, "");
+    for (int q = lo; q <= hi; q++)
+        if (pa->state[q] == QUEUED) status_row(pa, s, q, KB_ROW_TIMEOUT, why, "");
+}
+
 /* Slot s's worker ended (timed_out: killed for it): reap it, and make the
  * row its end costs:
  *   - a sticky CUDA error: the worker has sent the CRASH row and exited;
  *   - a worker that dies (a signal, an unexpected exit): a CRASH row for the
  *     pair it held, saying how it died;
  *   - a pair still running --case-timeout seconds after its START: SIGKILL
- *     to the worker's process group (pump), a TIMEOUT row;
+ *     to the worker's process group (pump), a TIMEOUT row; a case still
+ *     being prepared --case-timeout seconds after its first STAGE: the
+ *     same, and a TIMEOUT row for each of its pairs (prepare_timed_out);
  * and a new worker on the same device carries on (it must open the device
  * of the same UUID). A CPU variant that faults or hangs costs its row just
  * the same. */
@@ -423,7 +465,9 @@ static void settle(parent *pa, slot *s, int timed_out) {
     while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) continue;
     s->pid = 0;
     char why[1200];
-    if (timed_out) {
+    if (timed_out && s->preparing) {
+        prepare_timed_out(pa, s);
+    } else if (timed_out) {
         snprintf(why, sizeof why,
                  "did not finish within %g s (--case-timeout): the worker process was killed",
                  r->opts.case_timeout_s);
@@ -471,8 +515,8 @@ static void pump(parent *pa) {
     for (int i = 0; i < pa->nslots; i++) {
         slot *s = &pa->slots[i];
         if (s->pid <= 0) continue;
-        if (s->assigned >= 0 && s->started && limit > 0) {
-            double left = s->t_start + limit - kb_now_s();
+        if (s->assigned >= 0 && (s->started || s->preparing) && limit > 0) {
+            double left = (s->started ? s->t_start : s->t_prepare) + limit - kb_now_s();
             if (left <= 0) {
                 kill(-s->pid, SIGKILL);
                 kill(s->pid, SIGKILL);

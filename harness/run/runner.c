@@ -234,6 +234,12 @@ static int load_inputs(const char *dir, kb_tensors *in, kb_error *e) {
     return KB_OK;
 }
 
+/* Index values read from a file (offsets, class ids: the reference and the
+ * variants index with them) against case c, by the op's own rule. */
+static int check_indices(const kb_case *c, const kb_tensors *in, kb_error *e) {
+    return c->op->check_indices ? c->op->check_indices(c, in, NULL, e) : KB_OK;
+}
+
 int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e) {
     struct stat st;
     const char *in = o->inputs_dir;
@@ -257,6 +263,20 @@ int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_err
                 return kb_fail(e, "--inputs: case {%s}: %s", params, why.msg);
             }
         }
+        /* Index values too, for ops that have them: a usage error now rather
+         * than a row that reads out of bounds (the case checks them again as
+         * it reads its inputs: the files may have changed since). */
+        if (!c->op->check_indices) continue;
+        if (kb_tensors_alloc_host(&want, e) != KB_OK) return KB_ERR;
+        kb_error why;
+        int read = load_inputs(in, &want, &why), rc = read;
+        if (rc == KB_OK) rc = check_indices(c, &want, &why);
+        kb_tensors_free_host(&want);
+        if (rc == KB_OK) continue;
+        char params[1024];
+        kb_case_format(c, params, sizeof params);
+        if (read != KB_OK) return kb_fail(e, "--inputs: case {%s}: %s", params, why.msg);
+        return kb_fail(e, "--inputs %s: case {%s}: %s", in, params, why.msg);
     }
     const char *dump = o->dump_dir;
     if (!dump) return KB_OK;
@@ -875,9 +895,17 @@ static int case_needs_device(const kb_runner *r, int c) {
     return 0;
 }
 
+/* The stage of preparing a case that begins now, for --case-timeout's
+ * message when it is the one that overruns (isolate.c). */
+static void stage(kb_runner *r, const char *what) {
+    if (r->on_stage) r->on_stage(r, r->pair, what);
+}
+
 static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     const kb_op *op = cd->c->op;
     const int on_device = r->dev && case_needs_device(r, cd->index);
+    stage(r,
+          r->opts.inputs_dir ? "reading the case's inputs (--inputs)" : "making the case's inputs");
     if (op->describe(cd->c, &cd->in, &cd->out_desc, e) != KB_OK) return KB_ERR;
     /* Before the inputs are made: a case that cannot fit costs no reference. */
     size_t free_b = on_device ? device_free(r) : 0, in_b = kb_tensors_bytes(&cd->in);
@@ -887,28 +915,34 @@ static int prepare_case(kb_runner *r, case_data *cd, kb_error *e) {
     }
     if (kb_tensors_alloc_host(&cd->in, e) != KB_OK) return KB_ERR;
     uint64_t seed = r->opts.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(cd->index + 1));
-    int rc = r->opts.inputs_dir ? load_inputs(r->opts.inputs_dir, &cd->in, e)
-                                : op->make_inputs(cd->c, seed, &cd->in, e);
+    const char *dir = r->opts.inputs_dir;
+    int rc = dir ? load_inputs(dir, &cd->in, e) : op->make_inputs(cd->c, seed, &cd->in, e);
     if (rc != KB_OK) return KB_ERR;
+    kb_error why;
+    if (dir && check_indices(cd->c, &cd->in, &why) != KB_OK)
+        return kb_fail(e, "--inputs %s: %s", dir, why.msg);
     if (r->opts.check || r->opts.dump_dir) {
         cd->ref = cd->out_desc;
         if (kb_tensors_alloc_host(&cd->ref, e) != KB_OK) return KB_ERR;
+        stage(r, "the case's CPU reference");
         kb_nvtx_push("reference (CPU)");
         rc = op->reference(cd->c, &cd->in, &cd->ref, e);
         kb_nvtx_pop();
         if (rc != KB_OK) return KB_ERR;
         cd->have_ref = 1;
         if (r->opts.dump_dir) {
-            const char *dir = r->opts.dump_dir;
+            const char *dump = r->opts.dump_dir;
             kb_error de;
-            if (kb_dump_tensors(dir, cd->index, NULL, &cd->in, &de) != KB_OK ||
-                kb_dump_case_txt(dir, cd->index, cd->params, &cd->in, &cd->out_desc, &de) !=
+            stage(r, "writing the case's inputs and reference (--dump)");
+            if (kb_dump_tensors(dump, cd->index, NULL, &cd->in, &de) != KB_OK ||
+                kb_dump_case_txt(dump, cd->index, cd->params, &cd->in, &cd->out_desc, &de) !=
                     KB_OK ||
-                kb_dump_tensors(dir, cd->index, "reference", &cd->ref, &de) != KB_OK)
+                kb_dump_tensors(dump, cd->index, "reference", &cd->ref, &de) != KB_OK)
                 dump_failed("the case's inputs and reference", &de);
         }
     }
     if (!on_device) return KB_OK;
+    stage(r, "copying the case's inputs to the device");
     cd->dev_in = cd->in;
     rc = alloc_device(&cd->dev_in, e);
     if (rc != KB_OK) return rc;
@@ -997,8 +1031,13 @@ void kb_runner_run_one(kb_runner *r, int p) {
         kb_case_format(h->cd.c, h->cd.params, sizeof h->cd.params);
         progress(r, h->cur, r->cases->count, h->t0, h->cd.params);
         memset(&h->ce, 0, sizeof h->ce);
-        h->rc =
-            r->context_lost ? kb_fail(&h->ce, "%s", not_run_lost) : prepare_case(r, &h->cd, &h->ce);
+        r->pair = p;
+        if (r->context_lost) {
+            h->rc = kb_fail(&h->ce, "%s", not_run_lost);
+        } else {
+            h->rc = prepare_case(r, &h->cd, &h->ce);
+            stage(r, "");
+        }
     }
     char why[1100];
     r->pair = p;

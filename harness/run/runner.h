@@ -25,7 +25,8 @@ typedef struct kb_run_opts {
     const char *dump_dir;
     int progress;                 /* a progress line on stderr (TTY) */
     int isolate;                  /* run the pairs in worker processes (isolate.c) */
-    double case_timeout_s;        /* isolated: a pair still running after this is a TIMEOUT row */
+    double case_timeout_s;        /* isolated: a pair still running after this is a TIMEOUT row,
+                                     and so is every pair of a case still being prepared */
     int force;                    /* run int32-index variants on cases their supports() refuses */
     int shard_index, shard_count; /* --shard I/N (shard.h); count 0: the whole sweep */
 } kb_run_opts;
@@ -68,10 +69,14 @@ typedef struct kb_runner {
     void *done_ctx;
     int resumed; /* rows skipped because the file had them */
     /* Worker processes (isolate.c): say when a pair starts its device work or
-     * makes no row. */
+     * makes no row, and when preparing the pair's case (once, before its
+     * first pair in this process) enters a stage: "making the case's inputs",
+     * "the case's CPU reference", ...; "" once the case is prepared. Both are
+     * what --case-timeout bounds. */
     int pair; /* the pair being run (kb_runner_run_one) */
     void (*on_start)(struct kb_runner *r, int pair, const char *forced_limit /* or "" */);
     void (*on_skip)(struct kb_runner *r, int pair);
+    void (*on_stage)(struct kb_runner *r, int pair, const char *stage);
     void *hook_ctx;
     /* The device side (kb_runner_attach), only in the process that runs pairs. */
     kb_device *dev;
@@ -93,9 +98,10 @@ int kb_runner_plan(kb_runner *r, const kb_case_list *cases, const kb_variant *co
                    kb_error *e);
 /* No CUDA either, before the device is opened: --inputs DIR exists, is a
  * directory and holds every case's inputs as .npy files of its dtype and
- * shape (headers only: values are read with the case); --dump DIR is created
- * (parents too) and writable. KB_ERR naming the option, the path and what is
- * wrong. */
+ * shape (headers only, except for an op with index-like inputs: its files
+ * are read and their offsets or class ids checked against each case, by
+ * op->check_indices); --dump DIR is created (parents too) and writable.
+ * KB_ERR naming the option, the path and what is wrong. */
 int kb_runner_check_dirs(const kb_run_opts *o, const kb_case_list *cases, kb_error *e);
 /* The device side: L2 flush buffer and stream (creates the CUDA context).
  * KB_ERR when the device lacks what opts.flush needs (timing, cold mode). */
@@ -139,7 +145,9 @@ enum { KB_REFUSED = 5 };
  * worker is free; a worker keeps to its case while the case has pairs
  * left). This process holds no CUDA context. A worker that loses its
  * context, dies or overruns opts.case_timeout_s costs one CRASH or TIMEOUT
- * row; a new worker on the same device carries on. Rows reach the printers
+ * row; one whose preparing of a case (inputs, reference) overruns it costs a
+ * TIMEOUT row for every pair of the case that has none yet. A new worker on
+ * the same device carries on. Rows reach the printers
  * in plan order, whatever order they complete in. KB_OK; KB_NO_DEVICE /
  * KB_ERR (message in e) when a worker could not open its device before the
  * first pair (nothing was run); KB_REFUSED when begin refused. */

@@ -11,6 +11,25 @@ p=${KBT_PLUGINS:?KBT_PLUGINS: the folder of the test plugins}
 plain=$p/libkbt_plugin_plain.so
 cd "$tmp"
 
+# The example plugin's host variant, and a mutated copy of it (ascending).
+expect 0 "example_select +segments=7x5000 .*PASS" -- run topk --plugin "${KBT_EXAMPLE:?}" \
+    -v example_select -a segments=7x5000 --max-time 0.05
+sed 's/return a->v > b->v ? -1 : 1;/return a->v > b->v ? 1 : -1;/' \
+    "$src/examples/plugin/example_select.c" >mutant.c
+cat >rows.c <<'C'
+#include "kbench/kbench.h"
+extern const kb_variant_impl example_select;
+static const kb_variant rows[] = {
+    {"topk", "example_select", "ascending: a mutant", KB_HOST, &example_select, __FILE__}, {0}};
+KB_PLUGIN(rows)
+C
+differs() { ! cmp -s "$1" "$2"; }
+check "the mutation applies" differs "$src/examples/plugin/example_select.c" mutant.c
+"${KBT_CC:-cc}" -shared -fPIC -O1 -I"$src/include" -I"${KBT_CUDA_INCLUDE:-/usr/local/cuda/include}" \
+    mutant.c rows.c -o libmutant.so
+expect 1 "example_select +segments=7x5000 .*FAIL.*does not match the reference" -- run topk \
+    --plugin libmutant.so -v example_select -a segments=7x5000 --max-time 0.05
+
 expect 0 "plug_sort +segments=7x5000 k=10 +PASS" -- run topk --plugin "$plain" -v plug_sort \
     -a segments=7x5000 -a k=10 --max-time 0.05
 expect 1 "plug_reversed .*FAIL.*does not match the reference" -- run topk --plugin "$plain" \

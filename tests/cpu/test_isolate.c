@@ -9,6 +9,10 @@
  *   l  START, a CRASH row, the context lost (the worker ends by itself)
  *   x  START, then a clean _exit(0)        h  START, then hangs (with a child)
  *   p  START, then dies (SIGALRM) halfway through writing its row
+ *   i  preparing its case: stalls 5 s making the inputs, then START and a PASS row
+ *   f  preparing its case: makes the inputs, stalls 5 s in the CPU reference, ...
+ *   q  preparing its case for 200 ms, then START and a PASS row 200 ms later
+ * Each pair is a case of its own, unless a case map says otherwise.
  */
 #define _GNU_SOURCE
 #include "run/runner.h"
@@ -26,6 +30,7 @@
 enum { NSAMPLES = 20000, MAXGOT = 64 };
 
 static const char *script;
+static const char *case_map; /* per pair, its case as a digit; NULL: pair p is case p */
 static int device_rc = KB_OK;
 static pid_t test_pid;
 static int device_in_parent;       /* a device or runner call in the process that isolates */
@@ -100,6 +105,11 @@ static void send_row(kb_runner *r, int p, kb_status st) {
     r->printers[0]->row(r->printers[0], &row);
 }
 
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, ms % 1000 * 1000000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
+}
+
 static void die(int sig) {
     struct rlimit none = {0, 0};
     setrlimit(RLIMIT_CORE, &none); /* no core file in the working directory */
@@ -170,6 +180,24 @@ void kb_runner_run_one(kb_runner *r, int p) {
             if (write(pid_pipe[1], pids, sizeof pids) != (ssize_t)sizeof pids) _exit(3);
             for (;;) pause();
         }
+        case 'i':
+        case 'f':
+            /* 5 s: past every timeout here, and a bounded wait where none applies */
+            r->on_stage(r, p, "making the case's inputs");
+            if (script[p] == 'f') r->on_stage(r, p, "the case's CPU reference");
+            sleep_ms(5000);
+            r->on_stage(r, p, "");
+            r->on_start(r, p, "");
+            send_row(r, p, KB_ROW_PASS);
+            break;
+        case 'q':
+            r->on_stage(r, p, "making the case's inputs");
+            sleep_ms(200);
+            r->on_stage(r, p, "");
+            r->on_start(r, p, "");
+            sleep_ms(200);
+            send_row(r, p, KB_ROW_PASS);
+            break;
         case 'p': {
             r->on_start(r, p, "");
             struct itimerval t = {{0, 0}, {0, 100000}}; /* default action: the worker dies */
@@ -239,7 +267,8 @@ static int run_on(const char *s, double timeout_s, const char *set) {
     last.needs_device = !host_plan;
     last.measure.samples = malloc(NSAMPLES * sizeof(double));
     last.pairs = malloc((size_t)last.npairs * sizeof *last.pairs);
-    for (int p = 0; p < last.npairs; p++) last.pairs[p] = (kb_pair){p, 0, p};
+    for (int p = 0; p < last.npairs; p++)
+        last.pairs[p] = (kb_pair){case_map ? case_map[p] - '0' : p, 0, p};
     kb_device_set devices = {{0}, 0};
     for (const char *c = set; *c; c++)
         if (*c != ',') devices.ordinals[devices.n++] = *c - '0';
@@ -348,6 +377,37 @@ KB_TEST(a_hang_is_a_timeout_and_its_whole_process_group_dies) {
     if (pids[1] > 0 && !gone(pids[1])) kill(pids[1], SIGKILL);
     close(pid_pipe[0]);
     close(pid_pipe[1]);
+}
+
+/* Pairs 0-1 are case 0, 2-3 case 1, 4 case 2. */
+static int run_cases(const char *s, double timeout_s) {
+    case_map = "00112";
+    int rc = run(s, timeout_s);
+    case_map = NULL;
+    return rc;
+}
+
+KB_TEST(inputs_that_overrun_the_timeout_are_a_timeout_row_for_every_variant_of_the_case) {
+    double t0 = kb_now_s();
+    KB_EXPECT(run_cases("irrrr", 0.3) == KB_OK);
+    KB_EXPECT(kb_now_s() - t0 < 4);
+    KB_EXPECT(rows_are("TTPPP")); /* the next case runs */
+    for (int p = 0; p < 2; p++)
+        KB_EXPECT_STR_CONTAINS(why_of(p), "making the case's inputs did not finish within 0.3 s "
+                                          "(--case-timeout");
+}
+
+KB_TEST(a_reference_that_overruns_the_timeout_names_the_reference) {
+    KB_EXPECT(run_cases("rrfrr", 0.3) == KB_OK);
+    KB_EXPECT(rows_are("PPTTP"));
+    KB_EXPECT_STR_CONTAINS(why_of(2), "the case's CPU reference did not finish within 0.3 s");
+    KB_EXPECT_STR_CONTAINS(why_of(3), "the case's CPU reference did not finish within 0.3 s");
+    KB_EXPECT_STR_CONTAINS(why_of(3), "no variant of the case ran");
+}
+
+KB_TEST(preparing_a_case_and_running_a_pair_each_have_the_timeout) {
+    KB_EXPECT(run("qq", 0.3) == KB_OK); /* 200 ms + 200 ms each, under 0.3 s apiece */
+    KB_EXPECT(rows_are("PP"));
 }
 
 KB_TEST(interrupted_reads_writes_and_waits_are_retried) {

@@ -2,7 +2,7 @@
  * rule at its edges, the input generators and the op's comparison. */
 #include "kbtest.h"
 #include "nms.h"
-#include "nms_iou.h"
+#include "kbench/ops/nms_iou.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* test_rpn_port_reference.c — the rule of the common CUDA port of the RPN
- * proposal step (kernels/rpn_proposals.h, "the common CUDA port"), on inputs
+ * proposal step (include/kbench/ops/rpn_proposals.h, "the common CUDA port"), on inputs
  * made by hand, and how the op's compare holds the KB_INEXACT cuda_port to it
  * and counts where it departs from the exact op. */
 #include "kbtest.h"

@@ -1,5 +1,5 @@
 /* test_rpn_reference.c — the float formulas and the CPU reference of
- * rpn_proposals state the contract of kernels/rpn_proposals.h. */
+ * rpn_proposals state the contract of include/kbench/ops/rpn_proposals.h. */
 #include "kbtest.h"
 #include "rpn_proposals.h"
 

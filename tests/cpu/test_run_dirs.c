@@ -10,6 +10,7 @@
 #include "kbtest.h"
 #include "nms.h"
 #include "npy.h"
+#include "topk.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -84,6 +85,22 @@ KB_TEST(a_missing_input_file_is_named) {
     KB_EXPECT_STR_CONTAINS(check(&kb_op_nms, "n=5", dir, NULL),
                            "/scores.npy: cannot open for reading: No such file");
     remove_inputs(&kb_op_nms, dir);
+}
+
+KB_TEST(index_values_are_checked_against_every_case_before_the_device) {
+    /* all-zero offsets: the layout of 3 empty segments, not of 3 of 4 values */
+    const char *dir = scratch_dir();
+    dump_inputs(&kb_op_topk, "segments=0+0+0", dir);
+    KB_EXPECT(strcmp(check(&kb_op_topk, "segments=0+0+0", dir, NULL), "") == 0);
+    remove_inputs(&kb_op_topk, dir);
+    dir = scratch_dir();
+    dump_inputs(&kb_op_topk, "segments=3x4", dir);
+    const char *msg = check(&kb_op_topk, "segments=3x4 k=[1,2]", dir, NULL);
+    KB_EXPECT_STR_CONTAINS(msg, "--inputs ");
+    KB_EXPECT_STR_CONTAINS(msg, ": case {segments=3x4 k=1 ");
+    KB_EXPECT_STR_CONTAINS(msg, "}: offsets[1] = 0, expected 4: segment 0 of segments=3x4 holds 4 "
+                                "values");
+    remove_inputs(&kb_op_topk, dir);
 }
 
 KB_TEST(bf16_inputs_are_read_from_the_f32_files_dump_writes) {

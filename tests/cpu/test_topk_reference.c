@@ -1,5 +1,5 @@
 /* test_topk_reference.c — the CPU reference and the case plumbing of topk
- * state the contract of kernels/topk.h. */
+ * state the contract of include/kbench/ops/topk.h. */
 #include "kbtest.h"
 #include "topk.h"
 

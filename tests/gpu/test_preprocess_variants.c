@@ -26,7 +26,7 @@ enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 static const char *const interps[] = {"nearest", "bilinear", "letterbox"};
 
 /* How far an element may sit from the reference. The kernels sample with the
- * reference's own float rules (kernels/preprocess.h) and normalise in float
+ * reference's own float rules (include/kbench/ops/preprocess.h) and normalise in float
  * where the reference does it in double: a few f32 ulps, and an f16 output
  * may then round to the neighbouring f16 (one f16 ulp). One level of the
  * 0..255 input moves an element by 1/255/std >= 0.0039: a wrong source

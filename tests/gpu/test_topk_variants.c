@@ -1,5 +1,5 @@
 /* test_topk_variants.c — every topk variant against the CPU reference on the
- * edge cases of the contract (kernels/topk.h) and on the RPN levels.
+ * edge cases of the contract (include/kbench/ops/topk.h) and on the RPN levels.
  * Needs a GPU (exits 77 = skipped without one). */
 #include "kbtest.h"
 #include "kbtest_gpu.h"

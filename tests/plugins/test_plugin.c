@@ -5,8 +5,7 @@
  * them there (plug_threads). Compile definitions make the refused ones:
  * KB_TEST_ABI (another ABI major), KB_TEST_NO_ENTRY (no entry symbol),
  * KB_TEST_CLASH (a name a built-in variant has). */
-#include "kbench.h"
-#include "topk.h"
+#include "kbench/variant.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -111,17 +110,16 @@ static const kb_variant rows[] = {
     {NULL, NULL, NULL, 0, NULL, NULL},
 };
 
-#ifdef KB_TEST_NO_ENTRY
+#if defined(KB_TEST_NO_ENTRY)
 /* the rows exist, under another name than the entry's */
 __attribute__((visibility("default"))) const kb_variant *kbt_rows(void) {
     return rows;
 }
-#else
-#ifndef KB_TEST_ABI
-#define KB_TEST_ABI KB_ABI_MAJOR
-#endif
+#elif defined(KB_TEST_ABI)
 __attribute__((visibility("default"))) const kb_plugin *kb_plugin_entry(void) {
     static const kb_plugin p = {KB_TEST_ABI, KB_ABI_MINOR, rows};
     return &p;
 }
+#else
+KB_PLUGIN(rows)
 #endif

@@ -9,7 +9,7 @@
  * keeps them) against the reference through the op's compare. Not covered: CUB (scan_greedy's
  * select/sort), the nms launchers (atomic_bitmask's NMS), timing. Build against a build folder's
  * libraries (here build/) and run, from the repository root:
- *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iharness/core -Ikernels -I. \
+ *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iinclude -Iharness/core -Ikernels -I. \
  *     -Ivariants/yolo_decode -I/usr/local/cuda/include \
  *     tests/tools/yolo_decode_emulate_host.cpp -o /tmp/yolo_emu \
  *     build/libkbench_ops.a build/libkbench_common.a -L/usr/local/cuda/lib64 \

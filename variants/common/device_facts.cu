@@ -10,7 +10,7 @@
  * neither machine code nor PTX it can compile in this binary, and its
  * ptxVersion is the architecture the variants were compiled for on this
  * device (older than the device when only older PTX is there). */
-#include "kbench.h"
+#include "kbench/gpu.h"
 
 #include <stdio.h>
 

@@ -12,8 +12,8 @@
 #ifndef KB_TOPK_DEVICE_CUH
 #define KB_TOPK_DEVICE_CUH
 
-#include "kbench.h"
-#include "topk.h"
+#include "kbench/variant.h"
+#include "kbench/ops/topk.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>

@@ -10,7 +10,8 @@
 #ifndef KB_DCN_COMMON_CUH
 #define KB_DCN_COMMON_CUH
 
-#include "deform_conv2d.h"
+#include "kbench/variant.h"
+#include "kbench/ops/deform_conv2d.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -20,7 +21,7 @@
 KB_DCN_CORNERS(float, int, kb_dcn_corners)
 KB_DCN_CORNERS(float, int64_t, kb_dcn_corners)
 
-/* ---- setup's contract (kbench.h): a failed setup leaves nothing allocated ---- */
+/* ---- setup's contract (kbench/variant.h): a failed setup leaves nothing allocated ---- */
 
 /* A zeroed S handed to build; if build fails, teardown releases what it got
  * to (so every state's teardown takes NULL members) and *state stays NULL. */

@@ -14,7 +14,7 @@
 #define KB_DCN_NHWC_CUH
 
 #include "dcn_common.cuh"
-#include "variants/common/arch.cuh"
+#include "../common/arch.cuh"
 
 template <typename T> __device__ __forceinline__ T dcn_bits(unsigned short b);
 template <> __device__ __forceinline__ __half dcn_bits<__half>(unsigned short b) {

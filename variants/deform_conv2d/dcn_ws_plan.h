@@ -41,7 +41,7 @@
 #ifndef KB_DCN_WS_PLAN_H
 #define KB_DCN_WS_PLAN_H
 
-#include "kbench.h" /* KB_HD */
+#include "kbench/util.h" /* KB_HD */
 
 #include <stdint.h>
 

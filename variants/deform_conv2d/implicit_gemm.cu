@@ -14,7 +14,7 @@
  *   kbench run deform_conv2d --sweep default -v implicit_gemm,implicit_gemm_tf32
  */
 #include "dcn_implicit_fma.cuh"
-#include "variants/common/arch.cuh"
+#include "../common/arch.cuh"
 
 #include <stdlib.h>
 

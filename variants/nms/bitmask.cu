@@ -10,7 +10,7 @@
  *   kbench run nms --sweep default -v bitmask_host,bitmask_gpu
  */
 #include "masks.cuh"
-#include "variants/common/arch.cuh"
+#include "../common/arch.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>

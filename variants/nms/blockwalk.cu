@@ -16,9 +16,9 @@
  */
 #include "masks.cuh"
 #include "one_launch.cuh"
-#include "variants/common/arch.cuh"
-#include "variants/common/greedy_resolve.cuh"
-#include "variants/common/shared_walk.cuh"
+#include "../common/arch.cuh"
+#include "../common/greedy_resolve.cuh"
+#include "../common/shared_walk.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>

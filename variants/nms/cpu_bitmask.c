@@ -14,9 +14,9 @@
  * removed set. The mask is n * ceil(n / 64) words: 128 MiB at 32768 boxes,
  * the most this variant takes (cpu_greedy has no such bound).
  */
-#include "kbench.h"
-#include "nms.h"
-#include "nms_iou.h"
+#include "kbench/variant.h"
+#include "kbench/ops/nms.h"
+#include "kbench/ops/nms_iou.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -14,9 +14,9 @@
  * order. The reference (reference/nms.c) is another design: chunks of
  * candidates tested in parallel against the keeps so far.
  */
-#include "kbench.h"
-#include "nms.h"
-#include "nms_iou.h"
+#include "kbench/variant.h"
+#include "kbench/ops/nms.h"
+#include "kbench/ops/nms_iou.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,10 @@
 #ifndef KB_NMS_MASKS_CUH
 #define KB_NMS_MASKS_CUH
 
-#include "nms.h"
-#include "nms_iou.h"
-#include "variants/common/nms_device.cuh"
+#include "kbench/variant.h"
+#include "kbench/ops/nms.h"
+#include "kbench/ops/nms_iou.h"
+#include "../common/nms_device.cuh"
 
 #include <stdint.h>
 

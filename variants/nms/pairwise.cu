@@ -7,9 +7,10 @@
  * 256 at a time, and a block stops after the tile where all its boxes are dropped.
  * A one-block scan then compacts the survivors in rank order.
  */
-#include "nms.h"
-#include "variants/common/nms_device.cuh"
-#include "nms_iou.h"
+#include "kbench/variant.h"
+#include "kbench/ops/nms.h"
+#include "../common/nms_device.cuh"
+#include "kbench/ops/nms_iou.h"
 #include "../common/block_scan.cuh"
 
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #ifndef KB_NMS_RANK_KEY_CUH
 #define KB_NMS_RANK_KEY_CUH
 
-#include "variants/common/block_bitonic.cuh"
+#include "../common/block_bitonic.cuh"
 
 __device__ __forceinline__ unsigned long long kb_nms_rank_key(float score, int index) {
     unsigned u = __float_as_uint(__fadd_rn(score, 0.0f)); /* -0 + 0 = +0 */

@@ -15,10 +15,11 @@
  * in each other chunk (two launches; CUB's five cost ~55 us at 25200 boxes,
  * launch-bound).
  */
-#include "nms.h"
+#include "kbench/variant.h"
+#include "kbench/ops/nms.h"
 #include "rank_key.cuh"
-#include "variants/common/block_bitonic.cuh"
-#include "variants/common/nms_device.cuh"
+#include "../common/block_bitonic.cuh"
+#include "../common/nms_device.cuh"
 
 #include <cub/cub.cuh>
 #include <stdlib.h>

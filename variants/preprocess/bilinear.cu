@@ -1,5 +1,5 @@
 /* bilinear.cu — preprocess with OpenCV's INTER_LINEAR rule (half-pixel
- * centres, edges replicated; kernels/preprocess.h), resize + BGR->RGB + CHW +
+ * centres, edges replicated; kbench/ops/preprocess.h), resize + BGR->RGB + CHW +
  * normalise fused:
  *   bilinear_naive  one thread per output pixel (pp_naive)
  *   bilinear_vec    one thread per 4 pixels of a row, vector stores (pp_vec)

@@ -14,8 +14,8 @@
  * double: within f32's bounds, not bit-exact. OpenMP over output rows of
  * all images. Other interpolations: NOT_APPLICABLE.
  */
-#include "kbench.h"
-#include "preprocess.h"
+#include "kbench/variant.h"
+#include "kbench/ops/preprocess.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* letterbox.cu — preprocess with the YOLOv5 GPU preprocessors' letterbox
- * warp-affine (border 114, the blend rounded; kernels/preprocess.h), + BGR->RGB
+ * warp-affine (border 114, the blend rounded; kbench/ops/preprocess.h), + BGR->RGB
  * + CHW + normalise fused:
  *   letterbox_warpaffine  one thread per output pixel (pp_naive): the YOLOv5
  *                         warp-affine kernel

@@ -1,5 +1,5 @@
 /* nearest.cu — preprocess with OpenCV's INTER_NEAREST rule (bit-exact with
- * cv2.resize; kernels/preprocess.h), resize + BGR->RGB + CHW + normalise fused:
+ * cv2.resize; kbench/ops/preprocess.h), resize + BGR->RGB + CHW + normalise fused:
  *   nearest_naive  one thread per output pixel (pp_naive)
  *   nearest_vec    one thread per 4 pixels of a row, vector stores (pp_vec)
  * Both kernels: pp_device.cuh. nearest_seed.cu: the CUDA ports' float-scale rule.

@@ -1,5 +1,5 @@
 /* pp_device.cuh — what the preprocess variants share (resize + BGR->RGB +
- * HWC->CHW + normalise, fused; rules: kernels/preprocess.h): the output
+ * HWC->CHW + normalise, fused; rules: kbench/ops/preprocess.h): the output
  * conversion, the normalisation, and the two kernels every rule runs on:
  *   naive  one thread per output pixel on a 2D grid (z = image), as the
  *          classic fused kernels do (every rule through kb_pp_sample, the
@@ -13,7 +13,8 @@
 #ifndef KB_PP_DEVICE_CUH
 #define KB_PP_DEVICE_CUH
 
-#include "preprocess.h"
+#include "kbench/variant.h"
+#include "kbench/ops/preprocess.h"
 
 #include <cuda_fp16.h>
 #include <stdint.h>

@@ -15,10 +15,10 @@
  * meets the op's semantics exactly, so it is held to the op's reference
  * (reference/rpn_proposals.c: full sorts and reference/nms.c's greedy).
  */
-#include "kbench.h"
-#include "nms_iou.h"
-#include "rpn_proposals.h"
-#include "variants/common/host_rank.h"
+#include "kbench/variant.h"
+#include "kbench/ops/nms_iou.h"
+#include "kbench/ops/rpn_proposals.h"
+#include "../common/host_rank.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +165,7 @@ static int port_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream_t
     qsort(st->order, (size_t)nc, sizeof *st->order, kb_ranked_cmp);
 
     /* Greedy over the shifted boxes: levels lie 2^11 apart, so a box only
-     * ever overlaps keeps of its own level (kernels/rpn_proposals.h). */
+     * ever overlaps keeps of its own level (kbench/ops/rpn_proposals.h). */
     int64_t nk = 0;
     for (int64_t r = 0; r < nc && nk < st->max_out; r++) {
         const int32_t ci = st->order[r].i;

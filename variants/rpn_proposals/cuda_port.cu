@@ -5,7 +5,7 @@
  *
  *   kbench check rpn_proposals -v cuda_port,sort_bitmask --sweep smoke
  *
- * The port's rule (kernels/rpn_proposals.h, "the common CUDA port") is not
+ * The port's rule (kbench/ops/rpn_proposals.h, "the common CUDA port") is not
  * the op's: KB_INEXACT, held exactly to kb_rpn_port_reference, the row's
  * note counting the proposals where it departs from the exact op. Stages,
  * each one call or launch on the stream, none synchronising with the host
@@ -20,10 +20,11 @@
  *   nms     the nms op's bitmask NMS, one block walking the masks (mmcv's)
  *   output  the first max_per_img kept, - l * (M + 1), zero rows after them
  */
-#include "rpn_proposals.h"
+#include "kbench/variant.h"
+#include "kbench/ops/rpn_proposals.h"
 
-#include "variants/common/nms_device.cuh"
-#include "variants/common/topk_device.cuh"
+#include "../common/nms_device.cuh"
+#include "../common/topk_device.cuh"
 
 #include <stdlib.h>
 

@@ -10,12 +10,12 @@
  *   kbench run rpn_proposals --sweep default -v select_bitmask_gpu,fused
  */
 #include "rpn_device.cuh"
-#include "variants/common/shared_walk.cuh"
+#include "../common/shared_walk.cuh"
 
 namespace {
 
 /* fused, stage 2: suppression masks WITHIN each level only. By the separation
- * argument of kernels/rpn_proposals.h every cross-level IoU of the shifted
+ * argument of kbench/ops/rpn_proposals.h every cross-level IoU of the shifted
  * boxes is exactly 0, so those tiles are skipped, not approximated. Block
  * (cb, rb, l) decodes its 64 row and 64 column boxes straight from level l's
  * sorted top-k (decode is ~30 flops: cheaper than a pass through memory) into

@@ -1,5 +1,5 @@
 /* rpn_device.cuh — what the three GPU rpn_proposals variants share: the
- * stages of kernels/rpn_proposals.h on the device (decode_slot: delta2bbox,
+ * stages of kbench/ops/rpn_proposals.h on the device (decode_slot: delta2bbox,
  * filter, level offset), one workspace allocation carved per design, and the
  * whole pipeline of the two bitmask variants (run_bitmask):
  *   per-level top-k -> first nms_pre, decode + filter + offset, CUB sort of the
@@ -12,11 +12,12 @@
 #ifndef KB_RPN_DEVICE_CUH
 #define KB_RPN_DEVICE_CUH
 
-#include "rpn_proposals.h"
+#include "kbench/variant.h"
+#include "kbench/ops/rpn_proposals.h"
 
-#include "variants/common/nms_device.cuh"
-#include "variants/common/topk_device.cuh"
-#include "variants/common/arch.cuh"
+#include "../common/nms_device.cuh"
+#include "../common/topk_device.cuh"
+#include "../common/arch.cuh"
 
 #include <stdlib.h>
 

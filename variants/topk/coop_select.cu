@@ -33,7 +33,7 @@
 #include "coop_select.h"
 #include "grid_select.cuh"
 
-#include "variants/common/topk_device.cuh"
+#include "../common/topk_device.cuh"
 
 #include <cooperative_groups.h>
 

@@ -11,9 +11,9 @@
  * (OpenMP), each thread with its own scratch. The reference
  * (reference/topk.c) is another design: a bounded heap, O(n log k).
  */
-#include "kbench.h"
-#include "topk.h"
-#include "variants/common/host_rank.h"
+#include "kbench/variant.h"
+#include "kbench/ops/topk.h"
+#include "../common/host_rank.h"
 
 #include <math.h>
 #include <omp.h>

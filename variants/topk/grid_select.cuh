@@ -9,7 +9,7 @@
 
 #include "grid_select.h"
 
-#include "variants/common/block_scan.cuh"
+#include "../common/block_scan.cuh"
 
 __device__ __forceinline__ void kb_grid_zero_hist(unsigned *sh) {
     for (int b = threadIdx.x; b < KB_GRID_BINS; b += blockDim.x) sh[b] = 0;

@@ -22,7 +22,8 @@
 #ifndef KB_TOPK_GRID_SELECT_H
 #define KB_TOPK_GRID_SELECT_H
 
-#include "topk.h"
+#include "kbench/variant.h"
+#include "kbench/ops/topk.h"
 
 #include <stdint.h>
 

@@ -9,10 +9,11 @@
  * math: above radix_select_kernel below.
  * Measured: docs/perf-topk.md.
  */
-#include "topk.h"
+#include "kbench/variant.h"
+#include "kbench/ops/topk.h"
 
-#include "variants/common/topk_device.cuh"
-#include "variants/common/arch.cuh"
+#include "../common/topk_device.cuh"
+#include "../common/arch.cuh"
 
 #include <stdlib.h>
 

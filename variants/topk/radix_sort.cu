@@ -10,7 +10,7 @@
  */
 #include "topk_sort.cuh"
 
-#include "variants/common/topk_device.cuh"
+#include "../common/topk_device.cuh"
 
 #include <cub/cub.cuh>
 

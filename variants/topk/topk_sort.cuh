@@ -11,7 +11,8 @@
 #ifndef KB_TOPK_SORT_CUH
 #define KB_TOPK_SORT_CUH
 
-#include "topk.h"
+#include "kbench/variant.h"
+#include "kbench/ops/topk.h"
 
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
  *   atomic_greedy    cap n: every candidate has a slot, the top max_det are
  *                    selected exactly; block greedy NMS (exact, deterministic)
  */
-#include "variants/common/nms_device.cuh"
+#include "../common/nms_device.cuh"
 #include "yolo_device.cuh"
 
 #include <stdlib.h>

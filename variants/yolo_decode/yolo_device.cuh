@@ -1,5 +1,5 @@
 /* yolo_device.cuh — device pieces shared by the yolo_decode variants.
- * C++/CUDA only. Semantics: kernels/yolo_decode.h.
+ * C++/CUDA only. Semantics: kbench/ops/yolo_decode.h.
  *
  * A candidate is one 64-bit key (kb_yolo_key): ascending key order is the
  * op's rank (score descending, lower prediction index first), so sorting keys
@@ -21,8 +21,9 @@
 #include "../common/block_scan.cuh"
 #include "../common/greedy_resolve.cuh"
 #include "../common/shared_walk.cuh"
-#include "nms_iou.h"
-#include "yolo_decode.h"
+#include "kbench/variant.h"
+#include "kbench/ops/nms_iou.h"
+#include "kbench/ops/yolo_decode.h"
 
 #include <cstddef>
 #include <cstdlib>

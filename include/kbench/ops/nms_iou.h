@@ -1,5 +1,5 @@
-/* nms_iou.h — the one IoU rule of NMS, shared by the CPU references and the
- * GPU kernels so that both round alike at the threshold (../shared/DESIGN.md):
+/* kbench/ops/nms_iou.h — the one IoU rule of NMS, shared by the CPU references
+ * and the GPU kernels so that both round alike at the threshold (DESIGN.md):
  *
  *   IoU = inter / (area_a + area_b - inter), fp32, x1,y1,x2,y2 with no "+1";
  *   a division (not a cross-multiplied comparison); zero union -> 0;
@@ -9,10 +9,10 @@
  * nvcc from fusing area_a + area_b or iw * ih into an fma (which would round
  * once where the C reference, built with -ffp-contract=off, rounds twice).
  */
-#ifndef KB_NMS_IOU_H
-#define KB_NMS_IOU_H
+#ifndef KBENCH_OPS_NMS_IOU_H
+#define KBENCH_OPS_NMS_IOU_H
 
-#include "kbench.h" /* KB_HD */
+#include "kbench/util.h" /* KB_HD */
 
 #include <math.h>
 
