@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "compare_runs.h"
+#include "page_text.h"
 
 #include "core/format.h"
 
@@ -114,9 +115,9 @@ static void print_line(FILE *f, int md, char cells[NCOLS][1200]) {
     static const int widths[NCOLS] = {13, 14, 22, 34, 10, 10, 8, 0};
     for (int i = 0; i < NCOLS; i++) {
         if (md) {
-            for (char *c = cells[i]; *c; c++)
-                if (*c == '|') *c = '/';
-            fprintf(f, "| %s ", cells[i]);
+            fputs("| ", f);
+            kb_md_text(f, cells[i], 1);
+            fputc(' ', f);
         } else {
             fprintf(f, "%-*s ", widths[i], cells[i]);
         }

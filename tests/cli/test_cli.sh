@@ -328,7 +328,7 @@ expect_file "$tmp/scripts/nms.nms.time.gp" "nms.nms.time.dat"
 # --along: the scripts are written without gnuplot too (test_plot.sh checks the drawing).
 expect 4 "gnuplot is not on PATH" -- plot $d/nms.csv --along n -o "$tmp/along"
 expect_file "$tmp/along/nms.nms.time.gp" "^set logscale x$"
-expect_file "$tmp/along/nms.nms.time.gp" "^set xtics \(\"1000\" 1000, \"25200\" 25200, \"100000\" 100000\)$"
+expect_file "$tmp/along/nms.nms.time.gp" "^set xtics \('1000' 1000, '25200' 25200, '100000' 100000\)$"
 expect 4 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
 # A peer that FAILs its check keeps its time and why: torchvision's f16 rows.
@@ -367,7 +367,7 @@ expect_file "$h/report.html" "<h3>CPU or GPU</h3>"
 expect_file "$h/summary.md" \
     "^CPU or GPU: CPU faster on 1 of 5 cases measured on both \(1.51×\), GPU on 4 \(1.36-6.44×\); along n at iou=0.5: CPU faster at n=1000; GPU faster from n=4000 to n=100000"
 expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "^set logscale y$"
-expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "title \"CPU: fastest host variant\""
+expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "title 'CPU: fastest host variant'"
 expect_file "$tmp/report-gpu/report.md" \
     "^Along n at iou=0.5: GPU faster at every n measured \(from n=1000 to n=100000\)\.$"
 expect_file "$tmp/report-gpu/summary.md" \
