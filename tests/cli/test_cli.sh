@@ -271,8 +271,10 @@ expect 5 "1 row\(s\) STILL FAILING.*1 STILL FAILING, 24 SAME.*STILL FAILING +nms
     compare $d/nms.csv $d/nms.csv
 expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-ok.csv"
 expect 5 "1 STILL FAILING, 1 FASTER, 1 ADDED, 1 REMOVED" -- compare $d/nms.csv $d/nms_rerun.csv
-expect 0 "1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
+expect 5 "1 row\(s\) REMOVED.*1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
     compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_rerun.csv)
+expect 0 "1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
+    compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_rerun.csv) --allow-removed
 expect 5 "SLOWER +nms +bitmask_gpu +n=25200 .*\+18\.0%" -- compare $d/nms.csv $d/nms_slower.csv
 expect 0 "threshold 20.0%.*24 SAME" -- \
     compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_slower.csv) --threshold 20
@@ -305,7 +307,7 @@ expect 2 "nms-dup.csv:4: the header has the column 'median_us' twice" -- \
     compare "$tmp/nms-ok.csv" "$tmp/nms-dup.csv"
 printf '\xEF\xBB\xBF' | cat - "$tmp/nms-ok.csv" >"$tmp/nms-bom.csv"
 expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-bom.csv"
-expect 0 "STILL FAILING.*INVALID.*exit codes: 0 no row BROKEN, STILL FAILING, INVALID or SLOWER; 5" -- \
+expect 0 "STILL FAILING.*INVALID.*exit codes: 0 no row BROKEN, STILL FAILING, INVALID, SLOWER or REMOVED" -- \
     compare --help
 expect 2 "which results" -- plot
 expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
