@@ -11,7 +11,7 @@ enum {
     KB_EXIT_USAGE = 2,     /* bad command line, unknown op/axis/value, unreadable file */
     KB_EXIT_NO_DEVICE = 3, /* run/check with no CUDA device or driver */
     KB_EXIT_RUNTIME = 4,   /* could not write output, out of host memory, ... */
-    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING or INVALID */
+    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING, INVALID, REMOVED */
 };
 
 int kb_cmd_list(int argc, char **argv);

@@ -1,12 +1,13 @@
 /* cli_compare.c — `kbench compare OLD.csv NEW.csv`: did a change make any
  * case faster or slower, judged with both runs' noise rather than the
- * medians alone, and does any row fail or carry no valid time? Exit 5
- * gates CI on a GPU runner. The rule is kb_compare_rows (compare_runs.c, so
- * that tests reach it); the help text states it exactly. Rows are matched by
- * their params' values (kb_params_key), not their text.
+ * medians alone, does any row fail or carry no valid time, and did NEW lose
+ * any case OLD had? Exit 5 gates CI on a GPU runner. The rule is kb_compare_rows (compare_runs.c,
+ * so that tests reach it); the help text states it exactly. Rows are matched by their params'
+ * values (kb_params_key), not their text.
  */
 #include "cli.h"
 #include "compare_runs.h"
+#include "page_text.h"
 
 #include "core/format.h"
 
@@ -16,7 +17,7 @@
 
 static void compare_help(void) {
     puts("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
-         "                      [--format table|md] [--all]\n\n"
+         "                      [--format table|md] [--all] [--allow-removed]\n\n"
          "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
          "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
          "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
@@ -29,7 +30,10 @@ static void compare_help(void) {
          "  SLOWER *, FASTER, UNSURE, SAME   timing, for rows PASS or UNCHECKED in both\n"
          "  FIXED           FAIL/ERROR/CRASH/TIMEOUT in OLD, PASS or UNCHECKED in NEW\n"
          "  STATUS          any other change of status (e.g. PASS -> UNSUPPORTED)\n"
-         "  ADDED, REMOVED  a row in only NEW or only OLD (that is not one of the above)\n"
+         "  ADDED           a row in only NEW (that is not one of the above)\n"
+         "  REMOVED *       a row in only OLD (that is not one of the above): a NEW run\n"
+         "                  cut short, a header alone, a file of another op; not * with\n"
+         "                  --allow-removed\n"
          "Timing, from the medians and each row's noise: the spread of its central 80%\n"
          "of samples, (p90 - p10) / (2.563 median), a standard deviation for normal\n"
          "samples that a few outliers do not move (noise_pct, the relative std-dev,\n"
@@ -41,7 +45,9 @@ static void compare_help(void) {
          "  SLOWER   else (delta > 0: beyond both the threshold and the noise)\n"
          "Files whose cold rows were timed with different L2 flushes (--flush; a file\n"
          "without the '# l2 flush:' line flushed by write) get a note above the verdicts:\n"
-         "their times differ by the flush as well.\n"
+         "their times differ by the flush as well. Files whose '# gpu:' lines name\n"
+         "different GPU models (an H100 and an H200; another UUID of the same model is\n"
+         "the same model) get one too.\n"
          "A row of a plugin or Python file (its source column) whose file's sha256 in the\n"
          "two headers differs says so in its line: the code behind it changed.\n"
          "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
@@ -50,8 +56,11 @@ static void compare_help(void) {
          "  --max-noise PCT   rows noisier than PCT % are UNSURE (default: the threshold)\n"
          "  --format F        table (default) or md (Markdown, for a pull request)\n"
          "  --all             also list the SAME rows (default: only counted)\n"
+         "  --allow-removed   rows of OLD that NEW lacks do not fail the gate (NEW ran\n"
+         "                    fewer cases on purpose); they are still listed\n"
          "  -h, --help\n"
-         "exit codes: 0 no row BROKEN, STILL FAILING, INVALID or SLOWER; 5 at least one;\n"
+         "exit codes: 0 no row BROKEN, STILL FAILING, INVALID, SLOWER or REMOVED (REMOVED\n"
+         "            rows allowed by --allow-removed); 5 at least one;\n"
          "            2 bad usage, or a file that cannot be read as a kbench CSV or has no\n"
          "            median_us column\n"
          "example:\n"
@@ -143,9 +152,9 @@ static void print_line(FILE *f, int md, char cells[NCOLS][1200]) {
     static const int widths[NCOLS] = {13, 14, 22, 34, 10, 10, 8, 0};
     for (int i = 0; i < NCOLS; i++) {
         if (md) {
-            for (char *c = cells[i]; *c; c++)
-                if (*c == '|') *c = '/';
-            fprintf(f, "| %s ", cells[i]);
+            fputs("| ", f);
+            kb_md_text(f, cells[i], 1);
+            fputc(' ', f);
         } else {
             fprintf(f, "%-*s ", widths[i], cells[i]);
         }
@@ -194,7 +203,7 @@ static void print_pairing(FILE *f, int md, const pairing *p) {
 }
 
 /* The changes that gate, each said loudly above the table. */
-static void print_alarms(FILE *f, int md, const int *counts) {
+static void print_alarms(FILE *f, int md, const int *counts, int allow_removed) {
     static const struct {
         kb_change change;
         const char *what;
@@ -202,11 +211,13 @@ static void print_alarms(FILE *f, int md, const int *counts) {
         {KB_CHANGE_BROKEN, "fail (FAIL/ERROR/CRASH/TIMEOUT) in NEW and did not in OLD"},
         {KB_CHANGE_STILL_FAILING, "fail in both files"},
         {KB_CHANGE_INVALID, "PASS or UNCHECKED without a positive finite median_us"},
+        {KB_CHANGE_REMOVED, "in OLD and not in NEW (--allow-removed if NEW ran fewer cases on "
+                            "purpose)"},
     };
     int any = 0;
     for (size_t i = 0; i < sizeof alarms / sizeof alarms[0]; i++) {
         int n = counts[alarms[i].change];
-        if (!n) continue;
+        if (!n || !kb_change_gates(alarms[i].change, allow_removed)) continue;
         fprintf(f, "%s%d row(s) %s: %s%s\n", md ? "**" : "!! ", n, kb_change_name(alarms[i].change),
                 alarms[i].what, md ? "**  " : " !!");
         any = 1;
@@ -216,7 +227,8 @@ static void print_alarms(FILE *f, int md, const int *counts) {
 
 static void print_report(FILE *f, int md, const pairing *ps, int n, const int *counts,
                          const char *old_path, const char *new_path, double threshold,
-                         double max_noise, int all, const char *flush_old, const char *flush_new) {
+                         double max_noise, int all, int allow_removed, const char *flush_old,
+                         const char *flush_new, const char *gpus_old, const char *gpus_new) {
     if (md)
         fprintf(f, "### kbench compare\n\n`%s` → `%s` (threshold %.1f%%, max noise %.1f%%)\n\n",
                 old_path, new_path, threshold * 100, max_noise * 100);
@@ -230,7 +242,20 @@ static void print_report(FILE *f, int md, const pairing *ps, int n, const int *c
                 "%sthe files' cold rows were timed with different L2 flushes (--flush %s, then "
                 "%s): a change of their times may be the flush's\n\n",
                 md ? "**Note:** " : "note: ", flush_old, flush_new);
-    print_alarms(f, md, counts);
+    /* Another model is another memory system and clock: every time moves. */
+    if (gpus_old[0] && gpus_new[0] && strcmp(gpus_old, gpus_new) != 0) {
+        fputs(md ? "**Note:** " : "note: ", f);
+        fputs("the files were measured on different GPU models (", f);
+        if (md) {
+            kb_md_text(f, gpus_old, 0);
+            fputs(", then ", f);
+            kb_md_text(f, gpus_new, 0);
+        } else {
+            fprintf(f, "%s, then %s", gpus_old, gpus_new);
+        }
+        fputs("): a change of their times may be the GPU's\n\n", f);
+    }
+    print_alarms(f, md, counts, allow_removed);
     for (int c = 0, first = 1; c < KB_NCHANGES; c++) {
         if (!counts[c]) continue;
         fprintf(f, "%s%d %s", first ? "" : ", ", counts[c], kb_change_name((kb_change)c));
@@ -254,10 +279,40 @@ static void print_report(FILE *f, int md, const pairing *ps, int n, const int *c
                 counts[KB_CHANGE_SAME]);
 }
 
+static int cmp_model(const void *a, const void *b) {
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* The GPU models a file's '# gpu:' lines name ("NAME (UUID)": the name),
+ * each once, sorted and joined by "; ": "" when it names none. Sorted, so
+ * that two files of the same models compare equal whatever their order. */
+static void file_models(const kb_result_file *file, char *buf, size_t n) {
+    char models[16][256];
+    int count = 0;
+    for (const char *p = file->devices; *p && count < 16;) {
+        size_t len = strcspn(p, "\n");
+        char m[256];
+        snprintf(m, sizeof m, "%.*s", (int)len, p);
+        char *uuid = strrchr(m, '(');
+        if (uuid && uuid > m && uuid[-1] == ' ') uuid[-1] = '\0';
+        int seen = 0;
+        for (int i = 0; i < count; i++) seen |= strcmp(models[i], m) == 0;
+        if (!seen && m[0]) snprintf(models[count++], sizeof models[0], "%s", m);
+        p += len;
+        if (*p) p++;
+    }
+    qsort(models, (size_t)count, sizeof models[0], cmp_model);
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", i ? "; " : "", models[i]);
+    }
+}
+
 int kb_cmd_compare(int argc, char **argv) {
     const char *paths[2] = {NULL, NULL};
     double threshold = 5, max_noise = -1;
-    int md = 0, all = 0, npaths = 0;
+    int md = 0, all = 0, allow_removed = 0, npaths = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (kb_is_help(o)) {
@@ -277,6 +332,8 @@ int kb_cmd_compare(int argc, char **argv) {
             i++;
         } else if (strcmp(o, "--all") == 0) {
             all = 1;
+        } else if (strcmp(o, "--allow-removed") == 0) {
+            allow_removed = 1;
         } else if (o[0] == '-' && o[1]) {
             return kb_usage_error("compare", "unknown option '%s'", o);
         } else if (npaths == 2) {
@@ -329,11 +386,14 @@ int kb_cmd_compare(int argc, char **argv) {
         p->change = kb_compare_rows(p->before, p->after, threshold, max_noise, &p->j);
         note_code_change(&res, p);
         counts[p->change]++;
-        gates += kb_change_gates(p->change);
+        gates += kb_change_gates(p->change, allow_removed);
         n++;
     }
+    char gpus[2][1024];
+    for (int f = 0; f < 2; f++) file_models(&res.files[f], gpus[f], sizeof gpus[f]);
     print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all,
-                 kb_result_file_flushes(&res, 0), kb_result_file_flushes(&res, 1));
+                 allow_removed, kb_result_file_flushes(&res, 0), kb_result_file_flushes(&res, 1),
+                 gpus[0], gpus[1]);
     free(ps);
     kb_results_free(&res);
     return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;

@@ -62,9 +62,11 @@ static void plot_help(void) {
          "                          along --along AXIS or the axis that joins the most\n"
          "                          cases (log scale)\n"
          "<stem> is the name of the first FILE holding the op, without .csv; an op timed\n"
-         "in several modes gets .<mode> after its name. Only PASS and UNCHECKED rows are\n"
-         "drawn. Each variant has one colour in every plot; peers (peer:*) are dashed\n"
-         "or hatched.\n\n"
+         "in several modes gets .<mode> after its name. In these names any character but\n"
+         "a letter, a digit or . _ + - becomes _ (what a CSV holds is data, never a path\n"
+         "or a gnuplot pipe; in the scripts it is quoted so that gnuplot runs none of it).\n"
+         "Only PASS and UNCHECKED rows are drawn. Each variant has one colour in every\n"
+         "plot; peers (peer:*) are dashed or hatched.\n\n"
          "Along an axis: x is the axis's values (numbers sorted, on a log scale where\n"
          "they span over 30x; enum values in the axis's order), one line per variant, and\n"
          "one panel (in one image) per combination of the other axes that vary, e.g.\n"
@@ -144,18 +146,61 @@ static int close_out(const plot_ctx *pc, FILE *f, const char *base, const char *
     return KB_OK;
 }
 
-/* A gnuplot double-quoted string: backslash, quote and newline escaped. */
+/* ---- text from the files, into the scripts and data ----
+ * Variants, ops, params, modes and the '# gpu:' line come from a CSV that
+ * anyone may have written: in a script they must stay text. gnuplot
+ * substitutes `command` and expands escapes inside double-quoted strings,
+ * a line break ends a command (the rest of the line would run as one: `!cmd`
+ * is a shell command), and a file name that begins with '|' or '<' is a pipe
+ * (`set output "|cmd"`, `plot "<cmd"`). So: every such text is a
+ * single-quoted string (no substitution, no escapes; a ' is doubled), its
+ * line breaks spliced in as '...'."\n".'...' (gnuplot takes a string
+ * expression wherever a script here puts text); '#' comments get none; file
+ * names are made of plain characters (plot_name) and reached as ./NAME. */
+
 static void gp_quote(FILE *f, const char *s) {
-    fputc('"', f);
+    fputc('\'', f);
     for (; *s; s++) {
         if (*s == '\n')
-            fputs("\\n", f);
-        else {
-            if (*s == '"' || *s == '\\') fputc('\\', f);
+            fputs("'.\"\\n\".'", f);
+        else if (*s == '\r')
+            fputs("'.\"\\r\".'", f);
+        else if (*s == '\'')
+            fputs("''", f);
+        else
             fputc(*s, f);
-        }
     }
-    fputc('"', f);
+    fputc('\'', f);
+}
+
+/* Text in a '#' line of a script or of its data: no line break (it would
+ * end the comment), and no '\' at the end (gnuplot continues a script's
+ * comment on the next line after one). */
+static void comment_text(FILE *f, const char *s) {
+    const char *last = s;
+    for (; *s; s++) {
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+        last = s;
+    }
+    if (*last == '\\') fputc(' ', f);
+}
+
+/* A plot's file name: letters, digits and . _ + - only, every other byte
+ * '_'. The name is made of the CSV's name and the op and mode its rows
+ * name: a '/' would write outside DIR, a leading '|' or '<' would be a pipe
+ * to gnuplot, and the report links the files by name in Markdown. */
+static void plot_name(char *s) {
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '+' || *s == '-'))
+            *s = '_';
+}
+
+/* ./BASE.EXT, a file in DIR (where gnuplot runs), as a gnuplot string. */
+static void gp_file(FILE *f, const char *base, const char *ext) {
+    char path[600];
+    snprintf(path, sizeof path, "./%s.%s", base, ext);
+    gp_quote(f, path);
 }
 
 /* "<op>: <what> (<mode> mode) — <device>" */
@@ -195,6 +240,7 @@ static int plot_open(plot_ctx *pc, const char *kind, const char *caption, const 
     memset(p, 0, sizeof *p);
     snprintf(p->kind, sizeof p->kind, "%s", kind);
     snprintf(p->base, sizeof p->base, "%s.%s", pc->stem, kind);
+    plot_name(p->base);
     snprintf(p->caption, sizeof p->caption, "%s", caption);
     pf->p = p;
     pf->gp = open_out(pc, p->base, "gp", e);
@@ -205,14 +251,18 @@ static int plot_open(plot_ctx *pc, const char *kind, const char *caption, const 
         return KB_ERR;
     }
     l->count++;
+    fprintf(pf->gp, "# %s.gp — kbench plot: ", p->base);
+    comment_text(pf->gp, caption);
     fprintf(pf->gp,
-            "# %s.gp — kbench plot: %s\n# Render in this folder: gnuplot %s.gp  (data: %s.dat)\n"
+            "\n# Render in this folder: gnuplot %s.gp  (data: %s.dat)\n"
             "reset\nset encoding utf8\nset datafile missing \"?\"\n"
             "set grid xtics ytics mxtics mytics lc rgb \"#e4e4e4\"\nset border lc rgb \"#444444\"\n"
             "set key outside right top Left reverse samplen 3\n",
-            p->base, caption, p->base, p->base);
+            p->base, p->base);
     plot_title(pc, pf->gp, what);
-    fprintf(pf->dat, "# %s — data of %s.gp\n", caption, p->base);
+    fputs("# ", pf->dat);
+    comment_text(pf->dat, caption);
+    fprintf(pf->dat, " — data of %s.gp\n", p->base);
     return KB_OK;
 }
 
@@ -231,8 +281,10 @@ static void plot_loop(const plot_ctx *pc, plot_files *pf, int width, int height)
             "        set terminal svg size %d,%d font \"DejaVu Sans,11\" noenhanced "
             "background \"white\"\n"
             "    }\n"
-            "    set output \"%s.\".fmt\n",
-            formats, width, height, width, height, pf->p->base);
+            "    set output ",
+            formats, width, height, width, height);
+    gp_file(pf->gp, pf->p->base, "");
+    fputs(".fmt\n", pf->gp);
 }
 
 static int plot_close(const plot_ctx *pc, plot_files *pf, kb_error *e) {
@@ -241,6 +293,12 @@ static int plot_close(const plot_ctx *pc, plot_files *pf, kb_error *e) {
     if (close_out(pc, pf->dat, pf->p->base, "dat", rc == KB_OK ? e : NULL) != KB_OK) rc = KB_ERR;
     return rc;
 }
+
+/* The plot command of a plot with no point (no row timed, no baseline ran,
+ * an op this build does not know): an empty frame with its title. gnuplot
+ * refuses to autoscale y over no point at all, so the clause gives y a
+ * range of its own (one that a log axis takes too). */
+static const char nothing_drawn[] = "[][1:10] NaN notitle";
 
 /* One plot clause's style for variant k: lines/points or bars. */
 static void line_style(FILE *f, const kb_op_view *v, int k) {
@@ -292,20 +350,26 @@ static int plot_time(plot_ctx *pc, kb_error *e) {
         for (int c = 0; c < v->ncases; c++) {
             const kb_result *r = kb_view_cell(v, c, k);
             if (!r || !kb_result_timed(r) || !(v->bytes[c] > 0)) continue;
-            if (!points) fprintf(pf.dat, "%s# %s\n", block ? "\n\n" : "", v->variants[k]);
+            if (!points) {
+                fputs(block ? "\n\n# " : "# ", pf.dat);
+                comment_text(pf.dat, v->variants[k]);
+                fputc('\n', pf.dat);
+            }
             double lo = r->p10_us > 0 ? r->p10_us : r->median_us;
             double hi = r->p90_us > 0 ? r->p90_us : r->median_us;
-            fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # %s\n", v->bytes[c], r->median_us, lo, hi,
-                    v->cases[c]);
+            fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # ", v->bytes[c], r->median_us, lo, hi);
+            comment_text(pf.dat, v->cases[c]);
+            fputc('\n', pf.dat);
             points++;
         }
         if (!points) continue;
-        fprintf(pf.gp, "%s\\\n        \"%s.dat\" index %d using 1:2:3:4 with yerrorlines ",
-                block ? ", " : "", pf.p->base, block);
+        fputs(block ? ", \\\n        " : "\\\n        ", pf.gp);
+        gp_file(pf.gp, pf.p->base, "dat");
+        fprintf(pf.gp, " index %d using 1:2:3:4 with yerrorlines ", block);
         line_style(pf.gp, v, k);
         block++;
     }
-    if (!block) fputs("NaN notitle", pf.gp);
+    if (!block) fputs(nothing_drawn, pf.gp);
     fputc('\n', pf.gp);
     if (unsized) {
         char n[32];
@@ -412,10 +476,11 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     }
     if (listed) note_add(pf.p, "%s", ". ");
     int log_y = hi / lo > 30;
-    fprintf(pf.gp,
-            "set style data histogram\nset style histogram clustered gap 1\nset boxwidth 0.9\n"
-            "set ylabel \"%s\"\nset xtics nomirror scale 0 font \",9\"\nunset mxtics\n%s",
-            s->ylabel,
+    fputs("set style data histogram\nset style histogram clustered gap 1\nset boxwidth 0.9\n"
+          "set ylabel ",
+          pf.gp);
+    gp_quote(pf.gp, s->ylabel);
+    fprintf(pf.gp, "\nset xtics nomirror scale 0 font \",9\"\nunset mxtics\n%s",
             log_y ? "set logscale y\n" : "set yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n");
     if (log_y) fprintf(pf.gp, "set yrange [%g:%g]\n", lo / 2, hi * 2);
     if (s->with_baseline)
@@ -427,7 +492,10 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     int lines = 1, widest = 1;
     fprintf(pf.dat, "# case");
     for (int k = 0; k < nv; k++)
-        if (drawn[k]) fprintf(pf.dat, " %s", v->variants[k]);
+        if (drawn[k]) {
+            fputc(' ', pf.dat);
+            comment_text(pf.dat, v->variants[k]);
+        }
     fputc('\n', pf.dat);
     for (int c = 0; c < nc; c++) {
         char label[1400], shortform[1100];
@@ -455,7 +523,9 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
             else
                 fputs(" ?", pf.dat);
         }
-        fprintf(pf.dat, "  # %s\n", v->cases[c]);
+        fputs("  # ", pf.dat);
+        comment_text(pf.dat, v->cases[c]);
+        fputc('\n', pf.dat);
     }
     fprintf(pf.gp, ")\nset bmargin %d\n", lines + 3);
     /* ~7 px a character of the 9-point tic font, so that labels do not meet. */
@@ -467,11 +537,13 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     int col = 2;
     for (int k = 0; k < nv; k++) {
         if (!drawn[k]) continue;
-        fprintf(pf.gp, "%s\\\n        \"%s.dat\" using %d ", col > 2 ? ", " : "", pf.p->base, col);
+        fputs(col > 2 ? ", \\\n        " : "\\\n        ", pf.gp);
+        gp_file(pf.gp, pf.p->base, "dat");
+        fprintf(pf.gp, " using %d ", col);
         bar_style(pf.gp, v, k);
         col++;
     }
-    if (col == 2) fputs("NaN notitle", pf.gp);
+    if (col == 2) fputs(nothing_drawn, pf.gp);
     fputc('\n', pf.gp);
     free(drawn);
     free(base);
@@ -559,14 +631,19 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
                 double y = c >= 0 ? s->value(pc, c, k, base[c], &lo, &hi) : NAN;
                 if (!(y > 0)) continue;
                 if (block[p * nv + k] < 0) {
-                    fprintf(pf.dat, "%s# panel %s | %s\n", nblocks ? "\n\n" : "",
-                            a->panel[p][0] ? a->panel[p] : "(all)", v->variants[k]);
+                    fputs(nblocks ? "\n\n# panel " : "# panel ", pf.dat);
+                    comment_text(pf.dat, a->panel[p][0] ? a->panel[p] : "(all)");
+                    fputs(" | ", pf.dat);
+                    comment_text(pf.dat, v->variants[k]);
+                    fputc('\n', pf.dat);
                     block[p * nv + k] = nblocks++;
                 }
                 drawn[k] = 1;
                 ylo = fmin(ylo, fmin(y, lo));
                 yhi = fmax(yhi, fmax(y, hi));
-                fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # %s\n", a->x[i], y, lo, hi, v->cases[c]);
+                fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # ", a->x[i], y, lo, hi);
+                comment_text(pf.dat, v->cases[c]);
+                fputc('\n', pf.dat);
             }
         }
     for (int c = 0; s->with_baseline && c < nc; c++) {
@@ -680,14 +757,16 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
             if (!drawn[k] || (b < 0 && p > 0)) continue;
             if (b < 0)
                 fprintf(pf.gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
-            else
-                fprintf(pf.gp, "%s\\\n        \"%s.dat\" index %d using %s ", clauses ? ", " : "",
-                        pf.p->base, b,
+            else {
+                fputs(clauses ? ", \\\n        " : "\\\n        ", pf.gp);
+                gp_file(pf.gp, pf.p->base, "dat");
+                fprintf(pf.gp, " index %d using %s ", b,
                         s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
+            }
             line_style(pf.gp, v, k);
             clauses++;
         }
-        if (!clauses) fputs("NaN notitle", pf.gp);
+        if (!clauses) fputs(nothing_drawn, pf.gp);
         fputc('\n', pf.gp);
     }
     if (np > 1) fputs("    unset multiplot\n", pf.gp);
@@ -795,19 +874,26 @@ static int plot_roofline(plot_ctx *pc, kb_error *e) {
             if (!r || !kb_result_timed(r) || !(r->bytes > 0)) continue;
             if (arithmetic && !(r->flops > 0 && r->gflops > 0)) continue;
             if (!arithmetic && !(r->gbps > 0)) continue;
-            if (!points) fprintf(pf.dat, "%s# %s\n", block ? "\n\n" : "", v->variants[k]);
-            fprintf(pf.dat, "%.6g %.6g  # %s\n", arithmetic ? r->flops / r->bytes : r->bytes,
-                    arithmetic ? r->gflops : r->gbps, v->cases[c]);
+            if (!points) {
+                fputs(block ? "\n\n# " : "# ", pf.dat);
+                comment_text(pf.dat, v->variants[k]);
+                fputc('\n', pf.dat);
+            }
+            fprintf(pf.dat, "%.6g %.6g  # ", arithmetic ? r->flops / r->bytes : r->bytes,
+                    arithmetic ? r->gflops : r->gbps);
+            comment_text(pf.dat, v->cases[c]);
+            fputc('\n', pf.dat);
             points++;
         }
         if (!points) continue;
-        fprintf(pf.gp, "%s\\\n        \"%s.dat\" index %d using 1:2 with %s ",
-                block || ceiling[0] ? ", " : "", pf.p->base, block,
+        fputs(block || ceiling[0] ? ", \\\n        " : "\\\n        ", pf.gp);
+        gp_file(pf.gp, pf.p->base, "dat");
+        fprintf(pf.gp, " index %d using 1:2 with %s ", block,
                 arithmetic ? "points" : "linespoints");
         line_style(pf.gp, v, k);
         block++;
     }
-    if (!block && !ceiling[0]) fputs("NaN notitle", pf.gp);
+    if (!block && !ceiling[0]) fputs(nothing_drawn, pf.gp);
     fputc('\n', pf.gp);
     return plot_close(pc, &pf, e);
 }
@@ -858,23 +944,29 @@ static int plot_index_cost(plot_ctx *pc, kb_error *e) {
                 continue;
             }
             if (!(t64 > 0)) continue;
-            if (!points)
-                fprintf(pf.dat, "%s# %s vs %s\n", block ? "\n\n" : "", v->variants[k],
-                        v->variants[t]);
-            fprintf(pf.dat, "%.6g %.6g  # %s\n", v->bytes[c], (t64 / t32 - 1) * 100, v->cases[c]);
+            if (!points) {
+                fputs(block ? "\n\n# " : "# ", pf.dat);
+                comment_text(pf.dat, v->variants[k]);
+                fputs(" vs ", pf.dat);
+                comment_text(pf.dat, v->variants[t]);
+                fputc('\n', pf.dat);
+            }
+            fprintf(pf.dat, "%.6g %.6g  # ", v->bytes[c], (t64 / t32 - 1) * 100);
+            comment_text(pf.dat, v->cases[c]);
+            fputc('\n', pf.dat);
             points++;
         }
         if (!points) continue;
         char title[200];
         snprintf(title, sizeof title, "%s vs %s", v->variants[k], v->variants[t]);
-        fprintf(pf.gp,
-                "%s\\\n        \"%s.dat\" index %d using 1:2 with linespoints lc rgb \"%s\" lw 2 "
-                "pt %d title ",
-                block ? ", " : "", pf.p->base, block, colour_of(v, k), point_of(v, k));
+        fputs(block ? ", \\\n        " : "\\\n        ", pf.gp);
+        gp_file(pf.gp, pf.p->base, "dat");
+        fprintf(pf.gp, " index %d using 1:2 with linespoints lc rgb \"%s\" lw 2 pt %d title ",
+                block, colour_of(v, k), point_of(v, k));
         gp_quote(pf.gp, title);
         block++;
     }
-    if (!block) fputs("NaN notitle", pf.gp);
+    if (!block) fputs(nothing_drawn, pf.gp);
     fputc('\n', pf.gp);
     return plot_close(pc, &pf, e);
 }
@@ -926,7 +1018,9 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
             counted++;
         } else
             fputc('?', pf.dat);
-        fprintf(pf.dat, "  # %s\n", v->cases[c]);
+        fputs("  # ", pf.dat);
+        comment_text(pf.dat, v->cases[c]);
+        fputc('\n', pf.dat);
         rows++;
     }
     /* Both panels share their margins, so that a case sits at one x in both. */
@@ -940,24 +1034,34 @@ static int plot_vs_exact(plot_ctx *pc, int k, kb_error *e) {
     /* A variant whose other semantics are numbers, not dropped results
      * (deform's half-precision path: its error is in the row's note), gets
      * the time panel alone. */
+    char dropped_by[200];
+    snprintf(dropped_by, sizeof dropped_by, "kept by the exact op,\ndropped by %s", v->variants[k]);
+    fprintf(pf.gp, "    set multiplot layout %d,1\n    set ylabel \"median time (µs)\"\n    plot ",
+            counted ? 2 : 1);
+    gp_file(pf.gp, pf.p->base, "dat");
     fprintf(pf.gp,
-            "    set multiplot layout %d,1\n"
-            "    set ylabel \"median time (µs)\"\n"
-            "    plot \"%s.dat\" using 2 lc rgb \"#8c8c8c\" fs solid 0.9 title \"fastest exact "
-            "variant\", \\\n"
-            "        \"\" using 3 lc rgb \"%s\" fs solid 0.9 title \"%s\", \\\n"
+            " using 2 lc rgb \"#8c8c8c\" fs solid 0.9 title \"fastest exact variant\", \\\n"
+            "        \"\" using 3 lc rgb \"%s\" fs solid 0.9 title ",
+            colour_of(v, k));
+    gp_quote(pf.gp, v->variants[k]);
+    fprintf(pf.gp,
+            ", \\\n"
             "        \"\" using 0:($2 > $3 ? $2 : $3):(sprintf(\"saved %%.0f µs (%%.0f%%%%)\", "
             "$4, 100 * $4 / $2)) with labels offset 0,0.8 font \",9\" notitle\n"
             "    if (%d) {\n"
             "    unset title\n"
-            "    set ylabel \"kept by the exact op,\\ndropped by %s\"\n"
-            "    plot \"%s.dat\" using 5 lc rgb \"%s\" fs pattern 2 border lc rgb \"%s\" "
+            "    set ylabel ",
+            counted > 0);
+    gp_quote(pf.gp, dropped_by);
+    fputs("\n    plot ", pf.gp);
+    gp_file(pf.gp, pf.p->base, "dat");
+    fprintf(pf.gp,
+            " using 5 lc rgb \"%s\" fs pattern 2 border lc rgb \"%s\" "
             "title \"dropped (from the row's note)\", \\\n"
             "        \"\" using 0:5:5 with labels offset 0,0.8 font \",9\" notitle\n"
             "    }\n"
             "    unset multiplot\n",
-            counted ? 2 : 1, pf.p->base, colour_of(v, k), v->variants[k], counted > 0,
-            v->variants[k], pf.p->base, colour_of(v, k), colour_of(v, k));
+            colour_of(v, k), colour_of(v, k));
     if (!rows)
         note_add(pf.p, "%s", "No case has both this variant and an exact one timed. ");
     else if (!counted)
@@ -1183,7 +1287,7 @@ int kb_gnuplot_available(void) {
 
 int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e) {
     char script[600];
-    snprintf(script, sizeof script, "%s.gp", p->base);
+    snprintf(script, sizeof script, "./%s.gp", p->base); /* never read as an option */
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return kb_fail(e, "cannot start gnuplot: %s", strerror(errno));
@@ -1194,9 +1298,10 @@ int kb_plot_render(const kb_plot_opts *o, kb_plot *p, kb_error *e) {
     }
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return kb_fail(e, "gnuplot %s/%s: %s", o->dir, script, strerror(errno));
+        if (errno != EINTR)
+            return kb_fail(e, "gnuplot %s/%s: %s", o->dir, script + 2, strerror(errno));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return kb_fail(e, "gnuplot failed on %s/%s (exit %d)", o->dir, script,
+        return kb_fail(e, "gnuplot failed on %s/%s (exit %d)", o->dir, script + 2,
                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     p->rendered = 1;
     return KB_OK;

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "compare_runs.h"
 #include "host_device.h"
+#include "page_text.h"
 #include "plot.h"
 
 #include "core/format.h"
@@ -63,39 +64,12 @@ typedef struct doc {
 
 enum { CELL = 1400 };
 
-static void html_escape(FILE *f, const char *s) {
-    for (; *s; s++) {
-        const char *entity = *s == '&'   ? "&amp;"
-                             : *s == '<' ? "&lt;"
-                             : *s == '>' ? "&gt;"
-                             : *s == '"' ? "&quot;"
-                                         : NULL;
-        if (entity)
-            fputs(entity, f);
-        else
-            fputc(*s, f);
-    }
-}
-
-static void md_escape(FILE *f, const char *s, int in_table) {
-    for (; *s; s++) {
-        if (in_table && *s == '|')
-            fputs("\\|", f);
-        else if (in_table && *s == '\n')
-            fputs("<br>", f);
-        else if (*s == '*' || *s == '<' || *s == '`')
-            fprintf(f, "\\%c", *s);
-        else
-            fputc(*s, f);
-    }
-}
-
 static void doc_heading(doc *d, int level, const char *text) {
     fprintf(d->md, "\n%.*s ", level, "######");
-    md_escape(d->md, text, 0);
+    kb_md_text(d->md, text, 0);
     fputs("\n\n", d->md);
     fprintf(d->html, "<h%d>", level);
-    html_escape(d->html, text);
+    kb_html_text(d->html, text);
     fprintf(d->html, "</h%d>\n", level);
 }
 
@@ -111,10 +85,10 @@ static void doc_para(doc *d, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    md_escape(d->md, text, 0);
+    kb_md_text(d->md, text, 0);
     fputs("\n\n", d->md);
     fputs("<p>", d->html);
-    html_escape(d->html, text);
+    kb_html_text(d->html, text);
     fputs("</p>\n", d->html);
 }
 
@@ -123,10 +97,10 @@ static void doc_row(doc *d, int n, char cells[][CELL], int header) {
     fputs("<tr>", d->html);
     for (int i = 0; i < n; i++) {
         fputc(' ', d->md);
-        md_escape(d->md, cells[i], 1);
+        kb_md_text(d->md, cells[i], 1);
         fputs(" |", d->md);
         fputs(header ? "<th>" : "<td>", d->html);
-        html_escape(d->html, cells[i]);
+        kb_html_text(d->html, cells[i]);
         fputs(header ? "</th>" : "</td>", d->html);
     }
     fputs("\n", d->md);
@@ -179,13 +153,17 @@ static void doc_plot(doc *d, const kb_plot_opts *o, const kb_plot *p) {
         return;
     }
     const char *ext = o->png ? "png" : "svg";
-    fprintf(d->md, "![%s](%s.%s)\n\n", p->kind, p->base, ext);
+    /* The file name is plot_name's (cli_plot.c): plain characters, a link as it is. */
+    fputs("![", d->md);
+    kb_md_text(d->md, p->kind, 0);
+    fprintf(d->md, "](%s.%s)\n\n", p->base, ext);
     /* SVG when there is one: sharp at any zoom, and small. */
     char path[1200];
     const char *embed = o->svg ? "svg" : "png";
     snprintf(path, sizeof path, "%s/%s.%s", o->dir, p->base, embed);
-    fprintf(d->html, "<figure><img alt=\"%s\" src=\"data:image/%s;base64,", p->kind,
-            o->svg ? "svg+xml" : "png");
+    fputs("<figure><img alt=\"", d->html);
+    kb_html_text(d->html, p->kind);
+    fprintf(d->html, "\" src=\"data:image/%s;base64,", o->svg ? "svg+xml" : "png");
     put_base64(d->html, path);
     fputs("\"></figure>\n", d->html);
 }
@@ -610,17 +588,24 @@ static void summary_cpu_gpu(FILE *f, const kb_host_device *hd) {
         snprintf(text + used, sizeof text - used, "; %s: %s", where, along);
     }
     fputs("\nCPU or GPU: ", f);
-    md_escape(f, text, 0);
+    kb_md_text(f, text, 0);
     fputs(".\n", f);
 }
 
 static int summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
                         int nplots, kb_error *e) {
-    fprintf(f, "\n**%s** (%s mode)\n\n", v->op, v->mode);
+    fputs("\n**", f);
+    kb_md_text(f, v->op, 0);
+    fputs("** (", f);
+    kb_md_text(f, v->mode, 0);
+    fputs(" mode)\n\n", f);
     static const char *const kinds[] = {"time", "speedup"};
     for (int i = 0; i < 2; i++) {
         const kb_plot *p = find_plot(plots, nplots, kinds[i]);
-        if (p) fprintf(f, "![%s %s](%s.%s) ", v->op, p->kind, p->base, o->svg ? "svg" : "png");
+        if (!p) continue;
+        fputs("![", f);
+        kb_md_text(f, v->op, 0);
+        fprintf(f, " %s](%s.%s) ", p->kind, p->base, o->svg ? "svg" : "png");
     }
     fputs("\n\n| case | ship | median | vs baseline | vs fastest peer | workspace |\n"
           "|---|---|---|---|---|---|\n",
@@ -631,7 +616,7 @@ static int summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, con
         rank_case(v, c, &best, &second);
         kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
         fputs("| ", f);
-        md_escape(f, shortform, 1);
+        kb_md_text(f, shortform, 1);
         if (best < 0) {
             fputs(" | (no variant passed) | - | - | - | - |\n", f);
             continue;
@@ -656,7 +641,12 @@ static int summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, con
                      v->variants[peer], why[0] ? ", which " : "", why);
         }
         kb_format_bytes(w->workspace_bytes, 0, ws, sizeof ws);
-        fprintf(f, " | %s | %s | %s | %s | %s |\n", v->variants[best], t, base_txt, peer_txt, ws);
+        const char *cells[] = {v->variants[best], t, base_txt, peer_txt, ws};
+        for (int i = 0; i < 5; i++) {
+            fputs(" | ", f);
+            kb_md_text(f, cells[i], 1);
+        }
+        fputs(" |\n", f);
     }
     kb_host_device hd;
     if (kb_host_device_build(v, o->along, &hd, e) != KB_OK) return KB_ERR;
@@ -674,14 +664,15 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
     if (!f) return kb_fail(e, "%s: cannot write", path);
     char devices[2048], commits[512];
     kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
-    fprintf(f,
-            "Made by `kbench report` from %d file(s); device(s): %s; kbench commit(s): %s. "
-            "Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
-            "to ship is faster); the fastest peer is the fastest that ran the op (a peer that "
-            "FAILs the same check is named with why; an unchecked one only where no checked "
-            "one ran).\n",
-            res->nfiles, devices[0] ? devices : "(not recorded)",
-            commits[0] ? commits : "(not recorded)");
+    fprintf(f, "Made by `kbench report` from %d file(s); device(s): ", res->nfiles);
+    kb_md_text(f, devices[0] ? devices : "(not recorded)", 0);
+    fputs("; kbench commit(s): ", f);
+    kb_md_text(f, commits[0] ? commits : "(not recorded)", 0);
+    fputs(". Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
+          "to ship is faster); the fastest peer is the fastest that ran the op (a peer that "
+          "FAILs the same check is named with why; an unchecked one only where no checked "
+          "one ran).\n",
+          f);
     int failed = 0;
     for (int i = 0; i < nviews && !failed; i++)
         failed = summary_view(f, o, &views[i], plots->items + first_plot[i],

@@ -6,7 +6,8 @@
  * whether it is newly BROKEN or STILL FAILING. Then the times: a row that
  * claims a result (PASS, UNCHECKED) must carry a positive finite median, or
  * nothing can be said of it (INVALID, which gates too). Only then are the
- * medians judged, with both runs' noise.
+ * medians judged, with both runs' noise. A row of OLD that NEW lacks gates
+ * too, unless the caller allows removals.
  */
 #include "compare_runs.h"
 
@@ -86,7 +87,10 @@ const char *kb_change_name(kb_change c) {
     return names[c];
 }
 
-int kb_change_gates(kb_change c) {
+/* A row that NEW lacks is a case no longer measured: a run killed or cut
+ * short, a header alone, the file of another op. As a gate that must fail,
+ * or a change that loses every row would pass as "nothing got slower". */
+int kb_change_gates(kb_change c, int allow_removed) {
     return c == KB_CHANGE_BROKEN || c == KB_CHANGE_STILL_FAILING || c == KB_CHANGE_INVALID ||
-           c == KB_CHANGE_SLOWER;
+           c == KB_CHANGE_SLOWER || (c == KB_CHANGE_REMOVED && !allow_removed);
 }

@@ -46,7 +46,7 @@ typedef enum kb_change {
     KB_CHANGE_FIXED,  /* failed in OLD, passes in NEW */
     KB_CHANGE_STATUS, /* any other change of status (PASS <-> UNSUPPORTED, FAIL -> UNSUPPORTED) */
     KB_CHANGE_ADDED,
-    KB_CHANGE_REMOVED,
+    KB_CHANGE_REMOVED, /* in OLD only: gates unless removals are allowed */
     KB_CHANGE_SAME,
     KB_NCHANGES
 } kb_change;
@@ -56,7 +56,9 @@ typedef enum kb_change {
 kb_change kb_compare_rows(const kb_result *before, const kb_result *after, double threshold,
                           double max_noise, kb_judgement *j);
 const char *kb_change_name(kb_change c);
-/* 1 for the changes that make `kbench compare` exit 5. */
-int kb_change_gates(kb_change c);
+/* 1 for the changes that make `kbench compare` exit 5: BROKEN, STILL
+ * FAILING, INVALID, SLOWER, and REMOVED unless allow_removed (a NEW run of
+ * fewer cases on purpose, `--allow-removed`). */
+int kb_change_gates(kb_change c, int allow_removed);
 
 #endif

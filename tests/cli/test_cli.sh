@@ -271,8 +271,10 @@ expect 5 "1 row\(s\) STILL FAILING.*1 STILL FAILING, 24 SAME.*STILL FAILING +nms
     compare $d/nms.csv $d/nms.csv
 expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-ok.csv"
 expect 5 "1 STILL FAILING, 1 FASTER, 1 ADDED, 1 REMOVED" -- compare $d/nms.csv $d/nms_rerun.csv
-expect 0 "1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
+expect 5 "1 row\(s\) REMOVED.*1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
     compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_rerun.csv)
+expect 0 "1 FASTER, 1 ADDED, 1 REMOVED, 22 SAME" -- \
+    compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_rerun.csv) --allow-removed
 expect 5 "SLOWER +nms +bitmask_gpu +n=25200 .*\+18\.0%" -- compare $d/nms.csv $d/nms_slower.csv
 expect 0 "threshold 20.0%.*24 SAME" -- \
     compare "$tmp/nms-ok.csv" <(grep -v ',FAIL,' $d/nms_slower.csv) --threshold 20
@@ -305,7 +307,7 @@ expect 2 "nms-dup.csv:4: the header has the column 'median_us' twice" -- \
     compare "$tmp/nms-ok.csv" "$tmp/nms-dup.csv"
 printf '\xEF\xBB\xBF' | cat - "$tmp/nms-ok.csv" >"$tmp/nms-bom.csv"
 expect 0 "^[^!]*24 SAME" -- compare "$tmp/nms-ok.csv" "$tmp/nms-bom.csv"
-expect 0 "STILL FAILING.*INVALID.*exit codes: 0 no row BROKEN, STILL FAILING, INVALID or SLOWER; 5" -- \
+expect 0 "STILL FAILING.*INVALID.*exit codes: 0 no row BROKEN, STILL FAILING, INVALID, SLOWER or REMOVED" -- \
     compare --help
 expect 2 "which results" -- plot
 expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
@@ -328,7 +330,7 @@ expect_file "$tmp/scripts/nms.nms.time.gp" "nms.nms.time.dat"
 # --along: the scripts are written without gnuplot too (test_plot.sh checks the drawing).
 expect 4 "gnuplot is not on PATH" -- plot $d/nms.csv --along n -o "$tmp/along"
 expect_file "$tmp/along/nms.nms.time.gp" "^set logscale x$"
-expect_file "$tmp/along/nms.nms.time.gp" "^set xtics \(\"1000\" 1000, \"25200\" 25200, \"100000\" 100000\)$"
+expect_file "$tmp/along/nms.nms.time.gp" "^set xtics \('1000' 1000, '25200' 25200, '100000' 100000\)$"
 expect 4 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
     $d/deform_conv2d.csv -o "$tmp/report"
 # A peer that FAILs its check keeps its time and why: torchvision's f16 rows.
@@ -367,7 +369,7 @@ expect_file "$h/report.html" "<h3>CPU or GPU</h3>"
 expect_file "$h/summary.md" \
     "^CPU or GPU: CPU faster on 1 of 5 cases measured on both \(1.51×\), GPU on 4 \(1.36-6.44×\); along n at iou=0.5: CPU faster at n=1000; GPU faster from n=4000 to n=100000"
 expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "^set logscale y$"
-expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "title \"CPU: fastest host variant\""
+expect_file "$h/nms_host.nms.cpu_vs_gpu.gp" "title 'CPU: fastest host variant'"
 expect_file "$tmp/report-gpu/report.md" \
     "^Along n at iou=0.5: GPU faster at every n measured \(from n=1000 to n=100000\)\.$"
 expect_file "$tmp/report-gpu/summary.md" \

@@ -36,20 +36,20 @@ check "time.dat: one block per variant and panel, f32 panel first" test "$(block
 check "time.dat: every block runs c_in=128, 256, 512 in order" test \
     "$(awk '/^# panel/ { if (s) print s; s = "" } /^[0-9]/ { match($0, /c_in=[0-9]+/); s = s $1 ":" substr($0, RSTART, RLENGTH) " " } END { print s }' "$a.time.dat" | sort -u)" == \
     "0:c_in=128 1:c_in=256 2:c_in=512 "
-expect_file "$a.time.gp" "^set xtics \(\"c_in=128\\\\nc_out=128\\\\nh=100 w=168\" 0, \"c_in=256.*\" 1, \"c_in=512.*\" 2\)$"
-expect_file "$a.time.gp" "^set xlabel \"c_in \(with c_out, h, w\)\"$"
-expect_file "$a.time.gp" "^    set multiplot title \"deform_conv2d: median time"
-expect_file "$a.time.gp" "^    set title \"dtype=f32\"$"
-expect_file "$a.time.gp" "^    set title \"dtype=f16\"$"
+expect_file "$a.time.gp" "^set xtics \('c_in=128'\.\"\\\\n\"\.'c_out=128'\.\"\\\\n\"\.'h=100 w=168' 0, 'c_in=256.*' 1, 'c_in=512.*' 2\)$"
+expect_file "$a.time.gp" "^set xlabel 'c_in \(with c_out, h, w\)'$"
+expect_file "$a.time.gp" "^    set multiplot title 'deform_conv2d: median time"
+expect_file "$a.time.gp" "^    set title 'dtype=f32'$"
+expect_file "$a.time.gp" "^    set title 'dtype=f16'$"
 # The f32 panel's key lists nhwc_wgmma_f16, drawn only in the f16 panel.
-expect_file "$a.time.gp" "NaN with linespoints .* title \"nhwc_wgmma_f16\""
-expect_file "$a.speedup.gp" "^    set ylabel \"speedup over explicit_gemm_i64"
+expect_file "$a.time.gp" "NaN with linespoints .* title 'nhwc_wgmma_f16'"
+expect_file "$a.speedup.gp" "^    set ylabel 'speedup over explicit_gemm_i64"
 check "speedup.dat: the baseline is 1 on every case" test \
     "$(awk '/^# panel/ { b = /explicit_gemm_i64$/ } b && /^[0-9]/ { print $2 }' "$a.speedup.dat" | sort -u)" == 1
 # --along h: the layers in h's order (25, 50, 100), numbers sorted as numbers.
 expect 0 "time.png" -- plot $d/deform_conv2d_dtypes.csv --along h -o "$tmp/along_h"
 expect_file "$tmp/along_h/deform_conv2d_dtypes.deform_conv2d.time.gp" \
-    "^set xtics \(\"h=25.*\" 0, \"h=50.*\" 1, \"h=100.*\" 2\)$"
+    "^set xtics \('h=25.*' 0, 'h=50.*' 1, 'h=100.*' 2\)$"
 # A numeric axis nothing moves with: x at its values, log-scaled over 30x.
 expect 0 "nms.nms.time.png" -- plot $d/nms.csv --along n -o "$tmp/along_n"
 expect_file "$tmp/along_n/nms.nms.time.gp" "^set logscale x$"
@@ -67,7 +67,7 @@ expect_file "$a.roofline.gp" "arithmetic intensity"
 check "deform_conv2d: no GB/s plot" test ! -e "$a.gbps.gp"
 # preprocess reaches the copy peak: GB/s along n, under the peak, and the roofline.
 expect 0 "preprocess.preprocess.gbps.png" -- plot $d/preprocess.csv --along n -o "$tmp/pre"
-expect_file "$tmp/pre/preprocess.preprocess.gbps.gp" "title \"copy peak [0-9]+ GB/s\""
+expect_file "$tmp/pre/preprocess.preprocess.gbps.gp" "title 'copy peak [0-9]+ GB/s'"
 expect_file "$tmp/pre/preprocess.preprocess.roofline.gp" "arithmetic intensity"
 
 expect 0 "report.html" -- report $d/preprocess.csv $d/preprocess_peers.csv $d/nms.csv \
