@@ -644,6 +644,14 @@ void kb_runner_emit_status(kb_runner *r, int p, kb_status st, const char *why,
     kb_runner_emit(r, &row);
 }
 
+/* The pair's device work (or a loaded variant's code) begins: an isolated
+ * worker's parent starts the pair's --case-timeout. Said once a pair, and
+ * again only to name a --force limit. */
+static void start_pair(kb_runner *r, int p, const char *forced_limit) {
+    if (r->on_start && (r->started != p + 1 || forced_limit[0])) r->on_start(r, p, forced_limit);
+    r->started = p + 1;
+}
+
 /* A KB_HOST variant, after supports(): the host inputs, host outputs with
  * guard bytes, the same check, wall-clock timing. No device memory and no
  * CUDA call, so no leak watch and no lost context either. */
@@ -657,7 +665,7 @@ static void run_host_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
         return;
     }
     row->workspace_bytes = v->impl->workspace_bytes(cd->c);
-    if (r->on_start) r->on_start(r, p, "");
+    start_pair(r, p, "");
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
@@ -694,7 +702,7 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
         kb_runner_emit(r, row);
         return;
     }
-    if (r->on_start) r->on_start(r, p, "");
+    start_pair(r, p, "");
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
@@ -761,8 +769,10 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         kb_runner_emit(r, &row);
         return;
     }
-    /* A plugin's variant is loaded into this process at its first pair. */
+    /* A plugin's variant is loaded into this process at its first pair. Its
+     * code (the load, supports) is under the pair's --case-timeout already. */
     const kb_loaded *lv = kb_loaded_of(v);
+    if (lv) start_pair(r, p, "");
     if (kb_loaded_bind(v, &e) != KB_OK) {
         set_status(&row, KB_ROW_ERROR, e.msg);
         kb_runner_emit(r, &row);
@@ -826,7 +836,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         return;
     }
 
-    if (r->on_start) r->on_start(r, p, limit);
+    start_pair(r, p, limit);
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);

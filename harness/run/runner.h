@@ -73,7 +73,8 @@ typedef struct kb_runner {
      * first pair in this process) enters a stage: "making the case's inputs",
      * "the case's CPU reference", ...; "" once the case is prepared. Both are
      * what --case-timeout bounds. */
-    int pair; /* the pair being run (kb_runner_run_one) */
+    int pair;    /* the pair being run (kb_runner_run_one) */
+    int started; /* 1 + the pair whose START was sent last (runner.c start_pair) */
     void (*on_start)(struct kb_runner *r, int pair, const char *forced_limit /* or "" */);
     void (*on_skip)(struct kb_runner *r, int pair);
     void (*on_stage)(struct kb_runner *r, int pair, const char *stage);

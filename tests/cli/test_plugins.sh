@@ -38,12 +38,14 @@ expect 0 "cpu_select .*PASS.*plug_sort .*PASS" -- check topk --plugin "$plain" \
     -v cpu_select,plug_sort --sweep smoke
 
 # A crash and a hang cost their own rows; the rows after them still run.
-out=$("$k" run topk --plugin "$plain" -v plug_abort,plug_hang,plug_sort,cpu_select \
+out=$("$k" run topk --plugin "$plain" -v plug_abort,plug_hang,plug_hang_supports,plug_sort,cpu_select \
     -a segments=7x500 -a k=[10,20] --max-time 0.02 --case-timeout 2 -o rows.csv 2>&1)
 rc=$?
 check "crash and hang: exit 1" [ $rc -eq 1 ]
 check "abort in setup: a CRASH row a case" [ "$(grep -c '^topk,plug_abort,.*,CRASH,.*signal 6' rows.csv)" -eq 2 ]
 check "hang: a TIMEOUT row a case" [ "$(grep -c '^topk,plug_hang,.*,TIMEOUT,' rows.csv)" -eq 2 ]
+check "hang in supports: a TIMEOUT row a case" \
+    [ "$(grep -c '^topk,plug_hang_supports,.*,TIMEOUT,' rows.csv)" -eq 2 ]
 check "the rest of the sweep: PASS" [ "$(grep -c ',PASS,' rows.csv)" -eq 4 ]
 expect_file rows.csv "^topk,plug_sort,.*,host,plugin:libkbt_plugin_plain.so$"
 expect_file rows.csv "^topk,cpu_select,.*,host,builtin$"

@@ -26,6 +26,11 @@ static int ok(const kb_case *c, kb_error *why) {
     (void)c, (void)why;
     return KB_OK;
 }
+static int hang_supports(const kb_case *c, kb_error *why) {
+    (void)c, (void)why;
+    for (;;) pause();
+    return KB_ERR;
+}
 static size_t no_bytes(const kb_case *c) {
     (void)c;
     return 0;
@@ -96,6 +101,8 @@ static const kb_variant_impl impl_sort = {ok, no_bytes, no_state, sort_ok, nothi
 static const kb_variant_impl impl_reversed = {ok, no_bytes, no_state, sort_reversed, nothing};
 static const kb_variant_impl impl_abort = {ok, no_bytes, abort_setup, sort_ok, nothing};
 static const kb_variant_impl impl_threads = {ok, no_bytes, one_thread_setup, sort_ok, nothing};
+static const kb_variant_impl impl_hang_supports = {hang_supports, no_bytes, no_state, sort_ok,
+                                                   nothing};
 static const kb_variant_impl impl_hang = {ok, no_bytes, no_state, hang, nothing};
 
 static const kb_variant rows[] = {
@@ -106,6 +113,8 @@ static const kb_variant rows[] = {
     {"topk", "plug_reversed", "ascending: the wrong order", KB_HOST, &impl_reversed, NULL},
     {"topk", "plug_abort", "aborts in setup", KB_HOST, &impl_abort, NULL},
     {"topk", "plug_hang", "never returns from run", KB_HOST, &impl_hang, NULL},
+    {"topk", "plug_hang_supports", "never returns from supports", KB_HOST, &impl_hang_supports,
+     NULL},
     {"topk", "plug_threads", "sets its process to one OpenMP thread", KB_HOST, &impl_threads, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL},
 };
