@@ -31,7 +31,10 @@ static void report_help(void) {
     puts("usage: kbench report RESULTS.csv... [-o DIR]\n\n"
          "Write DIR/report.md and DIR/report.html (one page, plots embedded, viewable\n"
          "offline) from kbench CSVs and peers' CSVs (peer:* rows). Per op and timing mode:\n"
-         "  - which variant to ship: per case the fastest variant that PASSed its check,\n"
+         "  - where the variants come from, when a row came from outside the tree: the\n"
+         "    built-in table, each plugin, each Python file (the source column);\n"
+         "  - which variant to ship: per case the fastest variant that PASSed its check\n"
+         "    (a plugin's or Python file's named with its source),\n"
          "    its median time +- noise, its speedup over the op's baseline and over each\n"
          "    peer on the same case, its workspace, and the runner-up;\n"
          "  - int64 against int32 indexing (*_i64 vs *_i32 twins) and variants of other\n"
@@ -191,6 +194,16 @@ static void write_runs(doc *d, const kb_results *res) {
 
 /* ---- which variant to ship ---- */
 
+/* Where variant k's rows come from: the source column of its first row
+ * ("builtin" where the file has none). */
+static const char *source_of(const kb_op_view *v, int k) {
+    for (int c = 0; c < v->ncases; c++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (r && r->source[0]) return r->source;
+    }
+    return "builtin";
+}
+
 /* The fastest and second fastest candidates that PASSed on case c. */
 static void rank_case(const kb_op_view *v, int c, int *best, int *second) {
     *best = *second = -1;
@@ -288,8 +301,11 @@ static void write_ship_table(doc *d, const kb_op_view *v) {
             continue;
         }
         const kb_variant *var = kb_find_variant(v->op, v->variants[best]);
-        snprintf(cells[col++], CELL, "%s%s", v->variants[best],
-                 var && (var->flags & KB_TF32) ? " (tf32 precision)" : "");
+        const char *from = source_of(v, best);
+        snprintf(cells[col++], CELL, "%s%s%s%s%s", v->variants[best],
+                 var && (var->flags & KB_TF32) ? " (tf32 precision)" : "",
+                 strcmp(from, "builtin") ? " (" : "", strcmp(from, "builtin") ? from : "",
+                 strcmp(from, "builtin") ? ")" : "");
         kb_format_us(w->median_us, t, sizeof t);
         if (w->noise_pct >= 0)
             snprintf(cells[col++], CELL, "%s ± %.1f%%", t, w->noise_pct);
@@ -496,6 +512,33 @@ static void write_not_passed(doc *d, const kb_op_view *v) {
         doc_para(d, "Every row PASSed.");
 }
 
+/* The op's variants grouped by where they come from: the built-in table,
+ * each plugin, each Python file (peers included), once each. Said only
+ * where a row came from outside the tree. */
+static void write_sources(doc *d, const kb_op_view *v) {
+    int outside = 0;
+    for (int k = 0; k < v->nvariants; k++) outside |= strcmp(source_of(v, k), "builtin") != 0;
+    if (!outside) return;
+    doc_heading(d, 3, "Where the variants come from");
+    static const char *const head[] = {"source", "variants"};
+    doc_table_begin(d, 2, head);
+    for (int k = 0; k < v->nvariants; k++) {
+        int first = 1;
+        for (int j = 0; j < k && first; j++) first = strcmp(source_of(v, j), source_of(v, k)) != 0;
+        if (!first) continue;
+        char cells[2][CELL];
+        snprintf(cells[0], CELL, "%s", source_of(v, k));
+        size_t used = 0;
+        cells[1][0] = '\0';
+        for (int j = k; j < v->nvariants; j++)
+            if (strcmp(source_of(v, j), source_of(v, k)) == 0 && used + 2 < CELL)
+                used += (size_t)snprintf(cells[1] + used, CELL - used, "%s%s", used ? ", " : "",
+                                         v->variants[j]);
+        doc_row(d, 2, cells, 0);
+    }
+    doc_table_end(d);
+}
+
 static int write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const kb_plot *plots,
                       int nplots, kb_error *e) {
     kb_host_device hd;
@@ -507,6 +550,7 @@ static int write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const 
     snprintf(title, sizeof title, "%s (%s mode)%s%s", v->op, v->mode, v->def ? ": " : "",
              v->def ? v->def->summary : "");
     doc_heading(d, 2, title);
+    write_sources(d, v);
     write_ship_table(d, v);
     write_index_table(d, v);
     write_inexact_table(d, v);

@@ -52,6 +52,13 @@ expect_file rows.csv "^topk,cpu_select,.*,host,builtin$"
 expect_file rows.csv "^# plugin: libkbt_plugin_plain.so sha256 [0-9a-f]{64} /"
 expect_file rows.csv "^op,variant,.*,where,source$"
 
+# report groups the variants by where they come from.
+if command -v gnuplot >/dev/null; then
+    expect 0 "report" -- report rows.csv -o rep
+    expect_file rep/report.md "^\| plugin:libkbt_plugin_plain.so \| plug_abort, plug_hang, "
+    expect_file rep/report.md "^\| builtin \| cpu_select \|"
+fi
+
 # A plugin's code shares a process with its own variants only: what it does
 # to its process (one OpenMP thread) never reaches the built-in rows after it.
 OMP_NUM_THREADS=2 "$k" run topk --plugin "$plain" -v cpu_select,plug_threads \
