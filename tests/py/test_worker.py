@@ -36,7 +36,7 @@ def need_numpy():
                 os.environ["KBT_PY_REEXEC"] = "1"
                 os.execvp(py, [py] + sys.argv)
     print("none of python3, /usr/bin/python3 has NumPy: skipped")
-    sys.exit(77)
+    sys.exit(1 if os.environ.get("KB_REQUIRE_NUMPY") == "1" else 77)
 
 
 need_numpy()
