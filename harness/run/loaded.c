@@ -97,7 +97,7 @@ kb_loaded *kb_loaded_new(int source, const char *op, const char *name, kb_error 
     int bad = KB_OK;
     if (!kb_find_op(op))
         bad = kb_fail(e, "%s: variant %s/%s: no op '%s'", file, op, name, op);
-    else if (!kb_variant_name_ok(name))
+    else if (!kb_variant_name_ok(strncmp(name, "peer:", 5) == 0 ? name + 5 : name))
         bad = kb_fail(e, "%s: variant %s/'%s': a name is 1 to 63 letters, digits, '_', '-' or '.'",
                       file, op, name);
     else if (kb_find_variant(op, name))

@@ -98,5 +98,9 @@ expect 0 "a Python variant is not graph-captured" -- run topk --python "$py" --p
     -v numpy_select -a segments=7x50 --mode graph
 expect 0 "numpy_select .*\[host\].*py:topk_numpy.py" -- list topk --python "$py" --py "$ex"
 expect 2 "no-such-file.py: No such file" -- run topk --py no-such-file.py
+# The peers' files list without their libraries (each imports them lazily).
+for op in preprocess topk rpn_proposals nms deform_conv2d yolo_decode; do
+    expect 0 "peer:[a-z_]+ .*py:[a-z_]+\.py" -- list $op --python "$py" --peers
+done
 
 finish test_py
