@@ -6,7 +6,7 @@ set datafile missing "?"
 set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
-set title "deform_conv2d: cost of int64 over int32 indices (cold mode) — NVIDIA H200"
+set title 'deform_conv2d: cost of int64 over int32 indices (cold mode) — NVIDIA H200'
 set logscale x
 set format x "%.0s %cB"
 set xlabel "minimum bytes moved per launch (the op's cost model)"
@@ -19,8 +19,8 @@ do for [fmt in "png svg"] {
     } else {
         set terminal svg size 1100,600 font "DejaVu Sans,11" noenhanced background "white"
     }
-    set output "deform_conv2d.deform_conv2d.index_cost.".fmt
+    set output './deform_conv2d.deform_conv2d.index_cost.'.fmt
     plot \
-        "deform_conv2d.deform_conv2d.index_cost.dat" index 0 using 1:2 with linespoints lc rgb "#e15759" lw 2 pt 9 title "explicit_gemm_i64 vs explicit_gemm_i32"
+        './deform_conv2d.deform_conv2d.index_cost.dat' index 0 using 1:2 with linespoints lc rgb "#e15759" lw 2 pt 9 title 'explicit_gemm_i64 vs explicit_gemm_i32'
     unset output
 }

@@ -1,0 +1,69 @@
+# nms.nms.cpu_vs_gpu.gp — kbench plot: CPU or GPU: per case the fastest host (CPU) variant and the fastest device (GPU) variant that PASSed, against n, a panel per combination of the other axes that vary (log scale; error bars p10-p90)
+# Render in this folder: gnuplot nms.nms.cpu_vs_gpu.gp  (data: nms.nms.cpu_vs_gpu.dat)
+reset
+set encoding utf8
+set datafile missing "?"
+set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
+set border lc rgb "#444444"
+set key outside right top Left reverse samplen 3
+set title 'nms: CPU or GPU (cold mode) — NVIDIA H200'
+set xlabel 'n'
+set xtics nomirror font ",9"
+unset mxtics
+set xtics ('1000' 1000, '25200' 25200, '100000' 100000)
+set xlabel offset 0,0
+set logscale x
+set xrange [714.286:140000]
+set logscale y
+set yrange [11.1147:1.45487e+07]
+do for [fmt in "png svg"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 1420,842 font "DejaVu Sans,11" noenhanced
+    } else {
+        set terminal svg size 1420,842 font "DejaVu Sans,11" noenhanced background "white"
+    }
+    set output './nms.nms.cpu_vs_gpu.'.fmt
+    set multiplot title 'nms: CPU or GPU (cold mode) — NVIDIA H200'
+    set lmargin at screen 0.0634
+    set rmargin at screen 0.3803
+    set tmargin at screen 0.9050
+    set bmargin at screen 0.5784
+    set ylabel 'median time per launch (µs)'
+    set title 'iou=0.5 classes=1 dist=uniform'
+    set key at screen 0.7958, screen 0.9050 left top Left reverse samplen 3
+    plot \
+        './nms.nms.cpu_vs_gpu.dat' index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+    set lmargin at screen 0.4577
+    set rmargin at screen 0.7746
+    set tmargin at screen 0.9050
+    set bmargin at screen 0.5784
+    unset ylabel
+    set title 'iou=0.5 classes=1 dist=clustered'
+    unset key
+    plot \
+        './nms.nms.cpu_vs_gpu.dat' index 2 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 3 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+    set lmargin at screen 0.0634
+    set rmargin at screen 0.3803
+    set tmargin at screen 0.4347
+    set bmargin at screen 0.1081
+    set ylabel 'median time per launch (µs)'
+    set title 'iou=0.5 classes=80 dist=clustered'
+    unset key
+    plot \
+        './nms.nms.cpu_vs_gpu.dat' index 4 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+    set lmargin at screen 0.4577
+    set rmargin at screen 0.7746
+    set tmargin at screen 0.4347
+    set bmargin at screen 0.1081
+    unset ylabel
+    set title 'iou=0.7 classes=1 dist=uniform'
+    unset key
+    plot \
+        './nms.nms.cpu_vs_gpu.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+    unset multiplot
+    unset output
+}

@@ -1,0 +1,39 @@
+# nms.nms.speedup.gp — kbench plot: speedup of each variant over the case's baseline (baseline time / variant time; above 1 is faster; hatched: peers)
+# Render in this folder: gnuplot nms.nms.speedup.gp  (data: nms.nms.speedup.dat)
+reset
+set encoding utf8
+set datafile missing "?"
+set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
+set border lc rgb "#444444"
+set key outside right top Left reverse samplen 3
+set title 'nms: speedup over the baseline (cold mode) — NVIDIA H200'
+set style data histogram
+set style histogram clustered gap 1
+set boxwidth 0.9
+set ylabel 'speedup over the baseline (×, higher is faster)'
+set xtics nomirror scale 0 font ",9"
+unset mxtics
+set logscale y
+set yrange [0.000896234:50.3648]
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
+set xtics ('(defaults)'."\n".'vs bitmask_host' 0, 'n=25200'."\n".'vs bitmask_host' 1, 'n=25200'."\n".'iou=0.7'."\n".'vs bitmask_host' 2, 'n=25200'."\n".'dist=clustered'."\n".'vs bitmask_host' 3, 'n=25200'."\n".'classes=80'."\n".'dist=clustered'."\n".'vs bitmask_host' 4, 'n=100000'."\n".'vs bitmask_host' 5)
+set bmargin 7
+do for [fmt in "png svg"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 1932,580 font "DejaVu Sans,11" noenhanced
+    } else {
+        set terminal svg size 1932,580 font "DejaVu Sans,11" noenhanced background "white"
+    }
+    set output './nms.nms.speedup.'.fmt
+    plot \
+        './nms.nms.speedup.dat' using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title 'bitmask_host', \
+        './nms.nms.speedup.dat' using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title 'bitmask_gpu', \
+        './nms.nms.speedup.dat' using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title 'blockwalk', \
+        './nms.nms.speedup.dat' using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title 'rounds', \
+        './nms.nms.speedup.dat' using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title 'pairwise_fast', \
+        './nms.nms.speedup.dat' using 7 lc rgb "#edc948" fs solid 0.9 border lc rgb "#333333" title 'cpu_greedy', \
+        './nms.nms.speedup.dat' using 8 lc rgb "#b07aa1" fs solid 0.9 border lc rgb "#333333" title 'cpu_bitmask', \
+        './nms.nms.speedup.dat' using 9 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title 'peer:torchvision_batched_nms', \
+        './nms.nms.speedup.dat' using 10 lc rgb "#666666" fs pattern 4 border lc rgb "#666666" title 'peer:torchvision_nms'
+    unset output
+}
