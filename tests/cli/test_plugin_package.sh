@@ -86,6 +86,12 @@ if "$cc" --version 2>/dev/null | grep -q 'Free Software Foundation'; then
     check "kbench exports every function of include/kbench (missing: $missing)" test -z "$missing"
 fi
 
+# The installed kbench runs the out-of-tree plugin beside its built-ins.
+run=$("$prefix/bin/kbench" run topk --plugin "$so" -v example_select,cpu_select \
+    -a segments=7x5000 --max-time 0.02 2>&1)
+check "the installed kbench runs it: example_select and cpu_select PASS" \
+    test "$(grep -cE '^(example_select|cpu_select) .* PASS ' <<<"$run")" -eq 2
+
 # The project's own build makes the same plugin in its build folder.
 check "the in-tree build made libkb_example_plugin.so" test -f "$build/libkb_example_plugin.so"
 check "which exports kb_plugin_entry" grep -qx kb_plugin_entry <(exports "$build/libkb_example_plugin.so")
