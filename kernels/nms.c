@@ -21,9 +21,10 @@ static const kb_axis nms_axes[] = {
     {"classes", KB_AXIS_INT, "1", 1, 100000, NULL,
      "class ids drawn from [0, classes); 1 = class-agnostic NMS"},
     {"max_out", KB_AXIS_INT, "0", 0, 4000000, NULL, "keep at most this many; 0 = no cap"},
-    {"dist", KB_AXIS_ENUM, "uniform", 0, 0, "uniform,clustered,ties,degenerate",
+    {"dist", KB_AXIS_ENUM, "uniform", 0, 0, "uniform,clustered,ties,degenerate,pixels",
      "uniform: the peer figures' boxes; clustered: a detector's jittered copies around "
-     "objects; ties: scores on 8 levels; degenerate: a quarter zero-width/height"},
+     "objects; ties: scores on 8 levels; degenerate: a quarter zero-width/height; pixels: "
+     "uniform's boxes on whole pixels (int16), no two scores equal"},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -34,6 +35,8 @@ static const char *const smoke_lines[] = {
     /* the threshold's edge: at iou=0 a pair with IoU exactly 0 (disjoint,
      * touching or zero-area boxes) must not suppress; ">=" for ">" would */
     "n=300 iou=0 classes=3 dist=degenerate",
+    /* one image of CV-CUDA's own benchmark: boxes it takes as they are */
+    "n=4096 dist=pixels",
     NULL,
 };
 static const char *const default_lines[] = {
@@ -41,6 +44,10 @@ static const char *const default_lines[] = {
     "n=25200 iou=0.7",
     "n=100000 iou=0.5",
     "n=25200 iou=0.5 dist=clustered classes=[1,80]",
+    /* int16 pixel boxes, distinct scores: the cases CV-CUDA's nms takes as
+     * they are (one image of its benchmark's 32 x 4096; the op has no image
+     * axis), and 25200 beside the float case of that size */
+    "n=[4096,25200] iou=0.5 dist=pixels",
     NULL,
 };
 static const char *const full_lines[] = {
@@ -89,7 +96,8 @@ static const char *const sanitize_large_lines[] = {
 static const kb_sweep nms_sweeps[] = {
     {"smoke", "edge sizes around the 64-box block, every distribution, class-aware, capped, iou=0",
      smoke_lines},
-    {"default", "the peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered",
+    {"default",
+     "the peer cases: uniform 1000/25200/100000 boxes, IoU 0.5/0.7; clustered; int16 pixels",
      default_lines},
     {"full", "sizes x IoU x distribution; many classes; capped outputs", full_lines},
     {"sanitize", "the fewest cases reaching every sort, mask and walk branch (sanitize.sh)",
@@ -117,6 +125,7 @@ kb_nms_params kb_nms_params_of(const kb_case *c) {
     p.dist = strcmp(dist, "clustered") == 0    ? KB_NMS_CLUSTERED
              : strcmp(dist, "ties") == 0       ? KB_NMS_TIES
              : strcmp(dist, "degenerate") == 0 ? KB_NMS_DEGENERATE
+             : strcmp(dist, "pixels") == 0     ? KB_NMS_PIXELS
                                                : KB_NMS_UNIFORM;
     return p;
 }
@@ -184,6 +193,25 @@ static void make_clustered(int64_t n, int64_t classes, uint64_t *rng, float *box
     }
 }
 
+/* Corners rounded to whole pixels: they lie in [-105, 1129] (a centre in the
+ * image, half a side of at most 105), well inside int16, and sides of at
+ * least 4 stay at least 3 (no empty box). */
+static void round_box(float *b) {
+    for (int j = 0; j < 4; j++) b[j] = floorf(b[j] + 0.5f);
+}
+
+/* The scores k / n, k = 1..n, shuffled: no two equal (n <= 4M < 2^24, so
+ * k / n rounds to n distinct floats), so that no tie rule decides a keep. */
+static void distinct_scores(int64_t n, uint64_t *rng, float *scores) {
+    for (int64_t k = 0; k < n; k++) scores[k] = (float)((double)(k + 1) / (double)n);
+    for (int64_t k = n - 1; k > 0; k--) {
+        int64_t j = kb_rng_int(rng, 0, k);
+        float t = scores[k];
+        scores[k] = scores[j];
+        scores[j] = t;
+    }
+}
+
 static int nms_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_error *e) {
     const kb_nms_params p = kb_nms_params_of(c);
     int64_t n = p.n, classes = p.classes;
@@ -196,6 +224,7 @@ static int nms_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
         return KB_OK;
     }
     int ties = p.dist == KB_NMS_TIES, degenerate = p.dist == KB_NMS_DEGENERATE;
+    int pixels = p.dist == KB_NMS_PIXELS;
     for (int64_t k = 0; k < n; k++) {
         double cx, cy, w, h;
         uniform_box(&rng, &cx, &cy, &w, &h);
@@ -205,9 +234,11 @@ static int nms_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
             if (u >= 0.10 && u < 0.25) h = 0;
         }
         put_box(boxes + 4 * k, cx, cy, w, h);
+        if (pixels) round_box(boxes + 4 * k);
         scores[k] = ties ? (float)kb_rng_int(&rng, 1, 8) / 8.0f : unit_score(&rng);
         cls[k] = (int32_t)kb_rng_int(&rng, 0, classes - 1);
     }
+    if (pixels) distinct_scores(n, &rng, scores);
     (void)e;
     return KB_OK;
 }
@@ -346,7 +377,7 @@ static kb_cost nms_cost(const kb_case *c) {
 }
 
 static void nms_fuzz_case(uint64_t *rng, kb_case *c) {
-    static const char *const dists[] = {"uniform", "clustered", "ties", "degenerate"};
+    static const char *const dists[] = {"uniform", "clustered", "ties", "degenerate", "pixels"};
     char buf[64];
     int64_t n = kb_rng_int(rng, 0, 3000);
     snprintf(buf, sizeof buf, "%lld", (long long)n);
@@ -358,7 +389,7 @@ static void nms_fuzz_case(uint64_t *rng, kb_case *c) {
     snprintf(buf, sizeof buf, "%lld",
              (long long)(kb_rng_int(rng, 0, 1) ? kb_rng_int(rng, 0, n) : 0));
     kb_case_set(c, "max_out", buf, NULL);
-    kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 3)], NULL);
+    kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 4)], NULL);
 }
 
 const kb_op kb_op_nms = {

@@ -5,12 +5,18 @@
               for letterbox, warp_affine(u8, the inverse map, border 114) then
               convertto; normalize(mean, std); reformat(NCHW); f16 by a torch
               cast at the end
-  cvcuda_nms  nms: cvcuda.nms, pairwise (a box is dropped when any box of
-              higher score overlaps it above the IoU), so the op's other
-              semantics (fast NMS); the mask -> the kept indices in rank order
-              is timed with it. The cases it can express only: int16 boxes
-              (x, y, w, h: integral coordinates), one class, IoU in (0, 1],
-              no equal scores (it breaks ties by area); others UNSUPPORTED
+  cvcuda_nms  nms: cvcuda.nms (its kernel, OpNonMaximumSuppression.cu): a box
+              is dropped when any other box, kept or not, overlaps it with
+              IoU > iou and has a higher score, or an equal score and a larger
+              area; so the op's other semantics (fast NMS), judged by the
+              fast-NMS reference. Its IoU (int16 x, y, w, h; the intersection
+              in integers, float areas, one division) is the op's rule exactly
+              on integral boxes. The mask -> the kept indices in rank order
+              (torch sort, stable) is timed with it. The cases it can express:
+              integral int16 boxes and no equal scores (the default sweep's
+              dist=pixels cases), one class, IoU in (0, 1]; others UNSUPPORTED.
+              One image a case (batch 1): the op has no image axis, where
+              CV-CUDA's own benchmark batches 32 images of 4096 boxes
 CV-CUDA is imported in setup: missing, an UNSUPPORTED row that says so.
 
   kbench run preprocess --peers   (every file under peers/; docs/python.md)
@@ -18,7 +24,7 @@ CV-CUDA is imported in setup: missing, an UNSUPPORTED row that says so.
 from _common import (keep_list, letterbox_d2i, library, mean_std, nms_capacity, peer, timed,
                      torch_lib, version)
 
-INSTALL = "pip install cvcuda-cu12"
+INSTALL = "pip install cvcuda-cu13"
 VERSION = version("cvcuda", "torch")
 
 
@@ -70,10 +76,12 @@ def nms(boxes, scores, iou, max_out, classes_axis, **_):
     xywh = torch.cat([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], 1)
     if n and (not torch.equal(xywh, xywh.round()) or xywh.abs().max() > 32767):
         raise NotImplementedError("cvcuda.nms takes int16 boxes (x, y, w, h); these coordinates "
-                                  "are not integers in int16 (rounding them is other boxes)")
+                                  "are not integers in int16 (rounding them is other boxes; the "
+                                  "dist=pixels cases are)")
     if scores.unique().numel() < n:
         raise NotImplementedError("equal scores: cvcuda.nms keeps the larger box of a tie (both"
-                                  " of equal areas), the op the lower index")
+                                  " of equal areas), the op the lower index (dist=pixels has no "
+                                  "equal scores)")
     stream = cvcuda.as_stream(torch.cuda.current_stream())
     src = cvcuda.as_tensor(xywh.to(torch.int16).reshape(1, n, 4).contiguous(), "NWC")
     sc = cvcuda.as_tensor(scores.reshape(1, n).contiguous(), "NW")
@@ -85,7 +93,8 @@ def nms(boxes, scores, iou, max_out, classes_axis, **_):
         return order[mask[order]]
 
     return timed(run, keep_list(nms_capacity(n, max_out))), (
-        "cvcuda.nms (pairwise) + the kept boxes in rank order (torch sort, stable)")
+        "cvcuda.nms (pairwise, one image of %d boxes) + the kept boxes in rank order (torch sort,"
+        " stable)" % n)
 
 
 KBENCH = {

@@ -27,9 +27,15 @@ BUILD=${KB_BUILD:-build}
 #             sweep where it has one
 #   run       `kbench run OP --sweep $KB_SWEEP` (default sweep), CSV + JSON-lines;
 #             with the peers stage, `--peers` too: the library files of peers/
-#             (torchvision, PyTorch, torch.compile, OpenCV, CV-CUDA, kornia) in
-#             the same run and the same file, rows peer:NAME
-#   peers     (with run) the peers' rows; KB_NO_PEERS=1 drops them
+#             (torchvision, PyTorch, torch.compile, OpenCV, CV-CUDA, kornia,
+#             RAFT) in the same run and the same file, rows peer:NAME
+#   peers     (with run) the peers' rows; KB_NO_PEERS=1 drops them. KB_WHEELS
+#             (folders, space-separated) holds the peers' libraries carried
+#             as wheels (whole, or NAME.whl.part00... with a SHA256SUMS):
+#             installed offline into KB_SITE (default /tmp/kb-site, outside
+#             the tarball) before the first op, on PYTHONPATH for the worker;
+#             the summary says what got in. A library left out is an
+#             UNSUPPORTED row that says so
 #   byok      the plugin example (libkb_example_plugin.so) and the Python
 #             examples (examples/python/) beside the built-ins, smoke sweeps
 #   modes     cold / hot / graph on one preprocess case
@@ -50,6 +56,10 @@ peers=()
 want peers && [ -z "${KB_NO_PEERS:-}" ] && peers=(--peers --python "${PYTHON:-python3}")
 # Every CSV and log goes into one tarball, packed again after each op.
 outputs summary.md gpu-check.tar.gz
+if want peers && [ -n "${KB_WHEELS:-}" ]; then
+    # shellcheck disable=SC2086 # a list of folders
+    install_wheels "${KB_SITE:-/tmp/kb-site}" $KB_WHEELS
+fi
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv >"$work/nvidia-smi.csv" 2>&1

@@ -48,3 +48,51 @@ outputs() {
 }
 say() { echo "$@" | tee -a "$summary"; }
 pack() { tar -czf "$tarball" -C "$work" .; }
+
+# install_wheels SITE DIR...: the peers' libraries carried as wheels to a GPU
+# machine that reaches no package index (docs/python.md), installed offline:
+# `$PYTHON -m pip install --no-index --no-deps --target SITE` (PYTHON default
+# python3), SITE then first on PYTHONPATH (exported), so that the peers'
+# worker imports them and the machine's own torch stays as it is. A wheel that
+# travelled in parts (NAME.whl.part00, .part01, ...) is joined first; a wheel
+# named in DIR/SHA256SUMS must match its line there, else it is left out (a
+# part lost or cut on the way). The summary gets what SITE then holds and
+# what was left out, and why; pip's output goes to $work/wheels.log.
+install_wheels() {
+    local site=$1 d f base want joined log=${work:-/tmp}/wheels.log
+    local -a wheels left=()
+    shift
+    mkdir -p "$site"
+    for d in "$@"; do
+        joined=$(mktemp -d)
+        for f in "$d"/*.whl.part00; do
+            [ -e "$f" ] || continue
+            base=$(basename "${f%.part00}")
+            cat "$d/$base".part[0-9][0-9] >"$joined/$base"
+        done
+        wheels=()
+        for f in "$d"/*.whl "$joined"/*.whl; do
+            [ -e "$f" ] || continue
+            base=$(basename "$f")
+            want=$(awk -v b="$base" '$2 == b || $2 == "*" b {print $1}' "$d/SHA256SUMS" 2>/dev/null)
+            if [ -n "$want" ] && [ "$(sha256sum <"$f" | cut -d' ' -f1)" != "$want" ]; then
+                left+=("$base: its parts do not match SHA256SUMS")
+                continue
+            fi
+            wheels+=("$f")
+        done
+        if [ ${#wheels[@]} -eq 0 ]; then
+            left+=("$d holds no wheel")
+        elif ! "${PYTHON:-python3}" -m pip install --no-index --no-deps --upgrade \
+            --target "$site" "${wheels[@]}" >>"$log" 2>&1; then
+            left+=("pip install from $d failed: $(tail -1 "$log")")
+        fi
+        rm -rf "$joined"
+    done
+    export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+    local have
+    have=$(cd "$site" && ls -d -- *.dist-info 2>/dev/null | sed 's/\.dist-info$//; s/-/ /' |
+        sort | paste -sd, - | sed 's/,/, /g')
+    say "wheels: ${have:-none} in $site${left[0]:+; left out: $(printf '%s; ' "${left[@]}" |
+        sed 's/; $//')}"
+}

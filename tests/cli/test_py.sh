@@ -102,5 +102,29 @@ expect 2 "no-such-file.py: No such file" -- run topk --py no-such-file.py
 for op in preprocess topk rpn_proposals nms deform_conv2d yolo_decode; do
     expect 0 "peer:[a-z_]+ .*py:[a-z_]+\.py" -- list $op --python "$py" --peers
 done
+# The library rows: RAFT's select_k (ties and -0/+0 its own: nondeterministic,
+# held to the exact check), CV-CUDA's nms (fast NMS: other semantics).
+expect 0 "peer:raft_select_k .*\[nondeterministic\].*py:raft\.py" -- list topk --python "$py" \
+    --py "$src/peers/raft.py"
+expect 0 "peer:cvcuda_nms .*\[other-semantics\].*py:cvcuda\.py" -- list nms --python "$py" \
+    --py "$src/peers/cvcuda.py"
+# A pylibraft without pylibraft.matrix.select_k (the cu12/cu13 wheels of 25.x
+# and 26.x) makes the row UNSUPPORTED with its version and why, as a missing
+# pylibraft does with the install line.
+mkdir -p fake/pylibraft
+echo '__version__ = "26.10.0"' >fake/pylibraft/__init__.py
+raft_why() {
+    (cd "$src/peers" && PYTHONPATH=$1 "$py" -c 'import raft
+try:
+    raft.select_k_of()
+except NotImplementedError as e:
+    print("UNSUPPORTED", e)')
+}
+why=$(raft_why "$tmp/fake")
+check "no matrix.select_k: UNSUPPORTED, naming the version ($why)" \
+    grep -Eq "^UNSUPPORTED pylibraft 26.10.0 has no pylibraft.matrix.select_k" <<<"$why"
+why=$(raft_why "$tmp/none")
+check "no pylibraft: UNSUPPORTED with the install line ($why)" \
+    grep -Eq "^UNSUPPORTED pylibraft is not installed \(pip install pylibraft-cu13" <<<"$why"
 
 finish test_py

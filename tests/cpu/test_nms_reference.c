@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The plain serial greedy walk the chunked reference must reproduce. */
 static int64_t serial_greedy(const float *b, const int32_t *cls, const int64_t *order, int64_t n,
@@ -288,6 +290,45 @@ KB_TEST(nms_generators_make_their_distributions) {
     free_case(&t);
     make_case(&t, "4000", "clustered", "1", "0", 2);
     KB_EXPECT(count_of(&t) < 1000); /* 100 objects: most copies suppressed */
+    free_case(&t);
+}
+
+/* dist=pixels: the boxes a library of int16 (x, y, w, h) boxes takes as they
+ * are (integral corners within int16, w and h > 0) and no two scores equal,
+ * so that no tie rule decides anything. */
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+KB_TEST(nms_pixels_are_integral_int16_boxes_with_distinct_scores) {
+    /* 65536 uniform floats in (0, 1] hold about 128 equal pairs: drawn ones would show */
+    enum { N = 65536 };
+    nms_case t;
+    make_case(&t, "65536", "pixels", "1", "0", 3);
+    int fractional = 0, outside = 0, empty = 0, bad_score = 0, equal = 0;
+    for (int i = 0; i < N; i++) {
+        const float *b = boxes_of(&t) + 4 * i;
+        for (int j = 0; j < 4; j++) {
+            fractional += b[j] != floorf(b[j]);
+            outside += b[j] < -32768 || b[j] > 32767;
+        }
+        empty += !(b[2] > b[0] && b[3] > b[1]);
+        bad_score += !(scores_of(&t)[i] > 0 && scores_of(&t)[i] <= 1);
+    }
+    static float sorted[N];
+    memcpy(sorted, scores_of(&t), sizeof sorted);
+    qsort(sorted, N, sizeof *sorted, cmp_float);
+    for (int i = 1; i < N; i++) equal += sorted[i] == sorted[i - 1];
+    KB_EXPECT(fractional == 0 && outside == 0 && empty == 0);
+    KB_EXPECT(bad_score == 0 && equal == 0);
+    free_case(&t);
+    /* the uniform case's boxes, rounded: about as many keeps */
+    make_case(&t, "4096", "pixels", "1", "0", 3);
+    int32_t pixels_keeps = count_of(&t);
+    free_case(&t);
+    make_case(&t, "4096", "uniform", "1", "0", 3);
+    KB_EXPECT(pixels_keeps > count_of(&t) / 2 && pixels_keeps < count_of(&t) * 2);
     free_case(&t);
 }
 

@@ -465,6 +465,7 @@ class PeerFilesTest(unittest.TestCase):
         "opencv.py": {"preprocess/opencv_cpu"},
         "cvcuda.py": {"preprocess/cvcuda", "nms/cvcuda_nms"},
         "kornia.py": {"preprocess/kornia"},
+        "raft.py": {"topk/raft_select_k"},
     }
 
     def test_every_peer_file_lists_its_peers_without_torch(self):

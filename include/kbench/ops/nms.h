@@ -33,7 +33,8 @@ typedef enum kb_nms_dist {
     KB_NMS_UNIFORM,
     KB_NMS_CLUSTERED,
     KB_NMS_TIES,
-    KB_NMS_DEGENERATE
+    KB_NMS_DEGENERATE,
+    KB_NMS_PIXELS /* uniform's boxes on whole pixels, distinct scores */
 } kb_nms_dist;
 
 /* The case's axes, decoded once for the op, the reference and the variants. */
