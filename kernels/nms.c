@@ -361,6 +361,15 @@ static void nms_fuzz_case(uint64_t *rng, kb_case *c) {
     kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 3)], NULL);
 }
 
+/* The baseline: the B rows of the op's variant list, as "name,name". */
+#define X(NAME, FLAGS, SUMMARY)
+#define B(NAME, FLAGS, SUMMARY) "," #NAME
+static const char baselines[] =
+#include "variants/nms/variants.def"
+    ;
+#undef X
+#undef B
+
 const kb_op kb_op_nms = {
     .name = "nms",
     .summary = "non-maximum suppression: greedy (exact) and fast (pairwise), class-aware",
@@ -368,7 +377,7 @@ const kb_op kb_op_nms = {
     .sweeps = nms_sweeps,
     .inputs = nms_inputs,
     .outputs = nms_outputs,
-    .baseline = "bitmask_host",
+    .baseline = baselines + 1,
     .validate = nms_validate,
     .describe = nms_describe,
     .make_inputs = nms_make_inputs,
