@@ -102,25 +102,6 @@ static const kb_sweep nms_sweeps[] = {
 static const char *const nms_inputs[] = {"boxes", "scores", "classes", NULL};
 static const char *const nms_outputs[] = {"keep", "count", NULL};
 
-int64_t kb_nms_capacity(int64_t n, int64_t max_out) {
-    return max_out > 0 && max_out < n ? max_out : n;
-}
-
-kb_nms_params kb_nms_params_of(const kb_case *c) {
-    kb_nms_params p;
-    p.n = kb_int(c, "n");
-    p.iou = (float)kb_float(c, "iou");
-    p.classes = kb_int(c, "classes");
-    p.max_out = kb_int(c, "max_out");
-    p.cap = kb_nms_capacity(p.n, p.max_out);
-    const char *dist = kb_str(c, "dist");
-    p.dist = strcmp(dist, "clustered") == 0    ? KB_NMS_CLUSTERED
-             : strcmp(dist, "ties") == 0       ? KB_NMS_TIES
-             : strcmp(dist, "degenerate") == 0 ? KB_NMS_DEGENERATE
-                                               : KB_NMS_UNIFORM;
-    return p;
-}
-
 static int nms_validate(const kb_case *c, kb_error *e) {
     double iou = kb_float(c, "iou");
     if (!(iou >= 0 && iou <= 1)) return kb_fail(e, "nms: iou=%g must lie in [0, 1]", iou);

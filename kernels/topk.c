@@ -138,18 +138,6 @@ bad:
     return -1;
 }
 
-kb_topk_params kb_topk_params_of(const kb_case *c) {
-    kb_topk_params p;
-    p.segments = kb_str(c, "segments");
-    p.k = kb_int(c, "k");
-    p.batch = kb_int(c, "batch");
-    const char *dist = kb_str(c, "dist");
-    p.dist = strcmp(dist, "ties") == 0     ? KB_TOPK_TIES
-             : strcmp(dist, "normal") == 0 ? KB_TOPK_NORMAL
-                                           : KB_TOPK_UNIFORM;
-    return p;
-}
-
 int64_t *kb_topk_lengths(const kb_case *c, int64_t *count, int64_t *total, kb_error *e) {
     const kb_topk_params p = kb_topk_params_of(c);
     const char *spec = p.segments;

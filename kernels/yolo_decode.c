@@ -100,20 +100,6 @@ static const kb_sweep yolo_sweeps[] = {
 static const char *const yolo_inputs[] = {"pred", "d2i", NULL};
 static const char *const yolo_outputs[] = {"count", "dets", NULL};
 
-kb_yolo_params kb_yolo_params_of(const kb_case *c) {
-    kb_yolo_params p;
-    p.b = (int)kb_int(c, "b");
-    p.n = (int)kb_int(c, "n");
-    p.c = (int)kb_int(c, "c");
-    p.max_det = (int)kb_int(c, "max_det");
-    p.max_out = (int)kb_int(c, "max_out");
-    p.conf = (float)kb_float(c, "conf");
-    p.iou = (float)kb_float(c, "iou");
-    p.src_w = (float)kb_int(c, "src_w");
-    p.src_h = (float)kb_int(c, "src_h");
-    return p;
-}
-
 static int yolo_validate(const kb_case *c, kb_error *e) {
     int64_t b = kb_int(c, "b"), n = kb_int(c, "n"), ch = kb_int(c, "c");
     if ((double)b * (double)n * (double)(5 + ch) > 2147483647.0)
