@@ -110,26 +110,6 @@ static const kb_sweep nms_sweeps[] = {
 static const char *const nms_inputs[] = {"boxes", "scores", "classes", NULL};
 static const char *const nms_outputs[] = {"keep", "count", NULL};
 
-int64_t kb_nms_capacity(int64_t n, int64_t max_out) {
-    return max_out > 0 && max_out < n ? max_out : n;
-}
-
-kb_nms_params kb_nms_params_of(const kb_case *c) {
-    kb_nms_params p;
-    p.n = kb_int(c, "n");
-    p.iou = (float)kb_float(c, "iou");
-    p.classes = kb_int(c, "classes");
-    p.max_out = kb_int(c, "max_out");
-    p.cap = kb_nms_capacity(p.n, p.max_out);
-    const char *dist = kb_str(c, "dist");
-    p.dist = strcmp(dist, "clustered") == 0    ? KB_NMS_CLUSTERED
-             : strcmp(dist, "ties") == 0       ? KB_NMS_TIES
-             : strcmp(dist, "degenerate") == 0 ? KB_NMS_DEGENERATE
-             : strcmp(dist, "pixels") == 0     ? KB_NMS_PIXELS
-                                               : KB_NMS_UNIFORM;
-    return p;
-}
-
 static int nms_validate(const kb_case *c, kb_error *e) {
     double iou = kb_float(c, "iou");
     if (!(iou >= 0 && iou <= 1)) return kb_fail(e, "nms: iou=%g must lie in [0, 1]", iou);
@@ -392,6 +372,15 @@ static void nms_fuzz_case(uint64_t *rng, kb_case *c) {
     kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 4)], NULL);
 }
 
+/* The baseline: the B rows of the op's variant list, as "name,name". */
+#define X(NAME, FLAGS, SUMMARY)
+#define B(NAME, FLAGS, SUMMARY) "," #NAME
+static const char baselines[] =
+#include "variants/nms/variants.def"
+    ;
+#undef X
+#undef B
+
 const kb_op kb_op_nms = {
     .name = "nms",
     .summary = "non-maximum suppression: greedy (exact) and fast (pairwise), class-aware",
@@ -399,7 +388,7 @@ const kb_op kb_op_nms = {
     .sweeps = nms_sweeps,
     .inputs = nms_inputs,
     .outputs = nms_outputs,
-    .baseline = "bitmask_host",
+    .baseline = baselines + 1,
     .validate = nms_validate,
     .describe = nms_describe,
     .make_inputs = nms_make_inputs,

@@ -90,30 +90,6 @@ static const kb_sweep sweeps[] = {
 static const char *const inputs[] = {"image", NULL};
 static const char *const outputs[] = {"out", NULL};
 
-kb_pp_params kb_pp_params_of(const kb_case *c) {
-    kb_pp_params p;
-    memset(&p, 0, sizeof p);
-    p.n = (int)kb_int(c, "n");
-    p.in_h = (int)kb_int(c, "in_h");
-    p.in_w = (int)kb_int(c, "in_w");
-    p.out_h = (int)kb_int(c, "out_h");
-    p.out_w = (int)kb_int(c, "out_w");
-    const char *interp = kb_str(c, "interp");
-    p.interp = strcmp(interp, "nearest") == 0    ? KB_PP_NEAREST
-               : strcmp(interp, "bilinear") == 0 ? KB_PP_BILINEAR
-                                                 : KB_PP_LETTERBOX;
-    p.out_dtype = strcmp(kb_str(c, "dtype"), "f16") == 0 ? KB_F16 : KB_F32;
-    static const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f}; /* R, G, B */
-    static const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
-    int unit = strcmp(kb_str(c, "norm"), "unit") == 0;
-    for (int ch = 0; ch < 3; ch++) {
-        p.mean[ch] = unit ? 0.0f : imagenet_mean[ch];
-        p.inv_std[ch] = unit ? 1.0f : 1.0f / imagenet_std[ch];
-    }
-    kb_pp_letterbox_d2i(p.in_w, p.in_h, p.out_w, p.out_h, p.d2i);
-    return p;
-}
-
 static int validate(const kb_case *c, kb_error *e) {
     kb_pp_params p = kb_pp_params_of(c);
     double in_bytes = (double)p.n * p.in_h * p.in_w * 3;
@@ -281,6 +257,15 @@ static void fuzz_case(uint64_t *rng, kb_case *c) {
     kb_case_set(c, "norm", kb_rng_int(rng, 0, 1) ? "unit" : "imagenet", NULL);
 }
 
+/* The baseline: the B rows of the op's variant list, as "name,name". */
+#define X(NAME, FLAGS, SUMMARY)
+#define B(NAME, FLAGS, SUMMARY) "," #NAME
+static const char baselines[] =
+#include "variants/preprocess/variants.def"
+    ;
+#undef X
+#undef B
+
 const kb_op kb_op_preprocess = {
     .name = "preprocess",
     .summary = "u8 BGR HWC -> normalised RGB CHW: nearest, bilinear, YOLOv5 letterbox",
@@ -288,7 +273,7 @@ const kb_op kb_op_preprocess = {
     .sweeps = sweeps,
     .inputs = inputs,
     .outputs = outputs,
-    .baseline = "nearest_naive,bilinear_naive,letterbox_warpaffine",
+    .baseline = baselines + 1,
     .validate = validate,
     .describe = describe,
     .make_inputs = make_inputs,

@@ -94,30 +94,6 @@ static const kb_sweep rpn_sweeps[] = {
 static const char *const rpn_inputs[] = {"scores", "deltas", "anchors", "level_offsets", NULL};
 static const char *const rpn_outputs[] = {"proposals", "count", NULL};
 
-static int64_t stride_of(int l) {
-    return 4ll << l;
-}
-static int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
-
-kb_rpn_params kb_rpn_params_of(const kb_case *c) {
-    kb_rpn_params p;
-    memset(&p, 0, sizeof p);
-    p.img_h = kb_int(c, "img_h");
-    p.img_w = kb_int(c, "img_w");
-    p.levels = (int)kb_int(c, "levels");
-    for (int l = 0; l < p.levels; l++)
-        p.level_size[l] =
-            ceil_div(p.img_h, stride_of(l)) * ceil_div(p.img_w, stride_of(l)) * KB_RPN_ANCHORS;
-    p.nms_pre = kb_int(c, "nms_pre");
-    p.max_per_img = kb_int(c, "max_per_img");
-    p.iou = (float)kb_float(c, "iou");
-    p.min_bbox_size = (float)kb_float(c, "min_bbox_size");
-    p.objects = (int)kb_int(c, "objects");
-    return p;
-}
-
 static int rpn_validate(const kb_case *c, kb_error *e) {
     (void)c;
     (void)e;
@@ -173,8 +149,8 @@ static int rpn_make_inputs(const kb_case *c, uint64_t seed, kb_tensors *in, kb_e
     int64_t i = 0;
     offsets[0] = 0;
     for (int l = 0; l < levels; l++) {
-        int64_t stride = stride_of(l), fh = ceil_div(p.img_h, stride),
-                fw = ceil_div(p.img_w, stride);
+        int64_t stride = kb_rpn_stride(l), fh = kb_rpn_grid(p.img_h, l),
+                fw = kb_rpn_grid(p.img_w, l);
         offsets[l + 1] = offsets[l] + (int32_t)count[l];
         for (int64_t y = 0; y < fh; y++)
             for (int64_t x = 0; x < fw; x++)
@@ -370,6 +346,15 @@ static void rpn_fuzz_case(uint64_t *rng, kb_case *c) {
     kb_case_set(c, "objects", v, NULL);
 }
 
+/* The baseline: the B rows of the op's variant list, as "name,name". */
+#define X(NAME, FLAGS, SUMMARY)
+#define B(NAME, FLAGS, SUMMARY) "," #NAME
+static const char baselines[] =
+#include "variants/rpn_proposals/variants.def"
+    ;
+#undef X
+#undef B
+
 const kb_op kb_op_rpn_proposals = {
     .name = "rpn_proposals",
     .summary = "mmdetection RPN proposals: per-level top-k, delta2bbox, filter, NMS, top-k",
@@ -377,7 +362,7 @@ const kb_op kb_op_rpn_proposals = {
     .sweeps = rpn_sweeps,
     .inputs = rpn_inputs,
     .outputs = rpn_outputs,
-    .baseline = "sort_bitmask",
+    .baseline = baselines + 1,
     .validate = rpn_validate,
     .describe = rpn_describe,
     .make_inputs = rpn_make_inputs,

@@ -138,18 +138,6 @@ bad:
     return -1;
 }
 
-kb_topk_params kb_topk_params_of(const kb_case *c) {
-    kb_topk_params p;
-    p.segments = kb_str(c, "segments");
-    p.k = kb_int(c, "k");
-    p.batch = kb_int(c, "batch");
-    const char *dist = kb_str(c, "dist");
-    p.dist = strcmp(dist, "ties") == 0     ? KB_TOPK_TIES
-             : strcmp(dist, "normal") == 0 ? KB_TOPK_NORMAL
-                                           : KB_TOPK_UNIFORM;
-    return p;
-}
-
 int64_t *kb_topk_lengths(const kb_case *c, int64_t *count, int64_t *total, kb_error *e) {
     const kb_topk_params p = kb_topk_params_of(c);
     const char *spec = p.segments;
@@ -368,6 +356,15 @@ static void topk_fuzz_case(uint64_t *rng, kb_case *c) {
     kb_case_set(c, "dist", dists[kb_rng_int(rng, 0, 2)], NULL);
 }
 
+/* The baseline: the B rows of the op's variant list, as "name,name". */
+#define X(NAME, FLAGS, SUMMARY)
+#define B(NAME, FLAGS, SUMMARY) "," #NAME
+static const char baselines[] =
+#include "variants/topk/variants.def"
+    ;
+#undef X
+#undef B
+
 const kb_op kb_op_topk = {
     .name = "topk",
     .summary = "k largest of each segment (RPN levels), descending, ties by lower index",
@@ -375,7 +372,7 @@ const kb_op kb_op_topk = {
     .sweeps = topk_sweeps,
     .inputs = topk_inputs,
     .outputs = topk_outputs,
-    .baseline = "radix_sort",
+    .baseline = baselines + 1,
     .validate = topk_validate,
     .describe = topk_describe,
     .make_inputs = topk_make_inputs,

@@ -100,20 +100,6 @@ static const kb_sweep yolo_sweeps[] = {
 static const char *const yolo_inputs[] = {"pred", "d2i", NULL};
 static const char *const yolo_outputs[] = {"count", "dets", NULL};
 
-kb_yolo_params kb_yolo_params_of(const kb_case *c) {
-    kb_yolo_params p;
-    p.b = (int)kb_int(c, "b");
-    p.n = (int)kb_int(c, "n");
-    p.c = (int)kb_int(c, "c");
-    p.max_det = (int)kb_int(c, "max_det");
-    p.max_out = (int)kb_int(c, "max_out");
-    p.conf = (float)kb_float(c, "conf");
-    p.iou = (float)kb_float(c, "iou");
-    p.src_w = (float)kb_int(c, "src_w");
-    p.src_h = (float)kb_int(c, "src_h");
-    return p;
-}
-
 static int yolo_validate(const kb_case *c, kb_error *e) {
     int64_t b = kb_int(c, "b"), n = kb_int(c, "n"), ch = kb_int(c, "c");
     if ((double)b * (double)n * (double)(5 + ch) > 2147483647.0)
@@ -525,6 +511,15 @@ static void yolo_fuzz_case(uint64_t *rng, kb_case *c) {
     kb_case_set(c, "dist", kb_rng_int(rng, 0, 3) ? "realistic" : "dense", NULL);
 }
 
+/* The baseline: the B rows of the op's variant list, as "name,name". */
+#define X(NAME, FLAGS, SUMMARY)
+#define B(NAME, FLAGS, SUMMARY) "," #NAME
+static const char baselines[] =
+#include "variants/yolo_decode/variants.def"
+    ;
+#undef X
+#undef B
+
 const kb_op kb_op_yolo_decode = {
     .name = "yolo_decode",
     .summary = "YOLOv5 post-processing: filter, argmax, inverse letterbox, max_det, class NMS",
@@ -532,7 +527,7 @@ const kb_op kb_op_yolo_decode = {
     .sweeps = yolo_sweeps,
     .inputs = yolo_inputs,
     .outputs = yolo_outputs,
-    .baseline = "atomic_bitmask",
+    .baseline = baselines + 1,
     .validate = yolo_validate,
     .describe = yolo_describe,
     .make_inputs = yolo_make_inputs,

@@ -5,17 +5,9 @@
 #include "rpn_proposals.h"
 #include "kbtest_gpu.h"
 
-static const kbt_variant variants[] = {
-    {"sort_bitmask"},
-    {"select_bitmask_gpu"},
-    {"fused"},
-    {"cuda_port"},
-};
-
 static void expect_all_pass(const char *axes, uint64_t seed) {
     KB_REQUIRE_DEVICE();
-    kbt_expect_all_pass(&kb_op_rpn_proposals, variants, sizeof variants / sizeof variants[0], axes,
-                        seed);
+    kbt_expect_all_pass(&kb_op_rpn_proposals, NULL, axes, seed);
 }
 
 KB_TEST(rpn_default_800x1344_matches_reference) {

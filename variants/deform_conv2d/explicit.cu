@@ -13,6 +13,7 @@
  *   kbench run deform_conv2d --sweep default -v explicit_gemm_i32,explicit_nhwc
  */
 #include "dcn_nhwc.cuh"
+#include "../common/variant_def.h"
 
 #include <cublas_v2.h>
 #include <stdlib.h>
@@ -633,13 +634,13 @@ static int supports_tf32(const kb_case *c, kb_error *why) {
     return supports<1>(c, why);
 }
 
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_tf32 = {
-    supports_tf32, workspace_bytes<1>, setup<1, 1>, run<int>, teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i32 = {
-    supports<1>, workspace_bytes<1>, setup<1>, run<int>, teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_gemm_i64 = {
-    supports<0>, workspace_bytes<0>, setup<0>, run<int64_t>, teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_nhwc = {
-    supports_nhwc<0>, workspace_bytes<1, true>, setup<1, 0, true>, run<int, true>, teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_nhwc_tf32 = {
+KB_DEFINE_VARIANT(deform_conv2d, explicit_gemm_tf32) = {supports_tf32, workspace_bytes<1>,
+                                                        setup<1, 1>, run<int>, teardown};
+KB_DEFINE_VARIANT(deform_conv2d, explicit_gemm_i32) = {supports<1>, workspace_bytes<1>, setup<1>,
+                                                       run<int>, teardown};
+KB_DEFINE_VARIANT(deform_conv2d, explicit_gemm_i64) = {supports<0>, workspace_bytes<0>, setup<0>,
+                                                       run<int64_t>, teardown};
+KB_DEFINE_VARIANT(deform_conv2d, explicit_nhwc) = {supports_nhwc<0>, workspace_bytes<1, true>,
+                                                   setup<1, 0, true>, run<int, true>, teardown};
+KB_DEFINE_VARIANT(deform_conv2d, explicit_nhwc_tf32) = {
     supports_nhwc<1>, workspace_bytes<1, true>, setup<1, 1, true>, run<int, true>, teardown};

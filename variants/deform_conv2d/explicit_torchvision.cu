@@ -19,6 +19,7 @@
  *   kbench check deform_conv2d -v explicit_torchvision_half --sweep smoke
  */
 #include "dcn_torchvision.cuh"
+#include "../common/variant_def.h"
 
 struct tv_rule_f32 {
     static __device__ __forceinline__ float one() { return 1.f; }
@@ -94,8 +95,8 @@ static int tv_f16_supports(const kb_case *c, kb_error *why) {
     return tv_supports(c, KB_F16, why);
 }
 
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_torchvision = {
+KB_DEFINE_VARIANT(deform_conv2d, explicit_torchvision) = {
     tv_f32_supports, tv_workspace_of, tv_setup, tv_run<float, tv_rule_f32, tv_sgemm>, tv_teardown};
 
-extern "C" const kb_variant_impl kb_deform_conv2d_explicit_torchvision_half = {
+KB_DEFINE_VARIANT(deform_conv2d, explicit_torchvision_half) = {
     tv_f16_supports, tv_workspace_of, tv_setup, tv_run<__half, tv_rule_f16, tv_hgemm>, tv_teardown};

@@ -15,6 +15,7 @@
  */
 #include "dcn_implicit_fma.cuh"
 #include "../common/arch.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -248,9 +249,11 @@ template <typename T> constexpr kb_variant_impl impl() {
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm = {
-    dcn_fma::supports<false>, dcn_fma::workspace_bytes<false>, dcn_fma::setup<false>,
-    dcn_fma::run<false>, dcn_fma::teardown};
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_tf32 = impl<float>();
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_f16 = impl<__half>();
-extern "C" const kb_variant_impl kb_deform_conv2d_implicit_gemm_bf16 = impl<__nv_bfloat16>();
+KB_DEFINE_VARIANT(deform_conv2d, implicit_gemm) = {
+    dcn_fma::supports<false>, dcn_fma::workspace_bytes<false>,
+    dcn_fma::setup<false>,    dcn_fma::run<false>,
+    dcn_fma::teardown,
+};
+KB_DEFINE_VARIANT(deform_conv2d, implicit_gemm_tf32) = impl<float>();
+KB_DEFINE_VARIANT(deform_conv2d, implicit_gemm_f16) = impl<__half>();
+KB_DEFINE_VARIANT(deform_conv2d, implicit_gemm_bf16) = impl<__nv_bfloat16>();

@@ -18,6 +18,7 @@
 #include "dcn_nhwc.cuh"
 #include "dcn_wgmma_ops.cuh"
 #include "dcn_ws_plan.h"
+#include "../common/variant_def.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -1764,13 +1765,13 @@ template <typename T, bool X3 = false> constexpr kb_variant_impl ws_impl() {
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_tf32 = impl<float, false>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_f16 = impl<__half, false>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_fused_bf16 = impl<__nv_bfloat16, false>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_tf32 = impl<float, true>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_f16 = impl<__half, true>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_wgmma_bf16 = impl<__nv_bfloat16, true>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_tf32 = ws_impl<float>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_f16 = ws_impl<__half>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_bf16 = ws_impl<__nv_bfloat16>();
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_ws_3xtf32 = ws_impl<float, true>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_fused_tf32) = impl<float, false>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_fused_f16) = impl<__half, false>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_fused_bf16) = impl<__nv_bfloat16, false>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_wgmma_tf32) = impl<float, true>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_wgmma_f16) = impl<__half, true>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_wgmma_bf16) = impl<__nv_bfloat16, true>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_ws_tf32) = ws_impl<float>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_ws_f16) = ws_impl<__half>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_ws_bf16) = ws_impl<__nv_bfloat16>();
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_ws_3xtf32) = ws_impl<float, true>();

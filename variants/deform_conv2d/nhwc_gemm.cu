@@ -7,7 +7,8 @@
  *   kbench run deform_conv2d --sweep default -v implicit_gemm,nhwc_gemm
  */
 #include "dcn_implicit_fma.cuh"
+#include "../common/variant_def.h"
 
-extern "C" const kb_variant_impl kb_deform_conv2d_nhwc_gemm = {
-    dcn_fma::supports<true>, dcn_fma::workspace_bytes<true>, dcn_fma::setup<true>,
-    dcn_fma::run<true>, dcn_fma::teardown};
+KB_DEFINE_VARIANT(deform_conv2d, nhwc_gemm) = {dcn_fma::supports<true>,
+                                               dcn_fma::workspace_bytes<true>, dcn_fma::setup<true>,
+                                               dcn_fma::run<true>, dcn_fma::teardown};

@@ -11,6 +11,7 @@
  */
 #include "masks.cuh"
 #include "../common/arch.cuh"
+#include "../common/variant_def.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -340,8 +341,7 @@ int host_walk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cu
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_nms_bitmask_host = {
-    masks_supports, device_walk_bytes, host_walk_setup, host_walk_run, host_walk_teardown};
-extern "C" const kb_variant_impl kb_nms_bitmask_gpu = {
-    masks_supports, device_walk_bytes, kb_nms_sorted_new, device_walk_run<nms_sorted_boxes>,
-    kb_nms_sorted_delete};
+KB_DEFINE_VARIANT(nms, bitmask_host) = {masks_supports, device_walk_bytes, host_walk_setup,
+                                        host_walk_run, host_walk_teardown};
+KB_DEFINE_VARIANT(nms, bitmask_gpu) = {masks_supports, device_walk_bytes, kb_nms_sorted_new,
+                                       device_walk_run<nms_sorted_boxes>, kb_nms_sorted_delete};

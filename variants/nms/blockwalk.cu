@@ -19,6 +19,7 @@
 #include "../common/arch.cuh"
 #include "../common/greedy_resolve.cuh"
 #include "../common/shared_walk.cuh"
+#include "../common/variant_def.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -507,5 +508,5 @@ int blockwalk_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cu
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_nms_blockwalk = {
-    masks_supports, device_walk_bytes, blockwalk_new, blockwalk_run, blockwalk_delete};
+KB_DEFINE_VARIANT(nms, blockwalk) = {masks_supports, device_walk_bytes, blockwalk_new,
+                                     blockwalk_run, blockwalk_delete};

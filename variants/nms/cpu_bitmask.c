@@ -17,6 +17,7 @@
 #include "kbench/variant.h"
 #include "kbench/ops/nms.h"
 #include "kbench/ops/nms_iou.h"
+#include "../common/variant_def.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -142,5 +143,5 @@ static int bitmask_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStrea
     return KB_OK;
 }
 
-const kb_variant_impl kb_nms_cpu_bitmask = {bitmask_supports, bitmask_bytes, bitmask_setup,
-                                            bitmask_run, bitmask_teardown};
+KB_DEFINE_VARIANT(nms, cpu_bitmask) = {bitmask_supports, bitmask_bytes, bitmask_setup, bitmask_run,
+                                       bitmask_teardown};

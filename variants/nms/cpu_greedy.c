@@ -17,6 +17,7 @@
 #include "kbench/variant.h"
 #include "kbench/ops/nms.h"
 #include "kbench/ops/nms_iou.h"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,5 +157,5 @@ static int greedy_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream
     return KB_OK;
 }
 
-const kb_variant_impl kb_nms_cpu_greedy = {greedy_supports, greedy_bytes, greedy_setup, greedy_run,
-                                           greedy_teardown};
+KB_DEFINE_VARIANT(nms, cpu_greedy) = {greedy_supports, greedy_bytes, greedy_setup, greedy_run,
+                                      greedy_teardown};

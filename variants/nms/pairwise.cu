@@ -12,6 +12,7 @@
 #include "../common/nms_device.cuh"
 #include "kbench/ops/nms_iou.h"
 #include "../common/block_scan.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -115,5 +116,5 @@ int fast_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStr
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_nms_pairwise_fast = {
-    fast_supports, fast_bytes, kb_nms_sorted_new, fast_run, kb_nms_sorted_delete};
+KB_DEFINE_VARIANT(nms, pairwise_fast) = {fast_supports, fast_bytes, kb_nms_sorted_new, fast_run,
+                                         kb_nms_sorted_delete};

@@ -28,6 +28,7 @@
  */
 #include "masks.cuh"
 #include "one_launch.cuh"
+#include "../common/variant_def.h"
 
 #include <cooperative_groups.h>
 #include <stdint.h>
@@ -542,5 +543,5 @@ int rounds_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaS
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_nms_rounds = {rounds_supports, rounds_bytes, rounds_new,
-                                                  rounds_run, rounds_delete};
+KB_DEFINE_VARIANT(nms, rounds) = {rounds_supports, rounds_bytes, rounds_new, rounds_run,
+                                  rounds_delete};

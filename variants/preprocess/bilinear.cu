@@ -8,9 +8,9 @@
  *   kbench run preprocess -v bilinear_naive,bilinear_vec -a interp=bilinear
  */
 #include "pp_device.cuh"
+#include "../common/variant_def.h"
 
-extern "C" const kb_variant_impl kb_preprocess_bilinear_naive = {
-    pp_supports<KB_PP_BILINEAR>, pp_no_workspace, pp_setup, pp_run_naive, pp_teardown};
-extern "C" const kb_variant_impl kb_preprocess_bilinear_vec = {
-    pp_supports<KB_PP_BILINEAR>, pp_no_workspace, pp_setup, pp_run_vec<KB_PP_BILINEAR>,
-    pp_teardown};
+KB_DEFINE_VARIANT(preprocess, bilinear_naive) = {pp_supports<KB_PP_BILINEAR>, pp_no_workspace,
+                                                 pp_setup, pp_run_naive, pp_teardown};
+KB_DEFINE_VARIANT(preprocess, bilinear_vec) = {pp_supports<KB_PP_BILINEAR>, pp_no_workspace,
+                                               pp_setup, pp_run_vec<KB_PP_BILINEAR>, pp_teardown};

@@ -16,6 +16,7 @@
  */
 #include "kbench/variant.h"
 #include "kbench/ops/preprocess.h"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -110,5 +111,5 @@ static int bilinear_run(void *state, const kb_tensors *in, kb_tensors *out, cuda
     return KB_OK;
 }
 
-const kb_variant_impl kb_preprocess_cpu_bilinear = {
-    bilinear_supports, bilinear_bytes, bilinear_setup, bilinear_run, bilinear_teardown};
+KB_DEFINE_VARIANT(preprocess, cpu_bilinear) = {bilinear_supports, bilinear_bytes, bilinear_setup,
+                                               bilinear_run, bilinear_teardown};

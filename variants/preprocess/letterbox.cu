@@ -9,9 +9,9 @@
  *   kbench run preprocess -v letterbox_warpaffine,letterbox_vec -a interp=letterbox
  */
 #include "pp_device.cuh"
+#include "../common/variant_def.h"
 
-extern "C" const kb_variant_impl kb_preprocess_letterbox_warpaffine = {
+KB_DEFINE_VARIANT(preprocess, letterbox_warpaffine) = {
     pp_supports<KB_PP_LETTERBOX>, pp_no_workspace, pp_setup, pp_run_naive, pp_teardown};
-extern "C" const kb_variant_impl kb_preprocess_letterbox_vec = {
-    pp_supports<KB_PP_LETTERBOX>, pp_no_workspace, pp_setup, pp_run_vec<KB_PP_LETTERBOX>,
-    pp_teardown};
+KB_DEFINE_VARIANT(preprocess, letterbox_vec) = {pp_supports<KB_PP_LETTERBOX>, pp_no_workspace,
+                                                pp_setup, pp_run_vec<KB_PP_LETTERBOX>, pp_teardown};

@@ -7,8 +7,9 @@
  *   kbench run preprocess -v nearest_naive,nearest_vec -a interp=nearest
  */
 #include "pp_device.cuh"
+#include "../common/variant_def.h"
 
-extern "C" const kb_variant_impl kb_preprocess_nearest_naive = {
-    pp_supports<KB_PP_NEAREST>, pp_no_workspace, pp_setup, pp_run_naive, pp_teardown};
-extern "C" const kb_variant_impl kb_preprocess_nearest_vec = {
-    pp_supports<KB_PP_NEAREST>, pp_no_workspace, pp_setup, pp_run_vec<KB_PP_NEAREST>, pp_teardown};
+KB_DEFINE_VARIANT(preprocess, nearest_naive) = {pp_supports<KB_PP_NEAREST>, pp_no_workspace,
+                                                pp_setup, pp_run_naive, pp_teardown};
+KB_DEFINE_VARIANT(preprocess, nearest_vec) = {pp_supports<KB_PP_NEAREST>, pp_no_workspace, pp_setup,
+                                              pp_run_vec<KB_PP_NEAREST>, pp_teardown};

@@ -12,6 +12,7 @@
  * The kernel is the naive one (pp_device.cuh) with that index rule.
  */
 #include "pp_device.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -52,5 +53,5 @@ static void seed_teardown(void *state) {
     free(state);
 }
 
-extern "C" const kb_variant_impl kb_preprocess_nearest_seed = {seed_supports, seed_workspace,
-                                                               seed_setup, seed_run, seed_teardown};
+KB_DEFINE_VARIANT(preprocess, nearest_seed) = {seed_supports, seed_workspace, seed_setup, seed_run,
+                                               seed_teardown};

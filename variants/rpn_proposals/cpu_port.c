@@ -19,6 +19,7 @@
 #include "kbench/ops/nms_iou.h"
 #include "kbench/ops/rpn_proposals.h"
 #include "../common/host_rank.h"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -186,5 +187,5 @@ static int port_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream_t
     return KB_OK;
 }
 
-const kb_variant_impl kb_rpn_proposals_cpu_port = {port_supports, port_bytes, port_setup, port_run,
-                                                   port_teardown};
+KB_DEFINE_VARIANT(rpn_proposals, cpu_port) = {port_supports, port_bytes, port_setup, port_run,
+                                              port_teardown};

@@ -25,6 +25,7 @@
 
 #include "../common/nms_device.cuh"
 #include "../common/topk_device.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -232,5 +233,5 @@ void port_teardown(void *state) {
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_rpn_proposals_cuda_port = {port_supports, port_workspace,
-                                                               port_setup, port_run, port_teardown};
+KB_DEFINE_VARIANT(rpn_proposals, cuda_port) = {port_supports, port_workspace, port_setup, port_run,
+                                               port_teardown};

@@ -11,6 +11,7 @@
  */
 #include "rpn_device.cuh"
 #include "../common/shared_walk.cuh"
+#include "../common/variant_def.h"
 
 namespace {
 
@@ -303,5 +304,5 @@ int fused_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaSt
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_rpn_proposals_fused = {fused_supports, fused_workspace,
-                                                           fused_setup, fused_run, teardown};
+KB_DEFINE_VARIANT(rpn_proposals, fused) = {fused_supports, fused_workspace, fused_setup, fused_run,
+                                           teardown};

@@ -6,7 +6,8 @@
  *   kbench run rpn_proposals --sweep default -v sort_bitmask,select_bitmask_gpu
  */
 #include "rpn_device.cuh"
+#include "../common/variant_def.h"
 
-extern "C" const kb_variant_impl kb_rpn_proposals_select_bitmask_gpu = {
+KB_DEFINE_VARIANT(rpn_proposals, select_bitmask_gpu) = {
     select_supports, workspace_of<Design::select_bitmask_gpu>, setup_of<Design::select_bitmask_gpu>,
     run_bitmask, teardown};

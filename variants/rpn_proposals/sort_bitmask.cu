@@ -6,7 +6,8 @@
  *   kbench run rpn_proposals --sweep default -v sort_bitmask,select_bitmask_gpu
  */
 #include "rpn_device.cuh"
+#include "../common/variant_def.h"
 
-extern "C" const kb_variant_impl kb_rpn_proposals_sort_bitmask = {
-    supports, workspace_of<Design::sort_bitmask>, setup_of<Design::sort_bitmask>, run_bitmask,
-    teardown};
+KB_DEFINE_VARIANT(rpn_proposals, sort_bitmask) = {supports, workspace_of<Design::sort_bitmask>,
+                                                  setup_of<Design::sort_bitmask>, run_bitmask,
+                                                  teardown};

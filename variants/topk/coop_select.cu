@@ -34,6 +34,7 @@
 #include "grid_select.cuh"
 
 #include "../common/topk_device.cuh"
+#include "../common/variant_def.h"
 
 #include <cooperative_groups.h>
 
@@ -621,5 +622,4 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_topk_coop_select = {supports, workspace_bytes, setup, run,
-                                                        teardown};
+KB_DEFINE_VARIANT(topk, coop_select) = {supports, workspace_bytes, setup, run, teardown};

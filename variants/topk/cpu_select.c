@@ -14,6 +14,7 @@
 #include "kbench/variant.h"
 #include "kbench/ops/topk.h"
 #include "../common/host_rank.h"
+#include "../common/variant_def.h"
 
 #include <math.h>
 #include <omp.h>
@@ -89,5 +90,5 @@ static int select_run(void *p, const kb_tensors *in, kb_tensors *out, cudaStream
     return KB_OK;
 }
 
-const kb_variant_impl kb_topk_cpu_select = {select_supports, select_bytes, select_setup, select_run,
-                                            select_teardown};
+KB_DEFINE_VARIANT(topk, cpu_select) = {select_supports, select_bytes, select_setup, select_run,
+                                       select_teardown};

@@ -17,6 +17,7 @@
  * grid_select.
  */
 #include "grid_select.cuh"
+#include "../common/variant_def.h"
 
 #include <cub/cub.cuh>
 
@@ -517,5 +518,4 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_topk_grid_select = {supports, workspace_bytes, setup, run,
-                                                        teardown};
+KB_DEFINE_VARIANT(topk, grid_select) = {supports, workspace_bytes, setup, run, teardown};

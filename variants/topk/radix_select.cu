@@ -14,6 +14,7 @@
 
 #include "../common/topk_device.cuh"
 #include "../common/arch.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -431,5 +432,4 @@ cudaError_t kb_topk_select(const float *values, const int *offsets, int segments
                               out_v, out_i, out_n);
 }
 
-extern "C" const kb_variant_impl kb_topk_radix_select = {supports, workspace_bytes, setup, run,
-                                                         teardown};
+KB_DEFINE_VARIANT(topk, radix_select) = {supports, workspace_bytes, setup, run, teardown};

@@ -11,6 +11,7 @@
 #include "topk_sort.cuh"
 
 #include "../common/topk_device.cuh"
+#include "../common/variant_def.h"
 
 #include <cub/cub.cuh>
 
@@ -86,5 +87,5 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_topk_radix_sort = {supports, workspace<sort_layout>,
-                                                       setup<fill>, run, teardown};
+KB_DEFINE_VARIANT(topk, radix_sort) = {supports, workspace<sort_layout>, setup<fill>, run,
+                                       teardown};

@@ -7,6 +7,7 @@
  *   kbench run topk -v radix_sort,segmented_sort --sweep default
  */
 #include "topk_sort.cuh"
+#include "../common/variant_def.h"
 
 #include <cub/cub.cuh>
 
@@ -66,5 +67,5 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_topk_segmented_sort = {supports, workspace<segmented_layout>,
-                                                           setup<fill>, run, teardown};
+KB_DEFINE_VARIANT(topk, segmented_sort) = {supports, workspace<segmented_layout>, setup<fill>, run,
+                                           teardown};

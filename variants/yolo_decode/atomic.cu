@@ -13,6 +13,7 @@
  */
 #include "../common/nms_device.cuh"
 #include "yolo_device.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -330,9 +331,9 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_fastnms = {stage_fits, workspace<kFastNms>,
-                                                                  fast_setup, run, free_state};
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_bitmask = {stage_fits, workspace<kBitmask>,
-                                                                  bitmask_setup, run, free_state};
-extern "C" const kb_variant_impl kb_yolo_decode_atomic_greedy = {stage_fits, workspace<kGreedy>,
-                                                                 greedy_setup, run, free_state};
+KB_DEFINE_VARIANT(yolo_decode, atomic_fastnms) = {stage_fits, workspace<kFastNms>, fast_setup, run,
+                                                  free_state};
+KB_DEFINE_VARIANT(yolo_decode, atomic_bitmask) = {stage_fits, workspace<kBitmask>, bitmask_setup,
+                                                  run, free_state};
+KB_DEFINE_VARIANT(yolo_decode, atomic_greedy) = {stage_fits, workspace<kGreedy>, greedy_setup, run,
+                                                 free_state};

@@ -11,6 +11,7 @@
  * (yolo_device.cuh), count and dets.
  */
 #include "yolo_device.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -65,5 +66,4 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_fused_batch = {stage_fits, workspace, setup, run,
-                                                               free_state};
+KB_DEFINE_VARIANT(yolo_decode, fused_batch) = {stage_fits, workspace, setup, run, free_state};

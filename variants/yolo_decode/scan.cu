@@ -8,6 +8,7 @@
  *            NMS in the block (yolo_device.cuh) -> count and dets
  */
 #include "yolo_device.cuh"
+#include "../common/variant_def.h"
 
 #include <cub/cub.cuh>
 #include <stdlib.h>
@@ -138,5 +139,4 @@ int run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStre
 
 } // namespace
 
-extern "C" const kb_variant_impl kb_yolo_decode_scan_greedy = {stage_fits, workspace, setup, run,
-                                                               free_state};
+KB_DEFINE_VARIANT(yolo_decode, scan_greedy) = {stage_fits, workspace, setup, run, free_state};

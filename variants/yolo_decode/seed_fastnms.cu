@@ -16,6 +16,7 @@
  *   kbench check yolo_decode -v seed_fastnms,atomic_fastnms --sweep smoke
  */
 #include "yolo_device.cuh"
+#include "../common/variant_def.h"
 
 #include <stdlib.h>
 
@@ -163,5 +164,5 @@ int seed_run(void *state_ptr, const kb_tensors *dev_in, kb_tensors *dev_out, cud
  * KB_INEXACT (kernels/yolo_decode.c judges it by the fast-NMS rule under the
  * order it chose). Boxes, scores and IoU are the op's (kb_yolo_box clipped to
  * the source image as kbench's contract says; kb_nms_iou). */
-extern "C" const kb_variant_impl kb_yolo_decode_seed_fastnms = {seed_supports, seed_workspace,
-                                                                seed_setup, seed_run, free_state};
+KB_DEFINE_VARIANT(yolo_decode, seed_fastnms) = {seed_supports, seed_workspace, seed_setup, seed_run,
+                                                free_state};
