@@ -89,6 +89,7 @@ extern const kb_variant_impl kb_topk_segmented_sort;
 extern const kb_variant_impl kb_topk_radix_select;
 extern const kb_variant_impl kb_topk_grid_select;
 extern const kb_variant_impl kb_topk_coop_select;
+extern const kb_variant_impl kb_topk_cub_topk;
 extern const kb_variant_impl kb_topk_cpu_select;
 /* rpn_proposals */
 extern const kb_variant_impl kb_rpn_proposals_sort_bitmask;
@@ -206,6 +207,8 @@ const kb_variant kb_variants[] = {
                "few long segments: radix select over the whole GPU, then sort k"),
     KB_VARIANT(topk, coop_select, "coop_select.cu", 0,
                "few segments in the GPU's shared memory: one cooperative kernel selects, ranks k"),
+    KB_VARIANT(topk, cub_topk, "cub_topk.cu", 0,
+               "CCCL's cub::DeviceTopK / DeviceBatchedTopK on (key, ~index) composites, k sorted"),
     KB_VARIANT(topk, cpu_select, "cpu_select.c", KB_HOST,
                "CPU: quickselect (nth_element) then sort of the k, OpenMP over segments"),
     /* topk: rows here */
