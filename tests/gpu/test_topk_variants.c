@@ -6,8 +6,15 @@
 #include "topk.h"
 
 /* grid_select is for a few long segments and declines many or short ones;
- * every other variant must run every case. */
+ * every other variant must run every case. cub_topk refuses every case in a
+ * build without CCCL 3.5 (test_topk_cub_topk checks why, on the CPU). */
+#ifdef KBT_HAVE_CCCL_TOPK
 static const char *const declines_short[] = {"grid_select", NULL};
+static const char *const declines_long[] = {NULL};
+#else
+static const char *const declines_short[] = {"grid_select", "cub_topk", NULL};
+static const char *const declines_long[] = {"cub_topk", NULL};
+#endif
 
 static void expect_all_pass(const char *axes, uint64_t seed) {
     KB_REQUIRE_DEVICE();
@@ -65,7 +72,7 @@ KB_TEST(topk_many_segments_take_smaller_clusters) {
  * many or short ones) beside the variants it is meant to replace there. */
 static void expect_long_pass(const char *axes, uint64_t seed) {
     KB_REQUIRE_DEVICE();
-    kbt_expect_all_pass(&kb_op_topk, NULL, axes, seed);
+    kbt_expect_all_pass(&kb_op_topk, declines_long, axes, seed);
 }
 
 KB_TEST(topk_long_segment_uniform_matches_reference) {
@@ -130,6 +137,20 @@ KB_TEST(topk_grid_select_finish_takes_over_below_the_cap_and_the_grid_above) {
     /* ties at 2M: ~233K copies of 1.0, every grid level busy */
     expect_grid_select_pass("segments=1x2097152 k=1000 dist=ties", 45);
 }
+
+#ifdef KBT_HAVE_CCCL_TOPK
+KB_TEST(topk_cub_topk_batched_and_long_paths_meet_at_the_bound) {
+    /* 4096 keys: DeviceBatchedTopK; 4097: DeviceTopK; both in one case */
+    expect_variant_pass("cub_topk", "segments=4096+4097 k=1000 dist=ties", 50);
+    /* k above the batched bound: capped at each short segment's length */
+    expect_variant_pass("cub_topk", "segments=1500+1500+1500+70000 k=5000 dist=ties", 51);
+    /* short segments all empty beside a long one: sentinels only there */
+    expect_variant_pass("cub_topk", "segments=0+70000+0 k=100", 52);
+    /* k = the long segment's length: every key a winner */
+    expect_variant_pass("cub_topk", "segments=1x65536 k=65536 dist=normal", 53);
+    expect_variant_pass("cub_topk", "segments=1x16777216 k=1000", 54);
+}
+#endif
 
 /* The variant refuses the case with a reason that holds `why` (NULL: any). */
 static void expect_refused(const char *variant, const char *axes, const char *why_part) {
