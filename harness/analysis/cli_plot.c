@@ -65,8 +65,14 @@ static void plot_help(void) {
          "in several modes gets .<mode> after its name. In these names any character but\n"
          "a letter, a digit or . _ + - becomes _ (what a CSV holds is data, never a path\n"
          "or a gnuplot pipe; in the scripts it is quoted so that gnuplot runs none of it).\n"
-         "Only PASS and UNCHECKED rows are drawn. Each variant has one colour in every\n"
-         "plot; peers (peer:*) are dashed or hatched.\n\n"
+         "Only PASS and UNCHECKED rows are drawn. Each variant has one colour and marker\n"
+         "in every plot; peers (peer:*) are dashed or hatched, each its own colour and\n"
+         "marker; the variant to ship on some case (the fastest of ours that PASSed) is\n"
+         "drawn heavier. The key is a column of its own right of the plot, one line an\n"
+         "entry. Past 14 variants drawn, the key names every peer and the ones of ours\n"
+         "nearest the top on any case (12 entries in all); the other variants are thin\n"
+         "grey lines under one \"others\" entry, named in a list under the key (the\n"
+         "caption says so).\n\n"
          "Along an axis: x is the axis's values (numbers sorted, on a log scale where\n"
          "they span over 30x; enum values in the axis's order), one line per variant, and\n"
          "one panel (in one image) per combination of the other axes that vary, e.g.\n"
@@ -91,16 +97,22 @@ static void plot_help(void) {
 }
 
 /* ---- colours and line styles ----
- * One colour per variant, fixed by its place in the registry so a variant
- * looks the same in every plot; peers ("peer:" rows) dashed and hatched. */
+ * One colour and marker per variant, fixed by its place in the registry so
+ * that a variant looks the same in every plot; peers ("peer:" rows) dashed
+ * or hatched, each its own colour and marker among the op's peers. */
 
-/* Tableau 10: distinct in colour and in lightness. */
+/* Tableau 10, distinct in colour and in lightness, with olive for its grey:
+ * grey is the others' colour. */
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bcbd22"};
 /* Peers: dark tones, so that they read as "not ours" beside the palette. */
 static const char *const peer_palette[] = {"#222222", "#7f3b08", "#2d004b",
                                            "#1b7837", "#666666", "#b2182b"};
 static const int point_types[] = {7, 5, 9, 11, 13, 15, 4, 6, 8, 10};
+/* Peers: open markers (circle, square, triangles, diamond, pentagon). */
+static const int peer_points[] = {6, 4, 8, 10, 12, 14};
+/* The variants a crowded key groups under "others": thin and light. */
+static const char others_colour[] = "#cccccc";
 
 static unsigned name_hash(const char *s) {
     unsigned h = 2166136261u;
@@ -108,15 +120,147 @@ static unsigned name_hash(const char *s) {
     return h;
 }
 
+/* Variant k's place among the view's peers. */
+static int peer_index(const kb_op_view *v, int k) {
+    int i = 0;
+    for (int j = 0; j < k; j++) i += kb_result_is_peer(v->variants[j]);
+    return i;
+}
+
 static const char *colour_of(const kb_op_view *v, int k) {
     if (v->variant_rank[k] >= 0) return palette[v->variant_rank[k] % 10];
-    if (kb_result_is_peer(v->variants[k])) return peer_palette[name_hash(v->variants[k]) % 6];
+    if (kb_result_is_peer(v->variants[k])) return peer_palette[peer_index(v, k) % 6];
     return palette[name_hash(v->variants[k]) % 10];
 }
 
+/* The marker steps once more every lap of the palette (and of the peers'),
+ * so that no two of the first 100 variants (36 peers) share colour and
+ * marker: places i and i + 10 share a colour, not a marker. */
 static int point_of(const kb_op_view *v, int k) {
+    if (kb_result_is_peer(v->variants[k])) {
+        int i = peer_index(v, k);
+        return peer_points[(i + i / 6) % 6];
+    }
     int i = v->variant_rank[k] >= 0 ? v->variant_rank[k] : (int)(name_hash(v->variants[k]) % 10);
-    return point_types[i % 10];
+    return point_types[(i + i / 10) % 10];
+}
+
+/* ---- which variants the key names ----
+ * A key of two dozen entries runs off the canvas, and two dozen lines in ten
+ * colours cannot be told apart anyway. Past KEY_ALL drawn variants, ours are
+ * ordered by how near the top they come: the variants to ship first, then
+ * the best place each takes on any case, then the geometric mean of its time
+ * over the fastest of ours on the cases it ran. The first are named (with
+ * every peer) in KEY_NAMED entries; the rest are drawn thin and light grey
+ * under one "others" entry, and their names are listed under the key, so
+ * that every line's name is in the image. */
+enum { KEY_ALL = 14, KEY_NAMED = 12, KEY_FEWEST_OURS = 4 };
+
+typedef struct series_set {
+    int *named; /* per variant: its own key entry (0: one of the others) */
+    int *ship;  /* per variant: the variant to ship on some case: drawn heavier */
+    int *order; /* the variants in the order plots draw them: others (beneath), ours,
+                   peers; their key entries come in that order, "others" last */
+} series_set;
+
+static void series_free(series_set *s) {
+    free(s->named);
+    free(s->ship);
+    free(s->order);
+    memset(s, 0, sizeof *s);
+}
+
+/* The fastest of ours (not a peer) timed on case c, or NAN. */
+static double ours_fastest(const kb_op_view *v, int c) {
+    double best = NAN;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (kb_result_is_peer(v->variants[k]) || !r || !kb_result_timed(r)) continue;
+        if (!(r->median_us >= best)) best = r->median_us;
+    }
+    return best;
+}
+
+static int series_pick(const kb_op_view *v, int with_ship, series_set *s, kb_error *e) {
+    int nv = v->nvariants, n = nv ? nv : 1;
+    memset(s, 0, sizeof *s);
+    s->named = calloc((size_t)n, sizeof *s->named);
+    s->ship = calloc((size_t)n, sizeof *s->ship);
+    s->order = calloc((size_t)n, sizeof *s->order);
+    int *place = malloc((size_t)n * sizeof *place), *cases = calloc((size_t)n, sizeof *cases);
+    double *log_ratio = calloc((size_t)n, sizeof *log_ratio);
+    int *rank = malloc((size_t)n * sizeof *rank);
+    if (!s->named || !s->ship || !s->order || !place || !cases || !log_ratio || !rank) {
+        series_free(s);
+        free(place);
+        free(cases);
+        free(log_ratio);
+        free(rank);
+        return kb_fail(e, "out of host memory");
+    }
+    for (int k = 0; k < nv; k++) place[k] = nv;
+    for (int c = 0; c < v->ncases; c++) {
+        int ship = with_ship ? kb_view_ship(v, c, NULL) : -1;
+        if (ship >= 0) s->ship[ship] = 1;
+        double best = ours_fastest(v, c);
+        for (int k = 0; k < nv; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (kb_result_is_peer(v->variants[k]) || !r || !kb_result_timed(r)) continue;
+            int ahead = 0;
+            for (int j = 0; j < nv; j++) {
+                const kb_result *q = kb_view_cell(v, c, j);
+                ahead += !kb_result_is_peer(v->variants[j]) && q && kb_result_timed(q) &&
+                         q->median_us < r->median_us;
+            }
+            place[k] = ahead < place[k] ? ahead : place[k];
+            log_ratio[k] += log(r->median_us / best);
+            cases[k]++;
+        }
+    }
+    int drawn = 0, npeers = 0, nours = 0;
+    for (int k = 0; k < nv; k++) {
+        int peer = kb_result_is_peer(v->variants[k]);
+        int timed = 0;
+        for (int c = 0; c < v->ncases && !timed; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            timed = r && kb_result_timed(r);
+        }
+        drawn += timed;
+        npeers += peer;
+        if (!peer) rank[nours++] = k;
+        s->named[k] = 1;
+    }
+    if (drawn > KEY_ALL) {
+        /* Ours, nearest the top first (insertion sort: a few dozen at most). */
+        for (int i = 1; i < nours; i++)
+            for (int j = i; j > 0; j--) {
+                int a = rank[j - 1], b = rank[j];
+                double ma = cases[a] ? log_ratio[a] / cases[a] : INFINITY;
+                double mb = cases[b] ? log_ratio[b] / cases[b] : INFINITY;
+                int b_first = s->ship[b] != s->ship[a] ? s->ship[b] > s->ship[a]
+                              : place[b] != place[a]   ? place[b] < place[a]
+                                                       : mb < ma;
+                if (!b_first) break;
+                rank[j - 1] = b;
+                rank[j] = a;
+            }
+        int room = KEY_NAMED - 1 - npeers;
+        room = room < KEY_FEWEST_OURS ? KEY_FEWEST_OURS : room;
+        for (int i = room; i < nours; i++) s->named[rank[i]] = 0;
+    }
+    int at = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < nv; k++) {
+            int peer = kb_result_is_peer(v->variants[k]);
+            if ((pass == 0 && !s->named[k]) || (pass == 1 && s->named[k] && !peer) ||
+                (pass == 2 && s->named[k] && peer))
+                s->order[at++] = k;
+        }
+    free(place);
+    free(cases);
+    free(log_ratio);
+    free(rank);
+    return KB_OK;
 }
 
 /* ---- files ---- */
@@ -125,10 +269,11 @@ typedef struct plot_ctx {
     const kb_results *res;
     const kb_op_view *v;
     const kb_plot_opts *o;
-    kb_along along;   /* the axis time, speedup and GB/s are drawn against */
-    int has_along;    /* 0: time against bytes moved (or per case), speedup per case */
-    char stem[300];   /* <csvstem>.<op>[.<mode>] */
-    char device[256]; /* for titles; "" when the CSV does not say */
+    kb_along along;    /* the axis time, speedup and GB/s are drawn against */
+    int has_along;     /* 0: time against bytes moved (or per case), speedup per case */
+    char stem[300];    /* <csvstem>.<op>[.<mode>] */
+    char device[256];  /* for titles; "" when the CSV does not say */
+    series_set series; /* which variants the key names, which are drawn heavier */
     kb_plot_list *out;
 } plot_ctx;
 
@@ -300,21 +445,164 @@ static int plot_close(const plot_ctx *pc, plot_files *pf, kb_error *e) {
  * range of its own (one that a log axis takes too). */
 static const char nothing_drawn[] = "[][1:10] NaN notitle";
 
-/* One plot clause's style for variant k: lines/points or bars. */
-static void line_style(FILE *f, const kb_op_view *v, int k) {
-    int peer = kb_result_is_peer(v->variants[k]);
-    fprintf(f, "lc rgb \"%s\" lw 2 pt %d ps 1.1 dt %d title ", colour_of(v, k),
-            peer ? 6 : point_of(v, k), peer ? 2 : 1);
+/* One plot clause's style for variant k: lines/points or bars. The variant
+ * to ship on some case is heavier; one of the others is thin and light, with
+ * no key entry of its own (others_entry gives the one they share). */
+static void line_style(FILE *f, const plot_ctx *pc, int k) {
+    const kb_op_view *v = pc->v;
+    if (!pc->series.named[k]) {
+        fprintf(f, "lc rgb \"%s\" lw 1 pt 7 ps 0.4 dt 1 notitle", others_colour);
+        return;
+    }
+    int peer = kb_result_is_peer(v->variants[k]), ship = pc->series.ship[k];
+    fprintf(f, "lc rgb \"%s\" lw %d pt %d ps %.1f dt %d title ", colour_of(v, k), ship ? 4 : 2,
+            point_of(v, k), ship ? 1.5 : 1.1, peer ? 2 : 1);
     gp_quote(f, v->variants[k]);
 }
 
-static void bar_style(FILE *f, const kb_op_view *v, int k) {
-    if (kb_result_is_peer(v->variants[k]))
+static void bar_style(FILE *f, const plot_ctx *pc, int k) {
+    const kb_op_view *v = pc->v;
+    if (!pc->series.named[k])
+        fprintf(f, "lc rgb \"%s\" fs solid 0.9 border lc rgb \"%s\" notitle", others_colour,
+                others_colour);
+    else if (kb_result_is_peer(v->variants[k]))
         fprintf(f, "lc rgb \"%s\" fs pattern 4 border lc rgb \"%s\" title ", colour_of(v, k),
                 colour_of(v, k));
     else
-        fprintf(f, "lc rgb \"%s\" fs solid 0.9 border lc rgb \"#333333\" title ", colour_of(v, k));
-    gp_quote(f, v->variants[k]);
+        fprintf(f, "lc rgb \"%s\" lw %d fs solid 0.9 border lc rgb \"%s\" title ", colour_of(v, k),
+                pc->series.ship[k] ? 3 : 1, pc->series.ship[k] ? "#000000" : "#333333");
+    if (pc->series.named[k]) gp_quote(f, v->variants[k]);
+}
+
+/* ---- the key, placed by hand ----
+ * gnuplot's own placement splits a key too tall for the canvas into columns
+ * that run off it, and prints a title of several lines over the entries below
+ * it. So every title is one line, and the key gets a column of its own to the
+ * right of the plot: as wide as its longest title at KEY_CHAR_PX a character
+ * (DejaVu Sans at 11 points takes 6-7 px a character in the SVG, 7.5-8.5 in
+ * the PNG: cairo draws points at 96 dpi), KEY_LINE_PX a line (both terminals
+ * space 11-point entries by 16.5-17 px), and under it the names of the
+ * others, wrapped, in 9 points (LIST_*: up to 7 px a character in the PNG). */
+enum {
+    KEY_CHAR_PX = 9,
+    KEY_SAMPLE_PX = 64, /* the sample line and the gaps around it */
+    KEY_LINE_PX = 18,
+    KEY_TOP_PX = 30, /* from the top of the plot area to the first entry */
+    LIST_CHAR_PX = 7,
+    LIST_LINE_PX = 14,
+};
+
+typedef struct key_plan {
+    int entries;       /* key lines */
+    int others;        /* variants drawn here under "others" */
+    int width, height; /* px of the key's column */
+    char others_title[64];
+    char list[2600]; /* the others' names, ", "-joined, lines split by '\n'; "" */
+    int list_lines;
+} key_plan;
+
+/* The key of a plot that draws the variants with drawn[k] set, after
+ * nextra entries of its own (ceilings) whose longest title has extra_len
+ * characters. */
+static void key_plan_make(const plot_ctx *pc, const int *drawn, int nextra, size_t extra_len,
+                          key_plan *kp) {
+    const kb_op_view *v = pc->v;
+    memset(kp, 0, sizeof *kp);
+    size_t longest = extra_len, longest_other = 0;
+    kp->entries = nextra;
+    for (int k = 0; k < v->nvariants; k++) {
+        if (!drawn[k]) continue;
+        size_t len = strlen(v->variants[k]);
+        if (pc->series.named[k]) {
+            kp->entries++;
+            longest = len > longest ? len : longest;
+        } else {
+            kp->others++;
+            longest_other = len > longest_other ? len : longest_other;
+        }
+    }
+    if (kp->others) {
+        snprintf(kp->others_title, sizeof kp->others_title,
+                 "others (%d of ours), named below:", kp->others);
+        size_t len = strlen(kp->others_title);
+        longest = len > longest ? len : longest;
+        kp->entries++;
+    }
+    kp->width = KEY_SAMPLE_PX + KEY_CHAR_PX * (int)longest + 16;
+    int list_chars = (kp->width - 24) / LIST_CHAR_PX;
+    if ((int)longest_other + 1 > list_chars) {
+        list_chars = (int)longest_other + 1;
+        kp->width = 24 + LIST_CHAR_PX * list_chars;
+    }
+    /* The list: names in the view's order, a line filled up to list_chars. */
+    size_t used = 0;
+    int col = 0;
+    for (int k = 0; k < v->nvariants && kp->others; k++) {
+        if (!drawn[k] || pc->series.named[k]) continue;
+        int len = (int)strlen(v->variants[k]), wrap = col && col + 2 + len + 1 > list_chars;
+        const char *sep = !col ? "" : wrap ? ",\n" : ", ";
+        if (wrap) col = 0;
+        kp->list_lines += !kp->list_lines || wrap;
+        int n = snprintf(kp->list + used, sizeof kp->list - used, "%s%s", sep, v->variants[k]);
+        if (n < 0 || (size_t)n >= sizeof kp->list - used) break;
+        used += (size_t)n;
+        col += (col ? 2 : 0) + len;
+    }
+    kp->height = KEY_TOP_PX + kp->entries * KEY_LINE_PX +
+                 (kp->list_lines ? 12 + kp->list_lines * LIST_LINE_PX : 0) + 20;
+}
+
+/* The key at (x, top) in pixels of a width x height canvas, and the list of
+ * the others under it. Inside the terminal loop. */
+static void key_place(FILE *gp, const key_plan *kp, int width, int height, int x, int top) {
+    fprintf(gp, "    set key at screen %.4f, screen %.4f left top Left reverse samplen 3\n",
+            (double)x / width, 1 - (double)(top + KEY_TOP_PX) / height);
+    if (!kp->list[0]) return;
+    fputs("    set label 1 ", gp);
+    gp_quote(gp, kp->list);
+    fprintf(gp, " at screen %.4f, screen %.4f left front font \",9\" tc rgb \"#666666\"\n",
+            (double)(x + 12) / width,
+            1 - (double)(top + KEY_TOP_PX + kp->entries * KEY_LINE_PX + 16) / height);
+}
+
+/* The key entry the others share, as a clause of the plot command. */
+static void others_entry(FILE *gp, const key_plan *kp, int bars) {
+    if (!kp->others) return;
+    if (bars)
+        fprintf(gp, ", \\\n        NaN with boxes lc rgb \"%s\" fs solid 0.9 title ",
+                others_colour);
+    else
+        fprintf(gp, ", \\\n        NaN with linespoints lc rgb \"%s\" lw 1 pt 7 ps 0.4 title ",
+                others_colour);
+    gp_quote(gp, kp->others_title);
+}
+
+/* What the caption adds about the key: how a crowded one is grouped, and
+ * which lines are heavier. */
+static void series_caption(const plot_ctx *pc, const key_plan *kp, kb_plot *p, int bars) {
+    int ships = 0, named = 0;
+    for (int k = 0; k < pc->v->nvariants; k++) {
+        ships += pc->series.ship[k];
+        named += pc->series.named[k] && !kb_result_is_peer(pc->v->variants[k]);
+    }
+    size_t used = strlen(p->caption);
+    char *at = p->caption + used;
+    size_t room = sizeof p->caption - used;
+    if (kp->others) {
+        int n = snprintf(at, room,
+                         ". Too many variants for one key: the %d of ours nearest the top on "
+                         "any case (the variants to ship first, then by best place, then by "
+                         "mean time over the fastest) are named with the peers; the other %d "
+                         "are drawn thin and light grey under 'others' and named under the key",
+                         named, kp->others);
+        if (n < 0 || (size_t)n >= room) return;
+        at += n;
+        room -= (size_t)n;
+    }
+    if (ships)
+        snprintf(at, room, "%s the variant to ship on some case (the fastest that PASSed)",
+                 kp->others ? (bars ? "; black-edged:" : "; heavy:")
+                            : (bars ? ". Black-edged:" : ". Heavy:"));
 }
 
 /* x: the op's minimum bytes moved, log scale, in B/kB/MB/GB. */
@@ -331,46 +619,71 @@ static double timed_us(const kb_op_view *v, int c, int k) {
 
 /* ---- time against size ---- */
 
+/* A plot of one panel: its area plot_w x plot_h px (margins included), the
+ * key's column to its right. Opens the terminal loop. */
+static void single_layout(const plot_ctx *pc, plot_files *pf, const key_plan *kp, int plot_w,
+                          int plot_h) {
+    int width = plot_w + kp->width;
+    int height = plot_h > kp->height + 80 ? plot_h : kp->height + 80;
+    fprintf(pf->gp, "set rmargin at screen %.4f\n", (double)plot_w / width);
+    plot_loop(pc, pf, width, height);
+    key_place(pf->gp, kp, width, height, plot_w + 10, 40);
+}
+
 static int plot_time(plot_ctx *pc, kb_error *e) {
     const kb_op_view *v = pc->v;
+    int nv = v->nvariants;
+    int *drawn = calloc((size_t)(nv ? nv : 1), sizeof *drawn);
+    if (!drawn) return kb_fail(e, "out of host memory");
+    for (int k = 0; k < nv; k++)
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            drawn[k] |= r && kb_result_timed(r) && v->bytes[c] > 0;
+        }
+    key_plan kp;
+    key_plan_make(pc, drawn, 0, 0, &kp);
     plot_files pf;
     if (plot_open(pc, "time",
                   "median time per launch against the minimum bytes the op must move, per "
                   "variant (log-log; error bars p10-p90; dashed: peers)",
-                  "median time vs bytes moved", &pf, e) != KB_OK)
+                  "median time vs bytes moved", &pf, e) != KB_OK) {
+        free(drawn);
         return KB_ERR;
+    }
+    series_caption(pc, &kp, pf.p, 0);
     size_axis(pf.gp);
     fputs("set logscale y\nset ylabel \"median time per launch (µs)\"\n", pf.gp);
     int block = 0, unsized = 0;
     for (int c = 0; c < v->ncases; c++) unsized += !(v->bytes[c] > 0);
-    plot_loop(pc, &pf, 1100, 650);
+    single_layout(pc, &pf, &kp, 820, 650);
     fputs("    plot ", pf.gp);
-    for (int k = 0; k < v->nvariants; k++) {
-        int points = 0;
+    for (int i = 0; i < nv; i++) {
+        int k = pc->series.order[i];
+        if (!drawn[k]) continue;
+        fputs(block ? "\n\n# " : "# ", pf.dat);
+        comment_text(pf.dat, v->variants[k]);
+        fputc('\n', pf.dat);
         for (int c = 0; c < v->ncases; c++) {
             const kb_result *r = kb_view_cell(v, c, k);
             if (!r || !kb_result_timed(r) || !(v->bytes[c] > 0)) continue;
-            if (!points) {
-                fputs(block ? "\n\n# " : "# ", pf.dat);
-                comment_text(pf.dat, v->variants[k]);
-                fputc('\n', pf.dat);
-            }
             double lo = r->p10_us > 0 ? r->p10_us : r->median_us;
             double hi = r->p90_us > 0 ? r->p90_us : r->median_us;
             fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # ", v->bytes[c], r->median_us, lo, hi);
             comment_text(pf.dat, v->cases[c]);
             fputc('\n', pf.dat);
-            points++;
         }
-        if (!points) continue;
         fputs(block ? ", \\\n        " : "\\\n        ", pf.gp);
         gp_file(pf.gp, pf.p->base, "dat");
         fprintf(pf.gp, " index %d using 1:2:3:4 with yerrorlines ", block);
-        line_style(pf.gp, v, k);
+        line_style(pf.gp, pc, k);
         block++;
     }
-    if (!block) fputs(nothing_drawn, pf.gp);
+    if (!block)
+        fputs(nothing_drawn, pf.gp);
+    else
+        others_entry(pf.gp, &kp, 0);
     fputc('\n', pf.gp);
+    free(drawn);
     if (unsized) {
         char n[32];
         snprintf(n, sizeof n, "%d", unsized);
@@ -460,12 +773,15 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
         }
     }
     for (int k = 0; k < nv; k++) ndrawn += drawn[k];
+    key_plan kp;
+    key_plan_make(pc, drawn, 0, 0, &kp);
     plot_files pf;
     if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
         free(drawn);
         free(base);
         return KB_ERR;
     }
+    series_caption(pc, &kp, pf.p, 1);
     int listed = 0;
     for (int k = 0; s->nothing && k < nv; k++) {
         int timed = 0;
@@ -491,10 +807,10 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     fputs("set xtics (", pf.gp);
     int lines = 1, widest = 1;
     fprintf(pf.dat, "# case");
-    for (int k = 0; k < nv; k++)
-        if (drawn[k]) {
+    for (int i = 0; i < nv; i++)
+        if (drawn[pc->series.order[i]]) {
             fputc(' ', pf.dat);
-            comment_text(pf.dat, v->variants[k]);
+            comment_text(pf.dat, v->variants[pc->series.order[i]]);
         }
     fputc('\n', pf.dat);
     for (int c = 0; c < nc; c++) {
@@ -515,7 +831,8 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
         gp_quote(pf.gp, label);
         fprintf(pf.gp, " %d", c);
         fprintf(pf.dat, "%d", c);
-        for (int k = 0; k < nv; k++) {
+        for (int i = 0; i < nv; i++) {
+            int k = pc->series.order[i];
             if (!drawn[k]) continue;
             double x = s->value(pc, c, k, base[c]);
             if (x > 0)
@@ -530,20 +847,24 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     fprintf(pf.gp, ")\nset bmargin %d\n", lines + 3);
     /* ~7 px a character of the 9-point tic font, so that labels do not meet. */
     int cluster = ndrawn * 24 > widest * 7 + 24 ? ndrawn * 24 : widest * 7 + 24;
-    int width = (nc + 1) * cluster + 420;
-    width = width < 900 ? 900 : width > 4000 ? 4000 : width;
-    plot_loop(pc, &pf, width, 520 + 15 * lines);
+    int plot_w = (nc + 1) * cluster + 120;
+    plot_w = plot_w < 600 ? 600 : plot_w > 3700 ? 3700 : plot_w;
+    single_layout(pc, &pf, &kp, plot_w, 520 + 15 * lines);
     fputs("    plot ", pf.gp);
     int col = 2;
-    for (int k = 0; k < nv; k++) {
+    for (int i = 0; i < nv; i++) {
+        int k = pc->series.order[i];
         if (!drawn[k]) continue;
         fputs(col > 2 ? ", \\\n        " : "\\\n        ", pf.gp);
         gp_file(pf.gp, pf.p->base, "dat");
         fprintf(pf.gp, " using %d ", col);
-        bar_style(pf.gp, v, k);
+        bar_style(pf.gp, pc, k);
         col++;
     }
-    if (col == 2) fputs(nothing_drawn, pf.gp);
+    if (col == 2)
+        fputs(nothing_drawn, pf.gp);
+    else
+        others_entry(pf.gp, &kp, 1);
     fputc('\n', pf.gp);
     free(drawn);
     free(base);
@@ -671,7 +992,12 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
     int lines = 1;
     for (int i = 0; i < nx; i++) {
         char label[KB_ALONG_LABEL];
-        snprintf(label, sizeof label, "%s", a->xlabel[i]);
+        /* "segments=32x4096" under an axis named segments: the value says it. */
+        size_t axis_len = strlen(a->axis);
+        const char *value = a->xlabel[i];
+        if (!a->with[0] && strncmp(value, a->axis, axis_len) == 0 && value[axis_len] == '=')
+            value += axis_len + 1;
+        snprintf(label, sizeof label, "%s", value);
         if (!a->numeric) wrap_label(label, 12);
         lines = label_lines(label) > lines ? label_lines(label) : lines;
         fprintf(pf.gp, "%s", i ? ", " : "");
@@ -703,10 +1029,17 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
         fprintf(pf.gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ylo / 1.5, yhi * 1.5);
     else if (yhi > 0)
         fprintf(pf.gp, "set yrange [0:%.6g]\n", yhi * 1.1);
-    /* Layout in pixels: panels in a grid, the key to their right. */
+    key_plan kp;
+    const char *ceiling_title = s->ceiling > 0 && s->ceiling_title ? s->ceiling_title : "";
+    key_plan_make(pc, drawn, s->ceiling > 0, strlen(ceiling_title), &kp);
+    series_caption(pc, &kp, pf.p, 0);
+    /* Layout in pixels: panels in a grid, the key to their right, panels as
+     * tall as the key needs. The left margin holds tic labels of 6 digits
+     * and the y label beside them in the PNG's font too. */
     int cols = np <= 3 ? np : np == 4 ? 2 : 3, rows = (np + cols - 1) / cols;
     int pw = np == 1 ? 800 : 560, bottom = 75 + 16 * lines, ph = 380 + 16 * lines, top = 50;
-    int width = cols * pw + 300, height = rows * ph + top;
+    if (rows * ph < kp.height) ph = (kp.height + rows - 1) / rows;
+    int width = cols * pw + kp.width, height = rows * ph + top;
     plot_loop(pc, &pf, width, height);
     if (np > 1) {
         char title[600];
@@ -720,7 +1053,7 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
         fprintf(pf.gp,
                 "    set lmargin at screen %.4f\n    set rmargin at screen %.4f\n"
                 "    set tmargin at screen %.4f\n    set bmargin at screen %.4f\n",
-                (col * pw + 90.0) / width, ((col + 1) * pw - 20.0) / width,
+                (col * pw + 115.0) / width, ((col + 1) * pw - 20.0) / width,
                 1 - (top + row * ph + 30.0) / height,
                 1 - (top + (row + 1.0) * ph - bottom) / height);
         /* The panels of a row share the y axis: its label once, at the left. */
@@ -736,25 +1069,24 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
         }
         /* One key for the image: the first panel's, listing every variant drawn. */
         if (p == 0)
-            fprintf(pf.gp,
-                    "    set key at screen %.4f, screen %.4f left top Left reverse samplen 3\n",
-                    (cols * pw + 10.0) / width, 1 - (top + 30.0) / height);
+            key_place(pf.gp, &kp, width, height, cols * pw + 10, top);
         else
-            fputs("    unset key\n", pf.gp);
+            fputs("    unset key\n    unset label 1\n", pf.gp);
         fputs("    plot ", pf.gp);
         int clauses = 0;
         if (s->ceiling > 0) {
             fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", s->ceiling);
-            gp_quote(pf.gp, s->ceiling_title ? s->ceiling_title : "");
+            gp_quote(pf.gp, ceiling_title);
             clauses++;
         }
         if (s->with_baseline) {
             fprintf(pf.gp, "%s1 with lines lc rgb \"#555555\" dt 2 notitle", clauses ? ", " : "");
             clauses++;
         }
-        for (int k = 0; k < nv; k++) {
-            int b = block[p * nv + k];
-            if (!drawn[k] || (b < 0 && p > 0)) continue;
+        for (int i = 0; i < nv; i++) {
+            int k = pc->series.order[i], b = block[p * nv + k];
+            /* The first panel's key names a variant it does not draw (NaN). */
+            if (!drawn[k] || (b < 0 && (p > 0 || !pc->series.named[k]))) continue;
             if (b < 0)
                 fprintf(pf.gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
             else {
@@ -763,10 +1095,13 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
                 fprintf(pf.gp, " index %d using %s ", b,
                         s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
             }
-            line_style(pf.gp, v, k);
+            line_style(pf.gp, pc, k);
             clauses++;
         }
-        if (!clauses) fputs(nothing_drawn, pf.gp);
+        if (!clauses)
+            fputs(nothing_drawn, pf.gp);
+        else if (p == 0)
+            others_entry(pf.gp, &kp, 0);
         fputc('\n', pf.gp);
     }
     if (np > 1) fputs("    unset multiplot\n", pf.gp);
@@ -795,21 +1130,32 @@ static void view_peaks(const plot_ctx *pc, double *bw, double *flops) {
         }
 }
 
+/* The rows variant k has on the roofline: arithmetic (GFLOP/s against
+ * FLOP per byte) or not (GB/s against bytes). */
+static int roofline_row(const kb_result *r, int arithmetic) {
+    if (!r || !kb_result_timed(r) || !(r->bytes > 0)) return 0;
+    return arithmetic ? r->flops > 0 && r->gflops > 0 : r->gbps > 0;
+}
+
 static int plot_roofline(plot_ctx *pc, kb_error *e) {
     const kb_op_view *v = pc->v;
-    int arithmetic = 0;
+    int arithmetic = 0, nv = v->nvariants;
     double ai_lo = INFINITY, ai_hi = 0, gf_lo = INFINITY, gf_hi = 0;
     for (int c = 0; c < v->ncases; c++)
-        for (int k = 0; k < v->nvariants; k++) {
+        for (int k = 0; k < nv; k++) {
             const kb_result *r = kb_view_cell(v, c, k);
-            if (!r || !kb_result_timed(r) || !(r->flops > 0 && r->bytes > 0 && r->gflops > 0))
-                continue;
+            if (!roofline_row(r, 1)) continue;
             arithmetic = 1;
             ai_lo = fmin(ai_lo, r->flops / r->bytes);
             ai_hi = fmax(ai_hi, r->flops / r->bytes);
             gf_lo = fmin(gf_lo, r->gflops);
             gf_hi = fmax(gf_hi, r->gflops);
         }
+    int *drawn = calloc((size_t)(nv ? nv : 1), sizeof *drawn);
+    if (!drawn) return kb_fail(e, "out of host memory");
+    for (int k = 0; k < nv; k++)
+        for (int c = 0; c < v->ncases; c++)
+            drawn[k] |= roofline_row(kb_view_cell(v, c, k), arithmetic);
     double peak_bw, peak_flops;
     view_peaks(pc, &peak_bw, &peak_flops);
     plot_files pf;
@@ -818,36 +1164,35 @@ static int plot_roofline(plot_ctx *pc, kb_error *e) {
                                "the measured copy-bandwidth and SGEMM ceilings"
                              : "achieved bandwidth (by the op's minimum-bytes model) against "
                                "problem size, under the measured copy peak",
-                  arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf, e) != KB_OK)
+                  arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf, e) != KB_OK) {
+        free(drawn);
         return KB_ERR;
-    char ceiling[200] = "";
+    }
+    /* The ceilings are key entries of one line each: a title of several lines
+     * would print over the entries under it. */
+    char copy_title[80] = "", flops_title[80] = "";
+    double x_lo = 0, x_hi = 0, ridge = 0;
     if (arithmetic) {
         fputs("set logscale xy\nset xlabel \"arithmetic intensity (FLOP per byte moved)\"\n"
               "set ylabel \"achieved GFLOP/s\"\n",
               pf.gp);
         if (peak_bw > 0 && peak_flops > 0) {
             /* Show the ridge point, where the two ceilings meet, with the data. */
-            double ridge = peak_flops / peak_bw;
-            fprintf(pf.gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n",
-                    fmin(ai_lo, ridge) / 3, fmax(ai_hi, ridge) * 3,
-                    fmin(gf_lo, fmin(ai_lo, ridge) / 3 * peak_bw) / 2, fmax(gf_hi, peak_flops) * 2);
-            fprintf(pf.gp,
-                    "peak_bw = %.6g\npeak_flops = %.6g\n"
-                    "roof(x) = x * peak_bw < peak_flops ? x * peak_bw : peak_flops\n"
-                    "set samples 400\n",
-                    peak_bw, peak_flops);
-            snprintf(ceiling, sizeof ceiling,
-                     "roof(x) lc rgb \"#000000\" lw 2 dt 1 title \"measured ceilings:\\ncopy %.0f "
-                     "GB/s\\n"
-                     "SGEMM %.0f GFLOP/s\"",
-                     peak_bw, peak_flops);
+            ridge = peak_flops / peak_bw;
+            x_lo = fmin(ai_lo, ridge) / 3;
+            x_hi = fmax(ai_hi, ridge) * 3;
+            fprintf(pf.gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", x_lo, x_hi,
+                    fmin(gf_lo, x_lo * peak_bw) / 2, fmax(gf_hi, peak_flops) * 2);
+            snprintf(copy_title, sizeof copy_title, "copy %.0f GB/s (measured ceiling)", peak_bw);
+            snprintf(flops_title, sizeof flops_title, "SGEMM %.0f GFLOP/s (measured ceiling)",
+                     peak_flops);
         }
     } else {
         /* Log y: a latency-bound op reaches a small fraction of the peak, and
          * still shows against it. */
         double bw_lo = INFINITY, bw_hi = 0;
         for (int c = 0; c < v->ncases; c++)
-            for (int k = 0; k < v->nvariants; k++) {
+            for (int k = 0; k < nv; k++) {
                 const kb_result *r = kb_view_cell(v, c, k);
                 if (!r || !kb_result_timed(r) || !(r->gbps > 0)) continue;
                 bw_lo = fmin(bw_lo, r->gbps);
@@ -858,43 +1203,66 @@ static int plot_roofline(plot_ctx *pc, kb_error *e) {
               pf.gp);
         if (bw_hi > 0)
             fprintf(pf.gp, "set yrange [%.6g:%.6g]\n", bw_lo / 2, fmax(bw_hi, peak_bw) * 2);
-        if (peak_bw > 0)
-            snprintf(ceiling, sizeof ceiling,
-                     "%.6g lc rgb \"#000000\" lw 2 dt 2 title \"copy peak %.0f GB/s\"", peak_bw,
-                     peak_bw);
+        if (peak_bw > 0) snprintf(copy_title, sizeof copy_title, "copy peak %.0f GB/s", peak_bw);
     }
-    if (!ceiling[0]) note_add(pf.p, "%s", "The CSV records no measured peaks: no ceilings drawn. ");
-    plot_loop(pc, &pf, 1100, 650);
-    fprintf(pf.gp, "    plot %s", ceiling);
-    int block = 0;
-    for (int k = 0; k < v->nvariants; k++) {
-        int points = 0;
+    if (!copy_title[0])
+        note_add(pf.p, "%s", "The CSV records no measured peaks: no ceilings drawn. ");
+    key_plan kp;
+    size_t extra_len =
+        strlen(copy_title) > strlen(flops_title) ? strlen(copy_title) : strlen(flops_title);
+    key_plan_make(pc, drawn, !!copy_title[0] + !!flops_title[0], extra_len, &kp);
+    series_caption(pc, &kp, pf.p, 0);
+    single_layout(pc, &pf, &kp, 820, 650);
+    fputs("    plot ", pf.gp);
+    int block = 0, clauses = 0;
+    /* The ceilings first, under the points and at the top of the key. */
+    if (flops_title[0]) {
+        /* The roof as two segments of data that meet at the ridge: sampled
+         * functions would leave a gap there. */
+        fprintf(pf.dat,
+                "# ceiling: copy\n%.6g %.6g\n%.6g %.6g\n\n\n# ceiling: SGEMM\n%.6g %.6g\n"
+                "%.6g %.6g\n",
+                x_lo, x_lo * peak_bw, ridge, peak_flops, ridge, peak_flops, x_hi, peak_flops);
+        const char *title[2] = {copy_title, flops_title};
+        for (int j = 0; j < 2; j++) {
+            fputs(clauses++ ? ", \\\n        " : "\\\n        ", pf.gp);
+            gp_file(pf.gp, pf.p->base, "dat");
+            fprintf(pf.gp, " index %d using 1:2 with lines lc rgb \"#000000\" lw 2 dt %d title ",
+                    block++, j ? 4 : 1);
+            gp_quote(pf.gp, title[j]);
+        }
+    } else if (copy_title[0]) {
+        fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", peak_bw);
+        gp_quote(pf.gp, copy_title);
+        clauses++;
+    }
+    for (int i = 0; i < nv; i++) {
+        int k = pc->series.order[i];
+        if (!drawn[k]) continue;
+        fputs(block ? "\n\n# " : "# ", pf.dat);
+        comment_text(pf.dat, v->variants[k]);
+        fputc('\n', pf.dat);
         for (int c = 0; c < v->ncases; c++) {
             const kb_result *r = kb_view_cell(v, c, k);
-            if (!r || !kb_result_timed(r) || !(r->bytes > 0)) continue;
-            if (arithmetic && !(r->flops > 0 && r->gflops > 0)) continue;
-            if (!arithmetic && !(r->gbps > 0)) continue;
-            if (!points) {
-                fputs(block ? "\n\n# " : "# ", pf.dat);
-                comment_text(pf.dat, v->variants[k]);
-                fputc('\n', pf.dat);
-            }
+            if (!roofline_row(r, arithmetic)) continue;
             fprintf(pf.dat, "%.6g %.6g  # ", arithmetic ? r->flops / r->bytes : r->bytes,
                     arithmetic ? r->gflops : r->gbps);
             comment_text(pf.dat, v->cases[c]);
             fputc('\n', pf.dat);
-            points++;
         }
-        if (!points) continue;
-        fputs(block || ceiling[0] ? ", \\\n        " : "\\\n        ", pf.gp);
+        fputs(clauses++ ? ", \\\n        " : "\\\n        ", pf.gp);
         gp_file(pf.gp, pf.p->base, "dat");
         fprintf(pf.gp, " index %d using 1:2 with %s ", block,
                 arithmetic ? "points" : "linespoints");
-        line_style(pf.gp, v, k);
+        line_style(pf.gp, pc, k);
         block++;
     }
-    if (!block && !ceiling[0]) fputs(nothing_drawn, pf.gp);
+    if (!clauses)
+        fputs(nothing_drawn, pf.gp);
+    else
+        others_entry(pf.gp, &kp, 0);
     fputc('\n', pf.gp);
+    free(drawn);
     return plot_close(pc, &pf, e);
 }
 
@@ -1106,6 +1474,11 @@ static int plot_cpu_gpu(const plot_ctx *pc, kb_error *e) {
         both.v = &hd.both;
         both.along = hd.along;
         both.has_along = 1;
+        /* Two lines, CPU and GPU, each already the fastest of its side: none heavier. */
+        if (series_pick(&hd.both, 0, &both.series, e) != KB_OK) {
+            kb_host_device_free(&hd);
+            return KB_ERR;
+        }
         char against[700], caption[1000];
         along_caption(&hd.along, against, sizeof against);
         snprintf(caption, sizeof caption,
@@ -1115,6 +1488,7 @@ static int plot_cpu_gpu(const plot_ctx *pc, kb_error *e) {
         along_spec spec = along_time_spec("cpu_vs_gpu", caption, "CPU or GPU");
         spec.log_y = 1;
         rc = plot_along(&both, &spec, e);
+        series_free(&both.series);
     }
     kb_host_device_free(&hd);
     return rc;
@@ -1242,6 +1616,10 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         }
     }
     int roofline = arithmetic ? near_bw || near_flops : near_bw && !pc.has_along;
+    if (series_pick(v, 1, &pc.series, e) != KB_OK) {
+        kb_along_free(&pc.along);
+        return KB_ERR;
+    }
     int rc = KB_OK;
     if (pc.has_along)
         rc = plot_along(&pc, &time_along, e) != KB_OK ||
@@ -1256,17 +1634,18 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
                  : KB_OK;
     if (rc == KB_OK && roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
     kb_along_free(&pc.along);
-    if (rc != KB_OK) return KB_ERR;
     int uses_workspace = 0;
     for (int c = 0; c < v->ncases; c++)
         for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(&pc, c, k, 0) > 0;
-    if (uses_workspace && plot_bars(&pc, &workspace, e) != KB_OK) return KB_ERR;
-    if (plot_index_cost(&pc, e) != KB_OK) return KB_ERR;
-    for (int k = 0; k < v->nvariants; k++) {
+    if (rc == KB_OK && uses_workspace && plot_bars(&pc, &workspace, e) != KB_OK) rc = KB_ERR;
+    if (rc == KB_OK && plot_index_cost(&pc, e) != KB_OK) rc = KB_ERR;
+    for (int k = 0; k < v->nvariants && rc == KB_OK; k++) {
         const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
-        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(&pc, k, e) != KB_OK) return KB_ERR;
+        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(&pc, k, e) != KB_OK) rc = KB_ERR;
     }
-    return plot_cpu_gpu(&pc, e);
+    if (rc == KB_OK) rc = plot_cpu_gpu(&pc, e);
+    series_free(&pc.series);
+    return rc;
 }
 
 /* ---- gnuplot ---- */

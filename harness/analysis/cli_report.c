@@ -6,11 +6,14 @@
  * `kbench plot`; int64-vs-int32 and other-semantics (fast NMS) tables where
  * the op has such variants; where host rows ran, CPU or GPU per case and
  * the size where the winner changes (host_device.h); the runs the rows came
- * from; and every row that did not pass, with its reason.
+ * from; and every row that did not pass, with its reason. The page opens on
+ * the decision across ops (write_decision), so that the answer is on the
+ * first screen and the detail below it.
  *
  * Both pages are written by one set of doc_* calls, so they say the same.
  * DIR/summary.md is the excerpt a README shows (scripts/make-report.sh puts
- * it there): the headline plots and one "which variant to ship" table.
+ * it there): the same decision table, then per op the headline plots and
+ * its "which variant to ship" table.
  */
 #include "cli.h"
 #include "compare_runs.h"
@@ -30,7 +33,14 @@
 static void report_help(void) {
     puts("usage: kbench report RESULTS.csv... [-o DIR]\n\n"
          "Write DIR/report.md and DIR/report.html (one page, plots embedded, viewable\n"
-         "offline) from kbench CSVs and peers' CSVs (peer:* rows). Per op and timing mode:\n"
+         "offline) from kbench CSVs and peers' CSVs (peer:* rows). The page opens on the\n"
+         "decision, one table across ops: per op and case the variant to ship (the fastest\n"
+         "of ours that PASSed), its median, and its time ratio to the fastest peer that\n"
+         "PASSed the same check and to the fastest peer that ran (one that did not PASS\n"
+         "named with why; an unchecked one only where no checked one ran). Then where the\n"
+         "rows come from: one line when every file names one device and one commit, else\n"
+         "a warning before the table and each file's device, commit and command under it\n"
+         "(folded in the HTML page). Then per op and timing mode:\n"
          "  - where the variants come from, when a row came from outside the tree: the\n"
          "    built-in table, each plugin, each Python file (the source column);\n"
          "  - which variant to ship: per case the fastest variant that PASSed its check\n"
@@ -45,18 +55,21 @@ static void report_help(void) {
          "    winner changes (or that one wins at every size); the cpu_vs_gpu plot;\n"
          "  - the plots of `kbench plot` (time, speedup, roofline, workspace, ...);\n"
          "  - every row that did not PASS, with its status and reason.\n"
-         "And the runs: device, driver, clocks, peaks, commit, command and time of each file.\n"
-         "DIR/summary.md is the short form for a README: per op its time and speedup plots\n"
-         "and one line per case (the variant to ship, its time, its speedup over the\n"
-         "baseline and over the fastest peer that ran (one that FAILed its check named\n"
-         "with why), its workspace), and for ops with host rows one CPU-or-GPU line.\n\n"
+         "Last, when the files share one device and commit: the runs, each file's device,\n"
+         "driver, clocks, peaks, commit, command and time.\n"
+         "DIR/summary.md is the short form for a README: it opens on the same decision\n"
+         "table, then per op its time and speedup plots and one line per case (the variant\n"
+         "to ship, its time, its speedup over the baseline and over the fastest peer that\n"
+         "ran (one that FAILed its check named with why), its workspace), and for ops with\n"
+         "host rows one CPU-or-GPU line.\n\n"
          "  -o, --output DIR   where the pages and plots go (default report/; created)\n"
          "  -h, --help\n"
          "exit codes: 0 written; 2 bad usage or an unreadable CSV; 4 a file could not be\n"
          "            written, gnuplot failed, or gnuplot is not on PATH (the pages are\n"
          "            written without plots; the scripts are in DIR)\n"
          "example:\n"
-         "  kbench report results/baselines/h100/*.csv -o results/baselines/h100/report");
+         "  kbench report results/baselines/h200/*.csv -o results/baselines/h200/report\n"
+         "  scripts/report-screenshot.sh results/baselines/h200/report   # its first screen");
 }
 
 /* ---- one document, two pages ---- */
@@ -97,34 +110,46 @@ static void doc_para(doc *d, const char *fmt, ...) {
 
 static void doc_row(doc *d, int n, char cells[][CELL], int header) {
     fputs("|", d->md);
-    fputs("<tr>", d->html);
     for (int i = 0; i < n; i++) {
         fputc(' ', d->md);
         kb_md_text(d->md, cells[i], 1);
         fputs(" |", d->md);
-        fputs(header ? "<th>" : "<td>", d->html);
-        kb_html_text(d->html, cells[i]);
-        fputs(header ? "</th>" : "</td>", d->html);
     }
     fputs("\n", d->md);
-    fputs("</tr>\n", d->html);
     if (header) {
         fputs("|", d->md);
         for (int i = 0; i < n; i++) fputs("---|", d->md);
         fputs("\n", d->md);
     }
+    if (!d->html) return;
+    fputs("<tr>", d->html);
+    for (int i = 0; i < n; i++) {
+        fputs(header ? "<th>" : "<td>", d->html);
+        kb_html_text(d->html, cells[i]);
+        fputs(header ? "</th>" : "</td>", d->html);
+    }
+    fputs("</tr>\n", d->html);
+}
+
+/* A table whose HTML element has class `cls` (one of the page's style's;
+ * NULL for none). The table calls take a doc without an HTML page too
+ * (html NULL): summary.md's tables are the report's. */
+static void doc_table_begin_as(doc *d, int n, const char *const *head, const char *cls) {
+    char cells[16][CELL];
+    for (int i = 0; i < n; i++) snprintf(cells[i], CELL, "%s", head[i]);
+    if (d->html)
+        fprintf(d->html, "<table%s%s%s>\n", cls ? " class=\"" : "", cls ? cls : "",
+                cls ? "\"" : "");
+    doc_row(d, n, cells, 1);
 }
 
 static void doc_table_begin(doc *d, int n, const char *const *head) {
-    char cells[16][CELL];
-    for (int i = 0; i < n; i++) snprintf(cells[i], CELL, "%s", head[i]);
-    fputs("<table>\n", d->html);
-    doc_row(d, n, cells, 1);
+    doc_table_begin_as(d, n, head, NULL);
 }
 
 static void doc_table_end(doc *d) {
     fputs("\n", d->md);
-    fputs("</table>\n", d->html);
+    if (d->html) fputs("</table>\n", d->html);
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -173,9 +198,14 @@ static void doc_plot(doc *d, const kb_plot_opts *o, const kb_plot *p) {
 
 /* ---- the runs ---- */
 
-static void write_runs(doc *d, const kb_results *res) {
+/* Every file's device, driver, clocks, peaks, commit, time, host and command.
+ * In the HTML page folded under `summary` (a long table that repeats the
+ * device of each file); in the Markdown page a table (Markdown folds nothing). */
+static void write_runs(doc *d, const kb_results *res, const char *summary) {
     static const char *const head[] = {"file", "kbench", "time (UTC)", "host", "device", "command"};
-    doc_heading(d, 2, "Runs");
+    fputs("<details><summary>", d->html);
+    kb_html_text(d->html, summary);
+    fputs("</summary>\n", d->html);
     doc_table_begin(d, 6, head);
     for (int f = 0; f < res->nfiles; f++) {
         const kb_result_file *m = &res->files[f];
@@ -190,6 +220,7 @@ static void write_runs(doc *d, const kb_results *res) {
         doc_row(d, 6, cells, 0);
     }
     doc_table_end(d);
+    fputs("</details>\n", d->html);
 }
 
 /* ---- which variant to ship ---- */
@@ -202,23 +233,6 @@ static const char *source_of(const kb_op_view *v, int k) {
         if (r && r->source[0]) return r->source;
     }
     return "builtin";
-}
-
-/* The fastest and second fastest candidates that PASSed on case c. */
-static void rank_case(const kb_op_view *v, int c, int *best, int *second) {
-    *best = *second = -1;
-    for (int k = 0; k < v->nvariants; k++) {
-        const kb_result *r = kb_view_cell(v, c, k);
-        if (!kb_view_ranked(v, k) || !r || r->status != KB_ROW_PASS || !(r->median_us > 0))
-            continue;
-        double t = r->median_us;
-        if (*best < 0 || t < kb_view_cell(v, c, *best)->median_us) {
-            *second = *best;
-            *best = k;
-        } else if (*second < 0 || t < kb_view_cell(v, c, *second)->median_us) {
-            *second = k;
-        }
-    }
 }
 
 static void fmt_ratio(double base_us, double us, char *buf, size_t n) {
@@ -259,6 +273,17 @@ static void fmt_peer(const kb_result *p, double us, char *buf, size_t n) {
     snprintf(buf, n, "%s%s%s%s", ratio, why[0] ? " (" : "", why, why[0] ? ")" : "");
 }
 
+/* "nhwc_ws_tf32 (tf32 precision)", "mine (plugin:libmine.so)": the variant
+ * to ship as the tables name it. */
+static void fmt_ship(const kb_op_view *v, int k, char *buf, size_t n) {
+    const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+    const char *from = source_of(v, k);
+    int outside = strcmp(from, "builtin") != 0;
+    snprintf(buf, n, "%s%s%s%s%s", v->variants[k],
+             var && (var->flags & KB_TF32) ? " (tf32 precision)" : "", outside ? " (" : "",
+             outside ? from : "", outside ? ")" : "");
+}
+
 static void write_ship_table(doc *d, const kb_op_view *v) {
     int peers[16], npeers = 0;
     for (int k = 0; k < v->nvariants && npeers < 10; k++)
@@ -291,7 +316,7 @@ static void write_ship_table(doc *d, const kb_op_view *v) {
     for (int c = 0; c < v->ncases; c++) {
         char cells[16][CELL], t[32];
         int best, second, col = 0;
-        rank_case(v, c, &best, &second);
+        best = kb_view_ship(v, c, &second);
         kb_params_short(v->def, v->cases[c], cells[col++], CELL);
         const kb_result *w = best >= 0 ? kb_view_cell(v, c, best) : NULL;
         if (!w) {
@@ -300,12 +325,7 @@ static void write_ship_table(doc *d, const kb_op_view *v) {
             doc_row(d, ncols, cells, 0);
             continue;
         }
-        const kb_variant *var = kb_find_variant(v->op, v->variants[best]);
-        const char *from = source_of(v, best);
-        snprintf(cells[col++], CELL, "%s%s%s%s%s", v->variants[best],
-                 var && (var->flags & KB_TF32) ? " (tf32 precision)" : "",
-                 strcmp(from, "builtin") ? " (" : "", strcmp(from, "builtin") ? from : "",
-                 strcmp(from, "builtin") ? ")" : "");
+        fmt_ship(v, best, cells[col++], CELL);
         kb_format_us(w->median_us, t, sizeof t);
         if (w->noise_pct >= 0)
             snprintf(cells[col++], CELL, "%s ± %.1f%%", t, w->noise_pct);
@@ -399,7 +419,7 @@ static void write_inexact_table(doc *d, const kb_op_view *v) {
             const kb_result *r = kb_view_cell(v, c, k);
             if (!r) continue;
             int best, second;
-            rank_case(v, c, &best, &second);
+            best = kb_view_ship(v, c, &second);
             char cells[7][CELL], t[32];
             kb_params_short(v->def, v->cases[c], cells[0], CELL);
             snprintf(cells[1], CELL, "%s", v->variants[k]);
@@ -657,7 +677,7 @@ static int summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, con
     for (int c = 0; c < v->ncases; c++) {
         char shortform[CELL], t[32], base_txt[160], peer_txt[512], ws[32];
         int best, second;
-        rank_case(v, c, &best, &second);
+        best = kb_view_ship(v, c, &second);
         kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
         fputs("| ", f);
         kb_md_text(f, shortform, 1);
@@ -699,6 +719,95 @@ static int summary_view(FILE *f, const kb_plot_opts *o, const kb_op_view *v, con
     return KB_OK;
 }
 
+/* ---- the decision, first ---- */
+
+/* The fastest peer that PASSed on case c, or -1. */
+static int best_passing_peer(const kb_op_view *v, int c) {
+    int best = -1;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (!kb_result_is_peer(v->variants[k]) || !peer_ran(r) || r->status != KB_ROW_PASS)
+            continue;
+        if (best < 0 || r->median_us < kb_view_cell(v, c, best)->median_us) best = k;
+    }
+    return best;
+}
+
+/* "3.59× peer:torchvision", "4.97× peer:torchvision (FAILs its check: ...)";
+ * `none` where no such peer ran (and "-" where no peer ran at all). */
+static void fmt_against(const kb_op_view *v, int c, int peer, double us, const char *none,
+                        char *buf, size_t n) {
+    if (peer < 0) {
+        snprintf(buf, n, "%s", best_peer(v, c) >= 0 ? none : "-");
+        return;
+    }
+    char text[400];
+    fmt_peer(kb_view_cell(v, c, peer), us, text, sizeof text);
+    size_t cut = strcspn(text, " ");
+    snprintf(buf, n, "%.*s %s%s", (int)cut, text, v->variants[peer], text + cut);
+}
+
+/* What the decision table's columns say, for the sentence above it. */
+static const char decision_what[] =
+    "Per op and case, the fastest of ours that PASSed its check, its median time, and how "
+    "many times faster it is than the fastest peer that PASSed the same check, and than the "
+    "fastest peer that ran (one that did not PASS named with why; an unchecked one only "
+    "where no checked one ran).";
+
+/* One table across ops: per op and case the variant to ship, its time, and
+ * how much faster it is than the strongest peer that gave the right answer
+ * and than the fastest that ran at all: the answer before the detail. */
+static void write_decision(doc *d, const kb_op_view *views, int nviews) {
+    static const char *const head[] = {"op",
+                                       "case",
+                                       "ship",
+                                       "median",
+                                       "vs the fastest peer that PASSed",
+                                       "vs the fastest peer that ran"};
+    doc_table_begin_as(d, 6, head, "decision");
+    for (int i = 0; i < nviews; i++) {
+        const kb_op_view *v = &views[i];
+        for (int c = 0; c < v->ncases; c++) {
+            char cells[6][CELL];
+            if (c == 0)
+                snprintf(cells[0], CELL, "%s%s%s%s", v->op, v->mode_in_name ? " (" : "",
+                         v->mode_in_name ? v->mode : "", v->mode_in_name ? " mode)" : "");
+            else
+                cells[0][0] = '\0';
+            kb_params_short(v->def, v->cases[c], cells[1], CELL);
+            int best = kb_view_ship(v, c, NULL);
+            if (best < 0) {
+                snprintf(cells[2], CELL, "(no variant passed)");
+                for (int j = 3; j < 6; j++) snprintf(cells[j], CELL, "-");
+                doc_row(d, 6, cells, 0);
+                continue;
+            }
+            double us = kb_view_cell(v, c, best)->median_us;
+            fmt_ship(v, best, cells[2], CELL);
+            kb_format_us(us, cells[3], CELL);
+            int passed = best_passing_peer(v, c), ran = best_peer(v, c);
+            fmt_against(v, c, passed, us, "(no peer PASSed)", cells[4], CELL);
+            if (ran >= 0 && ran == passed)
+                snprintf(cells[5], CELL, "(the same)");
+            else
+                fmt_against(v, c, ran, us, "-", cells[5], CELL);
+            doc_row(d, 6, cells, 0);
+        }
+    }
+    doc_table_end(d);
+}
+
+/* The earliest and latest time the files record ("" when none does). */
+static void run_times(const kb_results *res, char *first, char *last, size_t n) {
+    first[0] = last[0] = '\0';
+    for (int f = 0; f < res->nfiles; f++) {
+        const char *t = res->files[f].time;
+        if (!t[0]) continue;
+        if (!first[0] || strcmp(t, first) < 0) snprintf(first, n, "%s", t);
+        if (!last[0] || strcmp(t, last) > 0) snprintf(last, n, "%s", t);
+    }
+}
+
 static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
                          const kb_op_view *views, int nviews, const kb_plot_list *plots,
                          const int *first_plot, kb_error *e) {
@@ -706,6 +815,13 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
     snprintf(path, sizeof path, "%s/summary.md", dir);
     FILE *f = fopen(path, "w");
     if (!f) return kb_fail(e, "%s: cannot write", path);
+    /* The decision first, as on the report's first screen; the detail per op
+     * (plots, baseline, workspace) follows. */
+    doc d = {f, NULL};
+    fprintf(f, "**Which variant to ship.** ");
+    kb_md_text(f, decision_what, 0);
+    fputs("\n\n", f);
+    write_decision(&d, views, nviews);
     char devices[2048], commits[512];
     kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
     fprintf(f, "Made by `kbench report` from %d file(s); device(s): ", res->nfiles);
@@ -745,29 +861,62 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
           "color:#222}table{border-collapse:collapse;margin:1em 0;font-size:90%}"
           "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}"
           "th{background:#f0f0f0}img{max-width:100%;height:auto}figure{margin:1em 0}"
-          "td{white-space:pre-line}</style>\n</head><body>\n",
+          "td{white-space:pre-line}"
+          /* The decision reads down its columns: one line a case, only the
+           * last column (a peer's failure) wraps. */
+          ".decision td:nth-child(-n+5){white-space:nowrap}"
+          "details{margin:1em 0}summary{cursor:pointer}</style>\n</head><body>\n",
           d.html);
     fputs("# kbench report\n", d.md);
     fputs("<h1>kbench report</h1>\n", d.html);
-    char devices[2048], commits[512];
+    char devices[2048], commits[512], first[64], last[64], runs[200];
     kb_results_runs(res, "; ", devices, sizeof devices, commits, sizeof commits);
+    run_times(res, first, last, sizeof first);
     /* Every device and build the rows came from: a report that mixes two GPUs
      * or two commits must say so before any table compares their rows. */
     int mixed = strstr(devices, "; ") || strstr(commits, "; ");
-    doc_para(&d,
-             "Made by kbench %s from %d file(s) and %d rows, measured on device(s): %s; by "
-             "kbench commit(s): %s.%s Times are medians of the samples; noise is their "
-             "relative standard deviation.",
-             kb_git_commit, res->nfiles, res->count, devices[0] ? devices : "(not recorded)",
-             commits[0] ? commits : "(not recorded)",
-             mixed ? " The rows come from more than one device or build, and the tables below "
-                     "set them side by side: a case's rows may not be from the same run."
-                   : "");
-    write_runs(&d, res);
+    if (mixed)
+        doc_para(&d,
+                 "Made by kbench %s from %d file(s) and %d rows, measured on device(s): %s; by "
+                 "kbench commit(s): %s. The rows come from more than one device or build, and "
+                 "the tables below set them side by side: a case's rows may not be from the "
+                 "same run. Times are medians of the samples; noise is their relative standard "
+                 "deviation. Each file's device and commit: under the first table.",
+                 kb_git_commit, res->nfiles, res->count, devices[0] ? devices : "(not recorded)",
+                 commits[0] ? commits : "(not recorded)");
+    doc_heading(&d, 2, "Which variant to ship");
+    doc_para(&d, "%s Each op's section below has the runner-up, the workspace and the plots.",
+             decision_what);
+    write_decision(&d, views, nviews);
+    snprintf(runs, sizeof runs,
+             "Runs: %d file(s), %d rows (unfold for each file's device, commit, time, host and "
+             "command)",
+             res->nfiles, res->count);
+    if (mixed) {
+        doc_heading(&d, 3, "Runs");
+        write_runs(&d, res, runs);
+    } else {
+        char when[160] = "";
+        if (first[0] && strcmp(first, last) != 0)
+            snprintf(when, sizeof when, ", from %s to %s", first, last);
+        else if (first[0])
+            snprintf(when, sizeof when, ", at %s", first);
+        doc_para(&d,
+                 "Made by kbench %s from %d file(s) and %d rows, measured on %s by kbench %s%s. "
+                 "Times are medians of the samples; noise is their relative standard deviation. "
+                 "Each file's host and command: Runs, at the end.",
+                 kb_git_commit, res->nfiles, res->count,
+                 devices[0] ? devices : "(device not recorded)",
+                 commits[0] ? commits : "(commit not recorded)", when);
+    }
     int failed = 0;
     for (int i = 0; i < nviews && !failed; i++)
         failed = write_view(&d, o, &views[i], plots->items + first_plot[i],
                             first_plot[i + 1] - first_plot[i], e) != KB_OK;
+    if (!mixed) {
+        doc_heading(&d, 2, "Runs");
+        write_runs(&d, res, runs);
+    }
     fputs("</body></html>\n", d.html);
     int bad = ferror(d.md) || ferror(d.html);
     bad |= fclose(d.md) != 0;

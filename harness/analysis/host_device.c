@@ -16,6 +16,24 @@ int kb_view_ranked(const kb_op_view *v, int k) {
     return !var || !(var->flags & (KB_INEXACT | KB_TEST_ONLY));
 }
 
+int kb_view_ship(const kb_op_view *v, int c, int *second) {
+    int best = -1, next = -1;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_result *r = kb_view_cell(v, c, k);
+        if (!kb_view_ranked(v, k) || !r || r->status != KB_ROW_PASS || !(r->median_us > 0))
+            continue;
+        double t = r->median_us;
+        if (best < 0 || t < kb_view_cell(v, c, best)->median_us) {
+            next = best;
+            best = k;
+        } else if (next < 0 || t < kb_view_cell(v, c, next)->median_us) {
+            next = k;
+        }
+    }
+    if (second) *second = next;
+    return best;
+}
+
 int kb_result_on_host(const kb_result *r) {
     return r && strcmp(r->where, "host") == 0;
 }

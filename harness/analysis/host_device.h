@@ -19,6 +19,10 @@
 /* A variant the tables rank: ours (not a peer), of the op's own semantics
  * (not KB_INEXACT), not a test-only fault. */
 int kb_view_ranked(const kb_op_view *v, int k);
+/* The variant to ship on case c: the fastest ranked variant that PASSed (on
+ * the host or not), -1 when none did; *second (when not NULL) the runner-up
+ * or -1. */
+int kb_view_ship(const kb_op_view *v, int c, int *second);
 /* The row ran on the CPU (its `where` is host). */
 int kb_result_on_host(const kb_result *r);
 

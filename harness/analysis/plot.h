@@ -15,11 +15,11 @@ typedef struct kb_plot_opts {
 
 /* One plot: DIR/<stem>.gp and .dat, and the images gnuplot renders from them. */
 typedef struct kb_plot {
-    char base[512];    /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */
-    char kind[48];     /* time, speedup, roofline, workspace, index_cost, <variant>_vs_exact */
-    char caption[512]; /* what it shows, for the report */
-    char note[2048];   /* what it could not show (cases with no baseline, ...); may be "" */
-    int rendered;      /* gnuplot ran on it without error */
+    char base[512];     /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */
+    char kind[48];      /* time, speedup, roofline, workspace, index_cost, <variant>_vs_exact */
+    char caption[1536]; /* what it shows, for the report */
+    char note[2048];    /* what it could not show (cases with no baseline, ...); may be "" */
+    int rendered;       /* gnuplot ran on it without error */
 } kb_plot;
 
 typedef struct kb_plot_list {

@@ -83,6 +83,12 @@ both host "$tmp/in/host.csv"
 evil dtypes "s|,peer:torchvision,|,peer:\`touch $hit/dtypes\`,|; s|dtype=f16|dtype=\`>$hit/dtypes_axis\`|" \
     deform_conv2d_dtypes.csv
 both dtypes "$tmp/in/dtypes.csv"
+# A key too long for its plot (deform_conv2d's baseline: 21 variants) lists
+# the slower of ours under it, in one label: a name there is text too.
+evil others "s|,implicit_gemm,|,x' . system('touch $hit/others') . '\`touch $hit/others2\`,|" \
+    ../../results/baselines/h200/deform_conv2d.csv
+both others "$tmp/in/others.csv"
+expect_file "$tmp/others.plot/others.deform_conv2d.time.gp" "^    set label 1 .*system\(''touch"
 
 # ---- file names: gnuplot's `set output "|cmd"` and `plot "<cmd"` run commands ----
 # The plot files are named after the CSV: one that begins with '|' or '<'

@@ -17,58 +17,58 @@ set logscale y
 set yrange [20.8:3050.29]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1420,494 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1497,494 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1420,494 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1497,494 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './deform_conv2d.deform_conv2d.time.'.fmt
     set multiplot title 'deform_conv2d: median time (cold mode) — NVIDIA H200'
-    set lmargin at screen 0.0634
-    set rmargin at screen 0.3803
+    set lmargin at screen 0.0768
+    set rmargin at screen 0.3607
     set tmargin at screen 0.8381
     set bmargin at screen 0.2814
     set ylabel 'median time per launch (µs)'
     set title 'dtype=f32'
-    set key at screen 0.7958, screen 0.8381 left top Left reverse samplen 3
+    set key at screen 0.7548, screen 0.8381 left top Left reverse samplen 3
+    set label 1 'explicit_torchvision, explicit_torchvision_half,'."\n".'explicit_gemm_i64, explicit_gemm_i32,'."\n".'implicit_gemm, implicit_gemm_tf32,'."\n".'implicit_gemm_f16, nhwc_gemm, nhwc_fused_tf32,'."\n".'nhwc_fused_f16' at screen 0.7629, screen 0.3684 left front font ",9" tc rgb "#666666"
     plot \
-        './deform_conv2d.deform_conv2d.time.dat' index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'explicit_torchvision', \
-        NaN with linespoints lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'explicit_torchvision_half', \
-        './deform_conv2d.deform_conv2d.time.dat' index 1 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title 'explicit_gemm_i64', \
-        './deform_conv2d.deform_conv2d.time.dat' index 2 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title 'explicit_gemm_i32', \
+        './deform_conv2d.deform_conv2d.time.dat' index 0 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 1 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 2 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 8 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 9 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.time.dat' index 3 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title 'explicit_gemm_tf32', \
         './deform_conv2d.deform_conv2d.time.dat' index 4 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'explicit_nhwc', \
         './deform_conv2d.deform_conv2d.time.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title 'explicit_nhwc_tf32', \
-        './deform_conv2d.deform_conv2d.time.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#ff9da7" lw 2 pt 6 ps 1.1 dt 1 title 'implicit_gemm', \
-        './deform_conv2d.deform_conv2d.time.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#9c755f" lw 2 pt 8 ps 1.1 dt 1 title 'implicit_gemm_tf32', \
-        NaN with linespoints lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title 'implicit_gemm_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 8 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'nhwc_gemm', \
-        './deform_conv2d.deform_conv2d.time.dat' index 9 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title 'nhwc_fused_tf32', \
-        NaN with linespoints lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title 'nhwc_fused_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 10 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'nhwc_wgmma_tf32', \
-        NaN with linespoints lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title 'nhwc_wgmma_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 11 using 1:2:3:4 with yerrorlines lc rgb "#9c755f" lw 2 pt 8 ps 1.1 dt 1 title 'nhwc_ws_tf32', \
-        NaN with linespoints lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title 'nhwc_ws_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 12 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'nhwc_ws_3xtf32', \
+        './deform_conv2d.deform_conv2d.time.dat' index 10 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 4 ps 1.1 dt 1 title 'nhwc_wgmma_tf32', \
+        NaN with linespoints lc rgb "#b07aa1" lw 2 pt 6 ps 1.1 dt 1 title 'nhwc_wgmma_f16', \
+        './deform_conv2d.deform_conv2d.time.dat' index 11 using 1:2:3:4 with yerrorlines lc rgb "#9c755f" lw 4 pt 10 ps 1.5 dt 1 title 'nhwc_ws_tf32', \
+        NaN with linespoints lc rgb "#bcbd22" lw 4 pt 7 ps 1.5 dt 1 title 'nhwc_ws_f16', \
+        './deform_conv2d.deform_conv2d.time.dat' index 12 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 11 ps 1.1 dt 1 title 'nhwc_ws_3xtf32', \
         './deform_conv2d.deform_conv2d.time.dat' index 13 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title 'peer:cudnn_conv2d', \
-        './deform_conv2d.deform_conv2d.time.dat' index 14 using 1:2:3:4 with yerrorlines lc rgb "#666666" lw 2 pt 6 ps 1.1 dt 2 title 'peer:cudnn_conv2d_tf32', \
-        './deform_conv2d.deform_conv2d.time.dat' index 15 using 1:2:3:4 with yerrorlines lc rgb "#b2182b" lw 2 pt 6 ps 1.1 dt 2 title 'peer:torchvision'
-    set lmargin at screen 0.4577
-    set rmargin at screen 0.7746
+        './deform_conv2d.deform_conv2d.time.dat' index 14 using 1:2:3:4 with yerrorlines lc rgb "#7f3b08" lw 2 pt 4 ps 1.1 dt 2 title 'peer:cudnn_conv2d_tf32', \
+        './deform_conv2d.deform_conv2d.time.dat' index 15 using 1:2:3:4 with yerrorlines lc rgb "#2d004b" lw 2 pt 8 ps 1.1 dt 2 title 'peer:torchvision', \
+        NaN with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 title 'others (10 of ours), named below:'
+    set lmargin at screen 0.4509
+    set rmargin at screen 0.7348
     set tmargin at screen 0.8381
     set bmargin at screen 0.2814
     unset ylabel
     set title 'dtype=f16'
     unset key
+    unset label 1
     plot \
-        './deform_conv2d.deform_conv2d.time.dat' index 16 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'explicit_torchvision_half', \
-        './deform_conv2d.deform_conv2d.time.dat' index 17 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 2 pt 9 ps 1.1 dt 1 title 'explicit_gemm_i64', \
-        './deform_conv2d.deform_conv2d.time.dat' index 18 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title 'explicit_gemm_i32', \
+        './deform_conv2d.deform_conv2d.time.dat' index 16 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 17 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 18 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 20 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 21 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.time.dat' index 22 using 1:2:3:4 with yerrorlines lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.time.dat' index 19 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'explicit_nhwc', \
-        './deform_conv2d.deform_conv2d.time.dat' index 20 using 1:2:3:4 with yerrorlines lc rgb "#ff9da7" lw 2 pt 6 ps 1.1 dt 1 title 'implicit_gemm', \
-        './deform_conv2d.deform_conv2d.time.dat' index 21 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title 'implicit_gemm_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 22 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title 'nhwc_fused_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 23 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title 'nhwc_wgmma_f16', \
-        './deform_conv2d.deform_conv2d.time.dat' index 24 using 1:2:3:4 with yerrorlines lc rgb "#bab0ac" lw 2 pt 10 ps 1.1 dt 1 title 'nhwc_ws_f16', \
+        './deform_conv2d.deform_conv2d.time.dat' index 23 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 6 ps 1.1 dt 1 title 'nhwc_wgmma_f16', \
+        './deform_conv2d.deform_conv2d.time.dat' index 24 using 1:2:3:4 with yerrorlines lc rgb "#bcbd22" lw 4 pt 7 ps 1.5 dt 1 title 'nhwc_ws_f16', \
         './deform_conv2d.deform_conv2d.time.dat' index 25 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title 'peer:cudnn_conv2d'
     unset multiplot
     unset output

@@ -18,49 +18,52 @@ set logscale y
 set yrange [11.1147:1.45487e+07]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1420,842 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1443,842 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1420,842 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1443,842 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.cpu_vs_gpu.'.fmt
     set multiplot title 'nms: CPU or GPU (cold mode) — NVIDIA H200'
-    set lmargin at screen 0.0634
-    set rmargin at screen 0.3803
+    set lmargin at screen 0.0797
+    set rmargin at screen 0.3742
     set tmargin at screen 0.9050
     set bmargin at screen 0.5784
     set ylabel 'median time per launch (µs)'
     set title 'iou=0.5 classes=1 dist=uniform'
-    set key at screen 0.7958, screen 0.9050 left top Left reverse samplen 3
+    set key at screen 0.7831, screen 0.9050 left top Left reverse samplen 3
     plot \
         './nms.nms.cpu_vs_gpu.dat' index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
         './nms.nms.cpu_vs_gpu.dat' index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
-    set lmargin at screen 0.4577
-    set rmargin at screen 0.7746
+    set lmargin at screen 0.4678
+    set rmargin at screen 0.7623
     set tmargin at screen 0.9050
     set bmargin at screen 0.5784
     unset ylabel
     set title 'iou=0.5 classes=1 dist=clustered'
     unset key
+    unset label 1
     plot \
         './nms.nms.cpu_vs_gpu.dat' index 2 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
         './nms.nms.cpu_vs_gpu.dat' index 3 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
-    set lmargin at screen 0.0634
-    set rmargin at screen 0.3803
+    set lmargin at screen 0.0797
+    set rmargin at screen 0.3742
     set tmargin at screen 0.4347
     set bmargin at screen 0.1081
     set ylabel 'median time per launch (µs)'
     set title 'iou=0.5 classes=80 dist=clustered'
     unset key
+    unset label 1
     plot \
         './nms.nms.cpu_vs_gpu.dat' index 4 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
         './nms.nms.cpu_vs_gpu.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
-    set lmargin at screen 0.4577
-    set rmargin at screen 0.7746
+    set lmargin at screen 0.4678
+    set rmargin at screen 0.7623
     set tmargin at screen 0.4347
     set bmargin at screen 0.1081
     unset ylabel
     set title 'iou=0.7 classes=1 dist=uniform'
     unset key
+    unset label 1
     plot \
         './nms.nms.cpu_vs_gpu.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
         './nms.nms.cpu_vs_gpu.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'

@@ -17,20 +17,22 @@ set logscale y
 set yrange [33.824:32214.4]
 set xtics ('img_h=512'."\n".'img_w=512' 0, 'img_h=512'."\n".'img_w=1024' 1, 'img_h=1024'."\n".'img_w=512' 2, 'img_h=1024'."\n".'img_w=1024' 3, '(defaults)' 4, 'objects=0' 5, 'objects=100' 6)
 set bmargin 5
+set rmargin at screen 0.8318
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1764,550 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1760,550 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1764,550 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1760,550 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './rpn_proposals.rpn_proposals.time.'.fmt
+    set key at screen 0.8375, screen 0.8727 left top Left reverse samplen 3
     plot \
-        './rpn_proposals.rpn_proposals.time.dat' using 2 lc rgb "#4e79a7" fs solid 0.9 border lc rgb "#333333" title 'sort_bitmask', \
-        './rpn_proposals.rpn_proposals.time.dat' using 3 lc rgb "#f28e2b" fs solid 0.9 border lc rgb "#333333" title 'select_bitmask_gpu', \
-        './rpn_proposals.rpn_proposals.time.dat' using 4 lc rgb "#e15759" fs solid 0.9 border lc rgb "#333333" title 'fused', \
-        './rpn_proposals.rpn_proposals.time.dat' using 5 lc rgb "#76b7b2" fs solid 0.9 border lc rgb "#333333" title 'cpu_port', \
-        './rpn_proposals.rpn_proposals.time.dat' using 6 lc rgb "#59a14f" fs solid 0.9 border lc rgb "#333333" title 'cuda_port', \
-        './rpn_proposals.rpn_proposals.time.dat' using 7 lc rgb "#7f3b08" fs pattern 4 border lc rgb "#7f3b08" title 'peer:torch_compile_mmdet', \
-        './rpn_proposals.rpn_proposals.time.dat' using 8 lc rgb "#1b7837" fs pattern 4 border lc rgb "#1b7837" title 'peer:torch_mmdet'
+        './rpn_proposals.rpn_proposals.time.dat' using 2 lc rgb "#4e79a7" lw 1 fs solid 0.9 border lc rgb "#333333" title 'sort_bitmask', \
+        './rpn_proposals.rpn_proposals.time.dat' using 3 lc rgb "#f28e2b" lw 1 fs solid 0.9 border lc rgb "#333333" title 'select_bitmask_gpu', \
+        './rpn_proposals.rpn_proposals.time.dat' using 4 lc rgb "#e15759" lw 3 fs solid 0.9 border lc rgb "#000000" title 'fused', \
+        './rpn_proposals.rpn_proposals.time.dat' using 5 lc rgb "#76b7b2" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_port', \
+        './rpn_proposals.rpn_proposals.time.dat' using 6 lc rgb "#59a14f" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cuda_port', \
+        './rpn_proposals.rpn_proposals.time.dat' using 7 lc rgb "#222222" fs pattern 4 border lc rgb "#222222" title 'peer:torch_compile_mmdet', \
+        './rpn_proposals.rpn_proposals.time.dat' using 8 lc rgb "#7f3b08" fs pattern 4 border lc rgb "#7f3b08" title 'peer:torch_mmdet'
     unset output
 }
