@@ -14,6 +14,8 @@ enum {
     KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING, INVALID, REMOVED */
 };
 
+#include "cli_opts.h"
+
 int kb_cmd_list(int argc, char **argv);
 int kb_cmd_run(int argc, char **argv); /* run and check */
 int kb_cmd_info(int argc, char **argv);
@@ -22,6 +24,18 @@ int kb_cmd_report(int argc, char **argv); /* results read back (csv_read.c) */
 int kb_cmd_compare(int argc, char **argv);
 int kb_cmd_merge(int argc, char **argv);  /* the parts of run --shard, one file */
 int kb_cmd_verify(int argc, char **argv); /* a peer's .npy outputs against a --dump case */
+
+/* The subcommands, in --help's order (cli.c); opts: the command's option
+ * table (cli_opts.h), that its parser and its --help both read; NULL for
+ * a command that parses its arguments itself. */
+typedef struct kb_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+    const kb_opt *opts;
+} kb_command;
+extern const kb_command kb_commands[];
+extern const kb_opt kb_compare_opts[], kb_merge_opts[], kb_verify_opts[];
 
 /* "error: ..." on stderr, a hint to --help, and KB_EXIT_USAGE. */
 int kb_usage_error(const char *cmd, const char *fmt, ...)
