@@ -86,7 +86,7 @@ static int names_has(const char *names, const char *name, size_t len) {
 
 static const kb_opt *find(const kb_opt *table, const char *name, size_t len) {
     for (const kb_opt *o = table; o->names; o++)
-        if (names_has(o->names, name, len)) return o;
+        if (o->set && names_has(o->names, name, len)) return o;
     return NULL;
 }
 
@@ -141,25 +141,30 @@ int kb_opts_parse(const char *cmd, const kb_opt *table, void *dst, int argc, cha
 }
 
 void kb_opts_help(FILE *f, const kb_opt *table) {
-    enum { MAX_LEFT = 28 };
+    enum { MAX_LEFT = 18 }; /* a longer head takes a line of its own */
     size_t left = 0;
     for (const kb_opt *o = table; o->names; o++) {
+        if (!o->set) continue;
         size_t n = strlen(o->names) + (o->arg ? strlen(o->arg) + 1 : 0);
         if (n > left && n <= MAX_LEFT) left = n;
     }
     for (const kb_opt *o = table; o->names; o++) {
+        if (!o->set) { /* a heading */
+            fprintf(f, "%s\n", o->names);
+            continue;
+        }
         char head[256];
         snprintf(head, sizeof head, "%s%s%s", o->names, o->arg ? " " : "", o->arg ? o->arg : "");
         const char *h = o->help;
         size_t line = strcspn(h, "\n");
         if (strlen(head) > left) /* too long for the column: help on the lines below */
-            fprintf(f, "  %s\n  %*s   %.*s\n", head, (int)left, "", (int)line, h);
+            fprintf(f, "  %s\n  %*s  %.*s\n", head, (int)left, "", (int)line, h);
         else
-            fprintf(f, "  %-*s   %.*s\n", (int)left, head, (int)line, h);
+            fprintf(f, "  %-*s  %.*s\n", (int)left, head, (int)line, h);
         for (h += line; *h == '\n'; h += line) {
             h++;
             line = strcspn(h, "\n");
-            fprintf(f, "  %*s   %.*s\n", (int)left, "", (int)line, h);
+            fprintf(f, "  %*s  %.*s\n", (int)left, "", (int)line, h);
         }
     }
 }

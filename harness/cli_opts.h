@@ -45,6 +45,9 @@ struct kb_opt {
 /* An option with its own setter, which finds its field itself. */
 #define KB_OPT_CALL(names, arg, help, setter)                                                      \
     { names, arg, help, setter, 0, 0, 0, NULL }
+/* A heading line of --help ("timing:"); the parser passes over it. */
+#define KB_OPT_HEAD(title)                                                                         \
+    { title, NULL, NULL, NULL, 0, 0, 0, NULL }
 #define KB_OPT_END                                                                                 \
     { NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
 

@@ -7,6 +7,9 @@
  */
 #include "cli.h"
 #include "kbtest.h"
+#include "run/l2_flush.h"
+#include "run/printer.h"
+#include "run/sweep.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,9 +128,9 @@ KB_TEST(help_lines_align_and_continue) {
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
     fclose(f);
-    KB_EXPECT_STR_CONTAINS(buf, "  --fast          a switch\n");
-    KB_EXPECT_STR_CONTAINS(buf, "  -n, --count N   a whole number\n");
-    KB_EXPECT_STR_CONTAINS(buf, "  --pct PCT       a real number\n                  second line\n");
+    KB_EXPECT_STR_CONTAINS(buf, "  --fast         a switch\n");
+    KB_EXPECT_STR_CONTAINS(buf, "  -n, --count N  a whole number\n");
+    KB_EXPECT_STR_CONTAINS(buf, "  --pct PCT      a real number\n                 second line\n");
 }
 
 /* ---- every command's table against its --help and the README ---- */
@@ -200,9 +203,14 @@ KB_TEST(every_option_of_every_table_is_in_its_help_and_the_readme) {
         char syn[4096];
         help_of(c, help, sizeof help);
         synopsis_of(readme, c->name, syn, sizeof syn);
+        if (strcmp(c->name, "check") == 0) { /* "check OP|all [run's options but ...]" */
+            size_t used = strlen(syn);
+            synopsis_of(readme, "run  ", syn + used, sizeof syn - used);
+        }
         if (!syn[0]) fprintf(stderr, "README: no synopsis line for kbench %s\n", c->name);
         KB_EXPECT(syn[0] != '\0');
         for (const kb_opt *o = c->opts; o->names; o++) {
+            if (!o->set) continue; /* a heading */
             char names[128];
             snprintf(names, sizeof names, "%s", o->names);
             for (char *w = strtok(names, ", "); w; w = strtok(NULL, ", ")) {
@@ -214,5 +222,24 @@ KB_TEST(every_option_of_every_table_is_in_its_help_and_the_readme) {
             }
         }
     }
-    KB_EXPECT(tables >= 3);
+    KB_EXPECT(tables >= 6);
+}
+
+/* Numbers that --help states in words are the code's. */
+KB_TEST(run_and_check_help_state_the_codes_limits) {
+    static char help[1 << 16];
+    char want[128];
+    for (const kb_command *c = kb_commands; c->name; c++) {
+        if (strcmp(c->name, "check") != 0 && strcmp(c->name, "run") != 0) continue;
+        help_of(c, help, sizeof help);
+        if (strcmp(c->name, "check") == 0) {
+            snprintf(want, sizeof want, "holds at most %d cases", KB_MAX_CASES);
+            KB_EXPECT_STR_CONTAINS(help, want);
+        } else {
+            snprintf(want, sizeof want, "Default: %s.", kb_flush_name(KB_FLUSH_DEFAULT));
+            KB_EXPECT_STR_CONTAINS(help, want);
+            snprintf(want, sizeof want, "at most %d)", KB_MAX_OUTPUTS);
+            KB_EXPECT_STR_CONTAINS(help, want);
+        }
+    }
 }
