@@ -1039,23 +1039,25 @@ static void host_hint(int all, int argc, char **argv, const kb_variant *const *v
     fputc('\n', stderr);
 }
 
-static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
-                      kb_runner *rp, int *have_runner) {
-    const run_args a = *ap;
-    int timing = a.opts.timing, rc = KB_OK;
-    /* Cases and variants, all before the device is touched. */
+/* What run_parsed's steps share: the plan and the files it writes. */
+typedef struct run_state {
+    const run_args *a;
+    int argc;
+    char **argv;
+    kb_case_list *cases;
     const kb_variant *variants[512];
-    int nvar = 0;
-    int all = strcmp(a.opname, "all") == 0;
-    if (!all && !kb_find_op(a.opname)) {
-        char names[512] = "";
-        for (int i = 0; kb_ops[i]; i++) {
-            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-            strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
-        }
-        return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
-    }
-    if (kb_ext_load(a.cmd, &a.ext) != KB_EXIT_OK) return KB_EXIT_USAGE;
+    int nvar, all, fuzzed;
+    kb_out_file files[KB_MAX_OUTPUTS + 1];
+    int nfiles;
+} run_state;
+
+/* Step 1, before the device: the cases (sweep, --first-case, --max-cases,
+ * --fuzz) and the variants of every selected op. KB_OK or an exit code. */
+static int plan_run(run_state *st) {
+    const run_args a = *st->a;
+    kb_case_list *cp = st->cases;
+    const kb_variant **variants = st->variants;
+    int all = st->all, timing = a.opts.timing, nvar = 0;
     int fuzzed = 0, fuzz_ops = 0;
     for (int i = 0; kb_ops[i]; i++)
         fuzz_ops += (all || strcmp(kb_ops[i]->name, a.opname) == 0) && kb_ops[i]->fuzz_case;
@@ -1093,6 +1095,8 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         fuzzed += added;
     }
     variants[nvar] = NULL;
+    st->nvar = nvar;
+    st->fuzzed = fuzzed;
     /* A selection of nothing is a mistake in the options, not a run that
      * passed: say which option emptied it. (A shard with no pair of a
      * selection is no such mistake: its file says so, for merge.) */
@@ -1108,140 +1112,192 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         return kb_usage_error(a.cmd,
                               "--first-case %ld: past the end of every op's sweep: no case is left",
                               a.first_case);
-    kb_error de;
-    /* Python pairs' files go under one folder the parent removes at the end. */
-    for (int i = 0; i < nvar; i++)
-        if (kb_loaded_of(variants[i]) &&
-            kb_source_at(kb_loaded_of(variants[i])->source)->kind == KB_SOURCE_PY && !a.dry_run &&
-            kb_py_make_root(&de) != KB_OK) {
-            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
-            return KB_EXIT_RUNTIME;
-        }
-    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK) return kb_usage_error(a.cmd, "%s", de.msg);
-    if (a.dry_run) {
-        if (kb_runner_init(rp, &a.opts, &de) != KB_OK) {
-            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
-            return KB_EXIT_RUNTIME;
-        }
-        *have_runner = 1;
-        return dry_run(&a, cp, variants, rp);
-    }
+    return KB_OK;
+}
 
-    /* Output files, still before the device: every problem with them is
-     * usage, and nothing named is touched until a row exists. */
+/* Step 2, still before the device: every output named is checked, then
+ * opened (--resume's file first); nothing named is touched until a row
+ * exists. KB_OK or an exit code (the files opened so far closed). */
+static int open_outputs(run_state *st, kb_results *dp) {
+    const run_args *a = st->a;
     kb_format fmts[KB_MAX_OUTPUTS];
-    if (check_outputs(&a, fmts) != KB_OK) return KB_EXIT_USAGE;
+    if (check_outputs(a, fmts) != KB_OK) return KB_EXIT_USAGE;
     kb_out_file_cleanup_on_signal();
-    kb_out_file files[KB_MAX_OUTPUTS + 1];
-    int nfiles = 0;
-    if (a.resume) {
+    st->nfiles = 0;
+    if (a->resume) {
         /* GPU variants timed in cold mode: this run flushes L2 */
         int gpu = 0;
-        for (int i = 0; i < nvar; i++) gpu |= !(variants[i]->flags & KB_HOST);
-        const char *flush =
-            gpu && timing && a.opts.mode == KB_MODE_COLD ? kb_flush_name(a.opts.flush) : NULL;
-        rc = open_resume(a.cmd, a.resume, flush, dp, &files[nfiles]);
+        for (int i = 0; i < st->nvar; i++) gpu |= !(st->variants[i]->flags & KB_HOST);
+        const char *flush = gpu && a->opts.timing && a->opts.mode == KB_MODE_COLD
+                                ? kb_flush_name(a->opts.flush)
+                                : NULL;
+        int rc = open_resume(a->cmd, a->resume, flush, dp, &st->files[st->nfiles]);
         if (rc != KB_OK) return rc;
-        nfiles++;
+        st->nfiles++;
     }
     kb_error e;
-    for (int i = 0; i < a.noutputs; i++) {
-        if (kb_out_file_open(&files[nfiles], a.outputs[i], fmts[i], &e) != KB_OK) {
-            close_files(a.cmd, files, nfiles);
-            return open_failed(a.cmd, "-o", files[nfiles].failure, e.msg);
+    for (int i = 0; i < a->noutputs; i++) {
+        if (kb_out_file_open(&st->files[st->nfiles], a->outputs[i], fmts[i], &e) != KB_OK) {
+            close_files(a->cmd, st->files, st->nfiles);
+            return open_failed(a->cmd, "-o", st->files[st->nfiles].failure, e.msg);
         }
-        nfiles++;
+        st->nfiles++;
     }
-    kb_printer out;
-    kb_run_opts opts = a.opts;
-    opts.progress = isatty(2);
-    if (kb_runner_init(rp, &opts, &e) != KB_OK) {
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
-    }
-    *have_runner = 1;
-    if (a.resume) {
-        rp->already_done = resume_done;
-        rp->done_ctx = dp;
-    }
-    if (kb_runner_plan(rp, cp, variants, &e) != KB_OK) {
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
-    }
-    if (!a.quiet) {
-        kb_printer_init(&out, a.format, stdout);
-        rp->printers[rp->nprinters++] = &out;
-    }
-    for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
+    return KB_OK;
+}
 
-    static begin_ctx bc; /* a device's facts each: too large for the stack */
-    memset(&bc, 0, sizeof bc);
-    bc.argc = argc + 1;
-    bc.argv = argv - 1;
-    bc.r = rp;
-    bc.mixed = a.mixed_devices;
-    shard_text(&a, rp, cp, variants, bc.shard, sizeof bc.shard);
-    if (a.opts.isolate) {
-        rc = kb_isolated_run(rp, &a.devices, begin_printers, &bc, &e);
-    } else {
-        const int dev = rp->needs_device; /* a plan of host variants opens none */
-        rc = dev ? kb_device_open(a.devices.ordinals[0], &bc.dev[0], &e) : KB_OK;
-        if (rc == KB_OK && dev && timing && kb_device_peaks(&bc.dev[0], 0, &e) != KB_OK)
-            fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
-        /* attached first: a device that cannot take the run begins no file */
-        if (rc == KB_OK && dev) rc = kb_runner_attach(rp, &bc.dev[0], &e);
-        if (rc == KB_OK)
-            begin_printers(&bc, dev ? bc.dev : NULL, dev ? 1 : 0,
-                           dev ? kb_device_sm_clock_now(&bc.dev[0]) : -1, &e);
-        if (rc == KB_OK) kb_runner_run(rp);
-    }
-    if (rc == KB_REFUSED) {
-        close_files(a.cmd, files, nfiles);
-        return kb_usage_error(a.cmd, "%s\n(nothing was run)", e.msg);
-    }
-    if (rc == KB_NO_DEVICE) {
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
-                cp->count);
-        host_hint(all, argc, argv, variants);
-        return KB_EXIT_NO_DEVICE;
-    }
-    if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n(nothing was run)\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
-    }
-    if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-    rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
-    /* A shard that writes no row (more shards than pairs) still says which
-     * shard it is, for merge: its files hold the metadata and the header. A
-     * resumed file holds them already, and stays as it was. */
-    if (rc == KB_OK && a.opts.shard_count > 0 && shard_rows(rp, cp, variants) == 0)
-        for (int i = 0; i < nfiles; i++)
-            if (!files[i].p.append && kb_out_file_keep_empty(&files[i], &e) != KB_OK) {
-                fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-                rc = KB_EXIT_RUNTIME;
-            }
-    if (!a.quiet) out.end(&out);
-    if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
+/* Step 3: the pairs on the device(s), isolated or in this process. The
+ * runner's status (KB_OK, KB_REFUSED, KB_NO_DEVICE, ...), e saying why. */
+static int execute(run_state *st, kb_runner *rp, begin_ctx *bc, kb_error *e) {
+    const run_args *a = st->a;
+    memset(bc, 0, sizeof *bc);
+    bc->argc = st->argc + 1;
+    bc->argv = st->argv - 1;
+    bc->r = rp;
+    bc->mixed = a->mixed_devices;
+    shard_text(a, rp, st->cases, st->variants, bc->shard, sizeof bc->shard);
+    if (a->opts.isolate) return kb_isolated_run(rp, &a->devices, begin_printers, bc, e);
+    const int dev = rp->needs_device; /* a plan of host variants opens none */
+    int rc = dev ? kb_device_open(a->devices.ordinals[0], &bc->dev[0], e) : KB_OK;
+    if (rc == KB_OK && dev && a->opts.timing && kb_device_peaks(&bc->dev[0], 0, e) != KB_OK)
+        fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e->msg);
+    /* attached first: a device that cannot take the run begins no file */
+    if (rc == KB_OK && dev) rc = kb_runner_attach(rp, &bc->dev[0], e);
+    if (rc == KB_OK)
+        begin_printers(bc, dev ? bc->dev : NULL, dev ? 1 : 0,
+                       dev ? kb_device_sm_clock_now(&bc->dev[0]) : -1, e);
+    if (rc == KB_OK) kb_runner_run(rp);
+    return rc;
+}
+
+/* Step 4: the counts line (and --resume's), and the exit code. */
+static int summarise(const run_state *st, const kb_runner *rp, int rc) {
+    const run_args *a = st->a;
     const int *n = rp->counts;
     int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
-    fprintf(a.quiet ? stderr : stdout,
+    fprintf(a->quiet ? stderr : stdout,
             "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
             "%d TIMEOUT, %d UNCHECKED%s\n",
-            cp->count, fuzzed ? " (incl. fuzzed)" : "",
+            st->cases->count, st->fuzzed ? " (incl. fuzzed)" : "",
             n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
                 n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
             n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
             n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
             rp->skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
-    if (a.resume)
-        fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
-                rp->resumed, a.resume);
+    if (a->resume)
+        fprintf(a->quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
+                rp->resumed, a->resume);
     if (rc == KB_EXIT_RUNTIME) return rc;
     return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+}
+
+/* The command after its options are parsed: plan, open outputs, execute,
+ * summarise. Every path leaves the caller to free the cases, the --resume
+ * rows and the runner (once initialised). */
+static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
+                      kb_runner *rp, int *have_runner) {
+    static run_state st; /* 9 output files and 512 variants: off the stack */
+    memset(&st, 0, sizeof st);
+    st.a = ap;
+    st.argc = argc;
+    st.argv = argv;
+    st.cases = cp;
+    st.all = strcmp(ap->opname, "all") == 0;
+    const run_args *a = ap;
+    if (!st.all && !kb_find_op(a->opname)) {
+        char names[512] = "";
+        for (int i = 0; kb_ops[i]; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
+        }
+        return kb_usage_error(a->cmd, "unknown op '%s' (ops: %s, or all)", a->opname, names);
+    }
+    if (kb_ext_load(a->cmd, &a->ext) != KB_EXIT_OK) return KB_EXIT_USAGE;
+    int rc = plan_run(&st);
+    if (rc != KB_OK) return rc;
+    const kb_variant **variants = st.variants;
+    int nvar = st.nvar;
+    kb_error de;
+    /* Python pairs' files go under one folder the parent removes at the end. */
+    for (int i = 0; i < nvar; i++)
+        if (kb_loaded_of(variants[i]) &&
+            kb_source_at(kb_loaded_of(variants[i])->source)->kind == KB_SOURCE_PY && !a->dry_run &&
+            kb_py_make_root(&de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a->cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
+    if (kb_runner_check_dirs(&a->opts, cp, &de) != KB_OK)
+        return kb_usage_error(a->cmd, "%s", de.msg);
+    if (a->dry_run) {
+        if (kb_runner_init(rp, &a->opts, &de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a->cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
+        *have_runner = 1;
+        return dry_run(a, cp, variants, rp);
+    }
+
+    rc = open_outputs(&st, dp);
+    if (rc != KB_OK) return rc;
+    kb_out_file *files = st.files;
+    int nfiles = st.nfiles;
+    kb_error e;
+    kb_printer out;
+    kb_run_opts opts = a->opts;
+    opts.progress = isatty(2);
+    if (kb_runner_init(rp, &opts, &e) != KB_OK) {
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    *have_runner = 1;
+    if (a->resume) {
+        rp->already_done = resume_done;
+        rp->done_ctx = dp;
+    }
+    if (kb_runner_plan(rp, cp, variants, &e) != KB_OK) {
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    if (!a->quiet) {
+        kb_printer_init(&out, a->format, stdout);
+        rp->printers[rp->nprinters++] = &out;
+    }
+    for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
+
+    static begin_ctx bc; /* a device's facts each: too large for the stack */
+    rc = execute(&st, rp, &bc, &e);
+    if (rc == KB_REFUSED) {
+        close_files(a->cmd, files, nfiles);
+        return kb_usage_error(a->cmd, "%s\n(nothing was run)", e.msg);
+    }
+    if (rc == KB_NO_DEVICE) {
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a->cmd, e.msg,
+                cp->count);
+        host_hint(st.all, argc, argv, variants);
+        return KB_EXIT_NO_DEVICE;
+    }
+    if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(nothing was run)\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+    rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
+    /* A shard that writes no row (more shards than pairs) still says which
+     * shard it is, for merge: its files hold the metadata and the header. A
+     * resumed file holds them already, and stays as it was. */
+    if (rc == KB_OK && a->opts.shard_count > 0 && shard_rows(rp, cp, variants) == 0)
+        for (int i = 0; i < nfiles; i++)
+            if (!files[i].p.append && kb_out_file_keep_empty(&files[i], &e) != KB_OK) {
+                fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+                rc = KB_EXIT_RUNTIME;
+            }
+    if (!a->quiet) out.end(&out);
+    if (close_files(a->cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
+    return summarise(&st, rp, rc);
 }
 
 int kb_cmd_run(int argc, char **argv) {
@@ -1276,6 +1332,3 @@ int kb_cmd_run(int argc, char **argv) {
     for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
     return rc;
 }
-
-/* The command after its options are parsed; every path leaves the caller to
- * free the cases, the --resume rows and the runner (once initialised). */
