@@ -1,6 +1,6 @@
 /* cli.c — what every subcommand's option parsing shares: --help, usage
- * errors that name the command, and numeric option values checked against
- * their range. */
+ * errors that name the command, numeric option values checked against
+ * their range, and the table of subcommands. */
 #include "cli.h"
 
 #include "kbench.h"
@@ -9,6 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const kb_command kb_commands[] = {
+    {"list", kb_cmd_list, "ops, their axes, sweeps, tensors and variants", kb_list_opts},
+    {"run", kb_cmd_run, "check and time variants over a sweep", kb_run_table},
+    {"check", kb_cmd_run, "correctness only, over a sweep and random cases", kb_check_table},
+    {"info", kb_cmd_info, "the device, its clocks and measured peaks", NULL},
+    {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)", NULL},
+    {"report", kb_cmd_report, "Markdown + HTML report of results CSVs, plots embedded", NULL},
+    {"compare", kb_cmd_compare, "judge two results CSVs: FASTER / SLOWER / SAME / UNSURE",
+     kb_compare_opts},
+    {"merge", kb_cmd_merge, "join the CSVs of run --shard I/N into the sweep's one file",
+     kb_merge_opts},
+    {"verify", kb_cmd_verify, "judge another program's outputs on a --dump case (peers/)",
+     kb_verify_opts},
+    {NULL, NULL, NULL, NULL},
+};
 
 int kb_is_help(const char *a) {
     return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;

@@ -1,6 +1,7 @@
 /* cli_ext.c — the options that bring variants from outside the tree into a
- * command's table (--plugin, --py, --python, --peers: run, check and list),
- * and loading them before anything is planned (run/loaded.h, run/py_bridge.h). */
+ * command's table (--plugin, --py, --python, --peers: run, check and list;
+ * their option rows: KB_EXT_OPTS in cli.h), and loading them before anything is planned
+ * (run/loaded.h, run/py_bridge.h). */
 #define _DEFAULT_SOURCE /* DT_REG */
 #include "cli.h"
 
@@ -15,44 +16,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char kb_ext_help[] =
-    "variants from outside the tree (docs/plugins.md, docs/python.md):\n"
-    "  --plugin PATH.so    load a C/CUDA plugin's variants (repeatable): a shared library\n"
-    "                      exporting kb_plugin_entry (KB_PLUGIN(rows), include/kbench/);\n"
-    "                      refused (exit 2) when it is not one, lacks the entry, was built\n"
-    "                      for another ABI major, or names a variant that exists already\n"
-    "  --py FILE.py        the variants of a Python file's KBENCH dict (repeatable), run\n"
-    "                      by a Python worker that kbench starts, on the same inputs,\n"
-    "                      timed by the same rules and judged by the same check\n"
-    "  --python PATH       the interpreter for --py and --peers (default python3)\n"
-    "  --peers             also run the peers: the library files of peers/ (torchvision,\n"
-    "                      PyTorch, torch.compile, OpenCV, CV-CUDA, kornia), rows\n"
-    "                      named peer:NAME\n";
-
-int kb_ext_option(const char *cmd, int argc, char **argv, int *i, kb_ext_args *x) {
-    const char *o = argv[*i];
-    int plugin = strcmp(o, "--plugin") == 0, py = strcmp(o, "--py") == 0;
-    if (strcmp(o, "--peers") == 0) {
+int kb_ext_set(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    kb_ext_args *x = (kb_ext_args *)((char *)dst + o->at);
+    if (strcmp(o->names, "--peers") == 0) {
         x->peers = 1;
-        return 1;
+        return KB_OK;
     }
-    if (!plugin && !py && strcmp(o, "--python") != 0) return 0;
-    if (*i + 1 >= argc || !argv[*i + 1][0]) {
-        kb_usage_error(cmd, "%s needs a value", o);
-        return -1;
-    }
-    const char *v = argv[++*i];
-    if ((plugin ? x->nplugins : x->npys) == KB_EXT_MAX) {
-        kb_usage_error(cmd, "at most %d %s options", KB_EXT_MAX, o);
-        return -1;
-    }
+    if (!v[0]) return kb_fail(e, "expected a value, got an empty one");
+    int plugin = strcmp(o->names, "--plugin") == 0, py = strcmp(o->names, "--py") == 0;
+    if ((plugin && x->nplugins == KB_EXT_MAX) || (py && x->npys == KB_EXT_MAX))
+        return kb_fail(e, "at most %d %s options", KB_EXT_MAX, o->names);
     if (plugin)
         x->plugins[x->nplugins++] = v;
     else if (py)
         x->pys[x->npys++] = v;
     else
         x->python = v;
-    return 1;
+    return KB_OK;
 }
 
 /* peers/ beside an installed kbench (PREFIX/share/kbench/peers), else the

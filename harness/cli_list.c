@@ -5,23 +5,48 @@
 #include "run/loaded.h"
 #include "run/sweep.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+typedef struct list_args {
+    const char *opname;
+    int names, test_only, host;
+    kb_ext_args ext;
+} list_args;
+
+const kb_opt kb_list_opts[] = {
+    KB_OPT_SWITCH("--names", "one line per op and per op/variant (for scripts and CTest)",
+                  list_args, names),
+    KB_OPT_SWITCH("--test-only",
+                  "with --names: only the op/variant lines of the deliberately\n"
+                  "broken variants of a test build (never listed otherwise)",
+                  list_args, test_only),
+    KB_OPT_SWITCH("--host",
+                  "with --names: only the op/variant lines of the variants that\n"
+                  "run on the CPU ([host]: they need no device)",
+                  list_args, host),
+    KB_EXT_OPTS(list_args, ext),
+    KB_OPT_END,
+};
+
+static int list_op(void *dst, const char *arg, kb_error *e) {
+    list_args *a = dst;
+    if (a->opname) return kb_fail(e, "unexpected argument '%s' (one OP)", arg);
+    a->opname = arg;
+    return KB_OK;
+}
+
 static void list_help(void) {
-    puts("usage: kbench list [OP] [--names [--test-only | --host]] [--plugin PATH.so]...\n"
-         "                   [--py FILE.py]... [--python PATH] [--peers]\n\n"
-         "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
-         "range), named sweeps with their lines, input/output tensor names, and variants\n"
-         "with one-line summaries, flags and the file that implements each (a plugin's\n"
-         "or Python file's variants after the built-in ones, with their source).\n\n"
-         "  --names      one line per op and per op/variant (for scripts and CTest)\n"
-         "  --test-only  with --names: only the op/variant lines of the deliberately\n"
-         "               broken variants of a test build (never listed otherwise)\n"
-         "  --host       with --names: only the op/variant lines of the variants that\n"
-         "               run on the CPU ([host]: they need no device)\n"
-         "  -h, --help");
-    fputs(kb_ext_help, stdout);
+    fputs("usage: kbench list [OP] [--names [--test-only | --host]] [--plugin PATH.so]...\n"
+          "                   [--py FILE.py]... [--python PATH] [--peers]\n\n"
+          "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
+          "range), named sweeps with their lines, input/output tensor names, and variants\n"
+          "with one-line summaries, flags and the file that implements each (a plugin's\n"
+          "or Python file's variants after the built-in ones, with their source).\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_list_opts);
+    puts("  -h, --help");
 }
 
 /* The variants of op: the built-in ones, then the loaded ones (k counts on
@@ -108,28 +133,16 @@ static void print_op(const kb_op *op) {
 }
 
 int kb_cmd_list(int argc, char **argv) {
-    const char *opname = NULL;
-    int names = 0, test_only = 0, host = 0;
-    kb_ext_args ext = {0};
-    for (int i = 1; i < argc; i++) {
-        int x = kb_ext_option("list", argc, argv, &i, &ext);
-        if (x < 0) return KB_EXIT_USAGE;
-        if (x) continue;
-        if (kb_is_help(argv[i])) {
-            list_help();
-            return KB_EXIT_OK;
-        } else if (strcmp(argv[i], "--names") == 0) {
-            names = 1;
-        } else if (strcmp(argv[i], "--test-only") == 0) {
-            test_only = 1;
-        } else if (strcmp(argv[i], "--host") == 0) {
-            host = 1;
-        } else if (argv[i][0] == '-' || opname) {
-            return kb_usage_error("list", "unexpected argument '%s'", argv[i]);
-        } else {
-            opname = argv[i];
-        }
+    list_args args = {0};
+    int rc = kb_opts_parse("list", kb_list_opts, &args, argc, argv, list_op);
+    if (rc == KB_OPTS_HELP) {
+        list_help();
+        return KB_EXIT_OK;
     }
+    if (rc != KB_EXIT_OK) return rc;
+    const char *opname = args.opname;
+    int names = args.names, test_only = args.test_only, host = args.host;
+    kb_ext_args ext = args.ext;
     if (test_only && !names) return kb_usage_error("list", "--test-only needs --names");
     if (host && !names) return kb_usage_error("list", "--host needs --names");
     if (opname && !kb_find_op(opname)) {

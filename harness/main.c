@@ -8,26 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-    const char *summary;
-} commands[] = {
-    {"list", kb_cmd_list, "ops, their axes, sweeps, tensors and variants"},
-    {"run", kb_cmd_run, "check and time variants over a sweep"},
-    {"check", kb_cmd_run, "correctness only, over a sweep and random cases"},
-    {"info", kb_cmd_info, "the device, its clocks and measured peaks"},
-    {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)"},
-    {"report", kb_cmd_report, "Markdown + HTML report of results CSVs, plots embedded"},
-    {"compare", kb_cmd_compare, "judge two results CSVs: FASTER / SLOWER / SAME / UNSURE"},
-    {"merge", kb_cmd_merge, "join the CSVs of run --shard I/N into the sweep's one file"},
-    {"verify", kb_cmd_verify, "judge another program's outputs on a --dump case (peers/)"},
-};
-
 static void usage(FILE *f) {
     fputs("usage: kbench COMMAND [options]   (kbench COMMAND --help for each)\n\n", f);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].summary);
+    for (const kb_command *c = kb_commands; c->name; c++)
+        fprintf(f, "  %-7s %s\n", c->name, c->summary);
     fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed, CRASHed or\n"
           "            TIMEd OUT; 2 bad usage or input; 3 no CUDA device (run, check); 4 runtime\n"
           "            error (an output file could not be written, a worker could not start, out\n"
@@ -50,8 +34,8 @@ int main(int argc, char **argv) {
         printf("kbench %s\n", kb_git_commit);
         return KB_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    for (const kb_command *c = kb_commands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0) return c->fn(argc - 1, argv + 1);
     fprintf(stderr, "kbench: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return KB_EXIT_USAGE;

@@ -6,59 +6,87 @@
  * values (kb_params_key), not their text.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "compare_runs.h"
 #include "page_text.h"
 
 #include "core/format.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct compare_args {
+    const char *paths[2];
+    int npaths;
+    double threshold, max_noise;
+    int md, all, allow_removed;
+} compare_args;
+
+const kb_opt kb_compare_opts[] = {
+    KB_OPT_DOUBLE("--threshold", "PCT", "changes smaller than PCT % are SAME (default 5)",
+                  compare_args, threshold, 0, 1000),
+    KB_OPT_DOUBLE("--max-noise", "PCT",
+                  "rows noisier than PCT % are UNSURE (default: the threshold)", compare_args,
+                  max_noise, 0, 1000),
+    KB_OPT_CHOICE("--format", "F", "table (default) or md (Markdown, for a pull request)",
+                  compare_args, md, "table|md"),
+    KB_OPT_SWITCH("--all", "also list the SAME rows (default: only counted)", compare_args, all),
+    KB_OPT_SWITCH("--allow-removed",
+                  "rows of OLD that NEW lacks do not fail the gate (NEW ran\n"
+                  "fewer cases on purpose); they are still listed",
+                  compare_args, allow_removed),
+    KB_OPT_END,
+};
+
+static int compare_path(void *dst, const char *arg, kb_error *e) {
+    compare_args *a = dst;
+    if (a->npaths == 2) return kb_fail(e, "unexpected argument '%s' (two files: OLD NEW)", arg);
+    a->paths[a->npaths++] = arg;
+    return KB_OK;
+}
+
 static void compare_help(void) {
-    puts("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
-         "                      [--format table|md] [--all] [--allow-removed]\n\n"
-         "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
-         "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
-         "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
-         "Verdicts, listed in this order (those marked * make the exit code 5):\n"
-         "  BROKEN *        FAIL, ERROR, CRASH or TIMEOUT in NEW; PASS, UNCHECKED or\n"
-         "                  UNSUPPORTED in OLD, or no row there\n"
-         "  STILL FAILING * FAIL, ERROR, CRASH or TIMEOUT in both files\n"
-         "  INVALID *       a PASS or UNCHECKED row, in either file, whose median_us is\n"
-         "                  not a positive finite time (0, negative, nan, inf, empty)\n"
-         "  SLOWER *, FASTER, UNSURE, SAME   timing, for rows PASS or UNCHECKED in both\n"
-         "  FIXED           FAIL/ERROR/CRASH/TIMEOUT in OLD, PASS or UNCHECKED in NEW\n"
-         "  STATUS          any other change of status (e.g. PASS -> UNSUPPORTED)\n"
-         "  ADDED           a row in only NEW (that is not one of the above)\n"
-         "  REMOVED *       a row in only OLD (that is not one of the above): a NEW run\n"
-         "                  cut short, a header alone, a file of another op; not * with\n"
-         "                  --allow-removed\n"
-         "Timing, from the medians and each row's noise: the spread of its central 80%\n"
-         "of samples, (p90 - p10) / (2.563 median), a standard deviation for normal\n"
-         "samples that a few outliers do not move (noise_pct, the relative std-dev,\n"
-         "where a file has no p10/p90; 0 where it has neither):\n"
-         "  delta = new/old - 1     band = 2 * sqrt(noise_old^2 + noise_new^2)\n"
-         "  UNSURE   either noise > --max-noise: too noisy to tell a change of that size\n"
-         "  SAME     else |delta| <= threshold, or |delta| <= band (inside the noise)\n"
-         "  FASTER   else delta < 0\n"
-         "  SLOWER   else (delta > 0: beyond both the threshold and the noise)\n"
-         "Files whose cold rows were timed with different L2 flushes (--flush; a file\n"
-         "without the '# l2 flush:' line flushed by write) get a note above the verdicts:\n"
-         "their times differ by the flush as well. Files whose '# gpu:' lines name\n"
-         "different GPU models (an H100 and an H200; another UUID of the same model is\n"
-         "the same model) get one too.\n"
-         "A row of a plugin or Python file (its source column) whose file's sha256 in the\n"
-         "two headers differs says so in its line: the code behind it changed.\n"
-         "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
-         "its status changed. Both files need a median_us column.\n\n"
-         "  --threshold PCT   changes smaller than PCT % are SAME (default 5)\n"
-         "  --max-noise PCT   rows noisier than PCT % are UNSURE (default: the threshold)\n"
-         "  --format F        table (default) or md (Markdown, for a pull request)\n"
-         "  --all             also list the SAME rows (default: only counted)\n"
-         "  --allow-removed   rows of OLD that NEW lacks do not fail the gate (NEW ran\n"
-         "                    fewer cases on purpose); they are still listed\n"
-         "  -h, --help\n"
+    fputs("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
+          "                      [--format table|md] [--all] [--allow-removed]\n\n"
+          "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
+          "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
+          "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
+          "Verdicts, listed in this order (those marked * make the exit code 5):\n"
+          "  BROKEN *        FAIL, ERROR, CRASH or TIMEOUT in NEW; PASS, UNCHECKED or\n"
+          "                  UNSUPPORTED in OLD, or no row there\n"
+          "  STILL FAILING * FAIL, ERROR, CRASH or TIMEOUT in both files\n"
+          "  INVALID *       a PASS or UNCHECKED row, in either file, whose median_us is\n"
+          "                  not a positive finite time (0, negative, nan, inf, empty)\n"
+          "  SLOWER *, FASTER, UNSURE, SAME   timing, for rows PASS or UNCHECKED in both\n"
+          "  FIXED           FAIL/ERROR/CRASH/TIMEOUT in OLD, PASS or UNCHECKED in NEW\n"
+          "  STATUS          any other change of status (e.g. PASS -> UNSUPPORTED)\n"
+          "  ADDED           a row in only NEW (that is not one of the above)\n"
+          "  REMOVED *       a row in only OLD (that is not one of the above): a NEW run\n"
+          "                  cut short, a header alone, a file of another op; not * with\n"
+          "                  --allow-removed\n"
+          "Timing, from the medians and each row's noise: the spread of its central 80%\n"
+          "of samples, (p90 - p10) / (2.563 median), a standard deviation for normal\n"
+          "samples that a few outliers do not move (noise_pct, the relative std-dev,\n"
+          "where a file has no p10/p90; 0 where it has neither):\n"
+          "  delta = new/old - 1     band = 2 * sqrt(noise_old^2 + noise_new^2)\n"
+          "  UNSURE   either noise > --max-noise: too noisy to tell a change of that size\n"
+          "  SAME     else |delta| <= threshold, or |delta| <= band (inside the noise)\n"
+          "  FASTER   else delta < 0\n"
+          "  SLOWER   else (delta > 0: beyond both the threshold and the noise)\n"
+          "Files whose cold rows were timed with different L2 flushes (--flush; a file\n"
+          "without the '# l2 flush:' line flushed by write) get a note above the verdicts:\n"
+          "their times differ by the flush as well. Files whose '# gpu:' lines name\n"
+          "different GPU models (an H100 and an H200; another UUID of the same model is\n"
+          "the same model) get one too.\n"
+          "A row of a plugin or Python file (its source column) whose file's sha256 in the\n"
+          "two headers differs says so in its line: the code behind it changed.\n"
+          "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
+          "its status changed. Both files need a median_us column.\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_compare_opts);
+    puts("  -h, --help\n"
          "exit codes: 0 no row BROKEN, STILL FAILING, INVALID, SLOWER or REMOVED (REMOVED\n"
          "            rows allowed by --allow-removed); 5 at least one;\n"
          "            2 bad usage, or a file that cannot be read as a kbench CSV or has no\n"
@@ -310,38 +338,16 @@ static void file_models(const kb_result_file *file, char *buf, size_t n) {
 }
 
 int kb_cmd_compare(int argc, char **argv) {
-    const char *paths[2] = {NULL, NULL};
-    double threshold = 5, max_noise = -1;
-    int md = 0, all = 0, allow_removed = 0, npaths = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (kb_is_help(o)) {
-            compare_help();
-            return KB_EXIT_OK;
-        } else if (strcmp(o, "--threshold") == 0) {
-            if (kb_opt_double("compare", o, v, 0, 1000, &threshold) != KB_OK) return KB_EXIT_USAGE;
-            i++;
-        } else if (strcmp(o, "--max-noise") == 0) {
-            if (kb_opt_double("compare", o, v, 0, 1000, &max_noise) != KB_OK) return KB_EXIT_USAGE;
-            i++;
-        } else if (strcmp(o, "--format") == 0) {
-            if (!v || (strcmp(v, "table") != 0 && strcmp(v, "md") != 0))
-                return kb_usage_error("compare", "--format %s: expected table or md",
-                                      v ? v : "(missing)");
-            md = strcmp(v, "md") == 0;
-            i++;
-        } else if (strcmp(o, "--all") == 0) {
-            all = 1;
-        } else if (strcmp(o, "--allow-removed") == 0) {
-            allow_removed = 1;
-        } else if (o[0] == '-' && o[1]) {
-            return kb_usage_error("compare", "unknown option '%s'", o);
-        } else if (npaths == 2) {
-            return kb_usage_error("compare", "unexpected argument '%s' (two files: OLD NEW)", o);
-        } else {
-            paths[npaths++] = o;
-        }
+    compare_args args = {.threshold = 5, .max_noise = -1};
+    int rc = kb_opts_parse("compare", kb_compare_opts, &args, argc, argv, compare_path);
+    if (rc == KB_OPTS_HELP) {
+        compare_help();
+        return KB_EXIT_OK;
     }
+    if (rc != KB_EXIT_OK) return rc;
+    const char **paths = args.paths;
+    int npaths = args.npaths, md = args.md, all = args.all, allow_removed = args.allow_removed;
+    double threshold = args.threshold, max_noise = args.max_noise;
     if (npaths < 2) return kb_usage_error("compare", "needs two files: OLD.csv NEW.csv");
     threshold /= 100;
     max_noise = max_noise < 0 ? threshold : max_noise / 100;

@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_opts.h"
 #include "results.h"
 
 #include "core/format.h"
@@ -28,40 +29,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static void merge_help(void) {
-    puts("usage: kbench merge PART.csv... -o ALL.csv [--overwrite] [--mixed-devices]\n\n"
-         "Join the CSVs that `kbench run|check OP --shard I/N -o PART.csv` wrote, one per\n"
-         "shard I = 0..N-1, into ALL.csv: every part's rows in sweep order (their `pair`\n"
-         "column), copied as they are, as one unsharded run would have written them.\n"
-         "The '#' lines of every part are kept (so every GPU is listed), the shard lines\n"
-         "as '# part: ...', under one '# merged: ...' line.\n"
-         "Refused (exit 2, nothing written), naming the files and what differs:\n"
-         "  - a part without a '# shard:' line (not written by run|check --shard)\n"
-         "  - parts of different kbench builds (their '# kbench COMMIT' lines)\n"
-         "  - parts of different ops or sweeps (the shard line's op, N, pair count or\n"
-         "    sweep hash: every shard must be run with the same op, sweep and options)\n"
-         "  - parts measured on GPUs of different models, unless --mixed-devices\n"
-         "  - one pair in two rows (named with both files), or one shard twice\n"
-         "  - a shard missing, named I/N (a task that failed before its first row wrote\n"
-         "    no file: run that shard again; a shard given no pair of the sweep writes\n"
-         "    a file of no row, which merge takes)\n"
-         "  - a part with fewer rows than its shard line says the shard writes (a run\n"
-         "    killed or cut short: --resume it)\n\n"
-         "  -o FILE           the merged CSV (required)\n"
-         "  --overwrite       replace FILE if it exists. The merge is written beside FILE\n"
-         "                    and renamed onto it when complete: a refused or failed merge\n"
-         "                    leaves FILE as it was\n"
-         "  --mixed-devices   allow parts of GPUs of different models (report keeps each\n"
-         "                    model's rows apart)\n"
-         "  -h, --help\n"
-         "exit codes: 0 merged; 2 bad usage, a part that cannot be read as a kbench CSV,\n"
-         "            or parts refused as above; 4 FILE could not be written\n"
-         "example:\n"
-         "  kbench run nms --shard 0/2 -o p0.csv   # on one machine\n"
-         "  kbench run nms --shard 1/2 -o p1.csv   # on another\n"
-         "  kbench merge p0.csv p1.csv -o results/nms.csv");
-}
-
 /* ---- one part: its text, its shard line, its column header ---- */
 
 typedef struct part {
@@ -75,6 +42,71 @@ typedef struct part {
     int rows; /* the rows the shard writes when complete; -1: not said */
     char op[64], hash[32];
 } part;
+
+typedef struct merge_args {
+    const char *out;
+    int overwrite, mixed, n;
+    part *parts;
+} merge_args;
+
+static int set_out(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    merge_args *a = dst;
+    (void)o;
+    if (a->out) return kb_fail(e, "one output only (-o %s given already)", a->out);
+    a->out = v;
+    return KB_OK;
+}
+
+static int add_part(void *dst, const char *arg, kb_error *e) {
+    merge_args *a = dst;
+    (void)e;
+    a->parts[a->n++].path = arg;
+    return KB_OK;
+}
+
+const kb_opt kb_merge_opts[] = {
+    KB_OPT_CALL("-o", "FILE", "the merged CSV (required)", set_out),
+    KB_OPT_SWITCH("--overwrite",
+                  "replace FILE if it exists. The merge is written beside FILE\n"
+                  "and renamed onto it when complete: a refused or failed merge\n"
+                  "leaves FILE as it was",
+                  merge_args, overwrite),
+    KB_OPT_SWITCH("--mixed-devices",
+                  "allow parts of GPUs of different models (report keeps each\n"
+                  "model's rows apart)",
+                  merge_args, mixed),
+    KB_OPT_END,
+};
+
+static void merge_help(void) {
+    fputs("usage: kbench merge PART.csv... -o ALL.csv [--overwrite] [--mixed-devices]\n\n"
+          "Join the CSVs that `kbench run|check OP --shard I/N -o PART.csv` wrote, one per\n"
+          "shard I = 0..N-1, into ALL.csv: every part's rows in sweep order (their `pair`\n"
+          "column), copied as they are, as one unsharded run would have written them.\n"
+          "The '#' lines of every part are kept (so every GPU is listed), the shard lines\n"
+          "as '# part: ...', under one '# merged: ...' line.\n"
+          "Refused (exit 2, nothing written), naming the files and what differs:\n"
+          "  - a part without a '# shard:' line (not written by run|check --shard)\n"
+          "  - parts of different kbench builds (their '# kbench COMMIT' lines)\n"
+          "  - parts of different ops or sweeps (the shard line's op, N, pair count or\n"
+          "    sweep hash: every shard must be run with the same op, sweep and options)\n"
+          "  - parts measured on GPUs of different models, unless --mixed-devices\n"
+          "  - one pair in two rows (named with both files), or one shard twice\n"
+          "  - a shard missing, named I/N (a task that failed before its first row wrote\n"
+          "    no file: run that shard again; a shard given no pair of the sweep writes\n"
+          "    a file of no row, which merge takes)\n"
+          "  - a part with fewer rows than its shard line says the shard writes (a run\n"
+          "    killed or cut short: --resume it)\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_merge_opts);
+    puts("  -h, --help\n"
+         "exit codes: 0 merged; 2 bad usage, a part that cannot be read as a kbench CSV,\n"
+         "            or parts refused as above; 4 FILE could not be written\n"
+         "example:\n"
+         "  kbench run nms --shard 0/2 -o p0.csv   # on one machine\n"
+         "  kbench run nms --shard 1/2 -o p1.csv   # on another\n"
+         "  kbench merge p0.csv p1.csv -o results/nms.csv");
+}
 
 static int problems; /* refusals found: each printed, all before exit 2 */
 
@@ -510,37 +542,21 @@ static int merge(part *parts, int n, const char *out, int mixed, int argc, char 
 }
 
 int kb_cmd_merge(int argc, char **argv) {
-    const char *out = NULL;
-    int overwrite = 0, mixed = 0, n = 0;
     part *parts = calloc((size_t)argc, sizeof *parts);
     if (!parts) {
         fputs("kbench merge: out of host memory\n", stderr);
         return KB_EXIT_RUNTIME;
     }
-    int rc = -1;
-    for (int i = 1; i < argc && rc < 0; i++) {
-        const char *o = argv[i];
-        if (kb_is_help(o)) {
-            merge_help();
-            rc = KB_EXIT_OK;
-        } else if (strcmp(o, "-o") == 0) {
-            if (i + 1 >= argc)
-                rc = kb_usage_error("merge", "-o needs a file");
-            else if (out)
-                rc = kb_usage_error("merge", "-o %s: one output only (-o %s given already)",
-                                    argv[i + 1], out);
-            else
-                out = argv[++i];
-        } else if (strcmp(o, "--overwrite") == 0) {
-            overwrite = 1;
-        } else if (strcmp(o, "--mixed-devices") == 0) {
-            mixed = 1;
-        } else if (o[0] == '-' && o[1]) {
-            rc = kb_usage_error("merge", "unknown option '%s'", o);
-        } else {
-            parts[n++].path = o;
-        }
+    merge_args args = {.parts = parts};
+    int rc = kb_opts_parse("merge", kb_merge_opts, &args, argc, argv, add_part);
+    if (rc == KB_OPTS_HELP) {
+        merge_help();
+        rc = KB_EXIT_OK;
+    } else if (rc == KB_EXIT_OK) {
+        rc = -1;
     }
+    const char *out = args.out;
+    int overwrite = args.overwrite, mixed = args.mixed, n = args.n;
     struct stat st;
     size_t olen = out ? strlen(out) : 0;
     if (rc >= 0) {

@@ -13,6 +13,7 @@
  * shape the case describes. Prints the judgement and the case's cost model.
  */
 #include "cli.h"
+#include "cli_opts.h"
 
 #include "kbench.h"
 #include "run/printer.h" /* kb_json_put_str */
@@ -25,32 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void verify_help(void) {
-    puts("usage: kbench verify OP CASEDIR NAME [--precision f32|tf32|f16|bf16]\n\n"
-         "Judge the outputs CASEDIR/NAME.<output>.npy that another program computed from\n"
-         "CASEDIR/<input>.npy, by the op's own comparison against CASEDIR/reference.\n"
-         "<output>.npy (or, when that is absent, the CPU reference computed here). CASEDIR\n"
-         "is one case<k> folder of `kbench run|check --dump DIR`; its case.txt holds the\n"
-         "params. This is how peers/ checks torchvision / PyTorch / OpenCV on equal work.\n"
-         "Prints one JSON line: status (PASS or FAIL), rel_l2, max_abs, max_rel, tolerance,\n"
-         "mismatches, nan, unwritten, note, and the case's params, bytes and flops (cost\n"
-         "model). Nothing is poisoned here, so a NaN in a dense output (deform_conv2d,\n"
-         "preprocess) is one the program wrote: counted in nan and named in the note\n"
-         "(\"out: 3 of 96 element(s) are NaN\"). Ops with a comparison of their own (nms,\n"
-         "topk, rpn_proposals, yolo_decode) count the poison's value (NaN, -1) in unwritten.\n\n"
-         "  --precision P   the precision class of the thresholds (default: the case's\n"
-         "                  dtype axis, else f32; tf32 for a tf32 computation)\n"
-         "  -h, --help\n"
-         "exit codes: 0 PASS; 1 FAIL; 2 bad usage, an unreadable file, a tensor whose\n"
-         "            dtype or shape is not the case's, or an index value of the inputs\n"
-         "            or of the dumped reference that does not fit the case (topk's\n"
-         "            offsets, rpn_proposals' level_offsets, nms's class ids; counts, keep\n"
-         "            lists, indices, class ids of the reference), named with its bound.\n"
-         "            The judged outputs' own are judged: out of range is a FAIL\n"
-         "example:\n"
-         "  kbench verify deform_conv2d dump/case3 peer_torchvision_f16");
-}
-
 static int parse_precision(const char *s, kb_precision *p) {
     static const char *const names[] = {"f32", "tf32", "f16", "bf16"};
     for (int i = 0; i < 4; i++)
@@ -59,6 +34,60 @@ static int parse_precision(const char *s, kb_precision *p) {
             return KB_OK;
         }
     return KB_ERR;
+}
+
+typedef struct verify_args {
+    const char *pos[3], *prec;
+    int npos;
+} verify_args;
+
+static int set_precision(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    kb_precision p;
+    (void)o;
+    if (parse_precision(v, &p) != KB_OK) return kb_fail(e, "expected f32, tf32, f16 or bf16");
+    ((verify_args *)dst)->prec = v;
+    return KB_OK;
+}
+
+static int add_positional(void *dst, const char *arg, kb_error *e) {
+    verify_args *a = dst;
+    if (a->npos == 3) return kb_fail(e, "unexpected argument '%s'", arg);
+    a->pos[a->npos++] = arg;
+    return KB_OK;
+}
+
+const kb_opt kb_verify_opts[] = {
+    KB_OPT_CALL("--precision", "P",
+                "the precision class of the thresholds (default: the case's\n"
+                "dtype axis, else f32; tf32 for a tf32 computation)",
+                set_precision),
+    KB_OPT_END,
+};
+
+static void verify_help(void) {
+    fputs("usage: kbench verify OP CASEDIR NAME [--precision f32|tf32|f16|bf16]\n\n"
+          "Judge the outputs CASEDIR/NAME.<output>.npy that another program computed from\n"
+          "CASEDIR/<input>.npy, by the op's own comparison against CASEDIR/reference.\n"
+          "<output>.npy (or, when that is absent, the CPU reference computed here). CASEDIR\n"
+          "is one case<k> folder of `kbench run|check --dump DIR`; its case.txt holds the\n"
+          "params. This is how peers/ checks torchvision / PyTorch / OpenCV on equal work.\n"
+          "Prints one JSON line: status (PASS or FAIL), rel_l2, max_abs, max_rel, tolerance,\n"
+          "mismatches, nan, unwritten, note, and the case's params, bytes and flops (cost\n"
+          "model). Nothing is poisoned here, so a NaN in a dense output (deform_conv2d,\n"
+          "preprocess) is one the program wrote: counted in nan and named in the note\n"
+          "(\"out: 3 of 96 element(s) are NaN\"). Ops with a comparison of their own (nms,\n"
+          "topk, rpn_proposals, yolo_decode) count the poison's value (NaN, -1) in unwritten.\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_verify_opts);
+    puts("  -h, --help\n"
+         "exit codes: 0 PASS; 1 FAIL; 2 bad usage, an unreadable file, a tensor whose\n"
+         "            dtype or shape is not the case's, or an index value of the inputs\n"
+         "            or of the dumped reference that does not fit the case (topk's\n"
+         "            offsets, rpn_proposals' level_offsets, nms's class ids; counts, keep\n"
+         "            lists, indices, class ids of the reference), named with its bound.\n"
+         "            The judged outputs' own are judged: out of range is a FAIL\n"
+         "example:\n"
+         "  kbench verify deform_conv2d dump/case3 peer_torchvision_f16");
 }
 
 /* The case of CASEDIR/case.txt: one line of name=value tokens. */
@@ -189,32 +218,20 @@ static int judge(const kb_op *op, const char *dir, const char *name, const char 
 }
 
 int kb_cmd_verify(int argc, char **argv) {
-    const char *pos[3] = {NULL, NULL, NULL}, *prec = NULL;
-    int npos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (kb_is_help(a)) {
-            verify_help();
-            return KB_EXIT_OK;
-        } else if (strcmp(a, "--precision") == 0) {
-            kb_precision p;
-            if (i + 1 >= argc || parse_precision(argv[i + 1], &p) != KB_OK)
-                return kb_usage_error("verify", "--precision %s: expected f32, tf32, f16 or bf16",
-                                      i + 1 < argc ? argv[i + 1] : "(missing)");
-            prec = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return kb_usage_error("verify", "unknown option '%s'", a);
-        } else if (npos == 3) {
-            return kb_usage_error("verify", "unexpected argument '%s'", a);
-        } else {
-            pos[npos++] = a;
-        }
+    verify_args args = {{NULL, NULL, NULL}, NULL, 0};
+    int rc = kb_opts_parse("verify", kb_verify_opts, &args, argc, argv, add_positional);
+    if (rc == KB_OPTS_HELP) {
+        verify_help();
+        return KB_EXIT_OK;
     }
+    if (rc != KB_EXIT_OK) return rc;
+    const char **pos = args.pos, *prec = args.prec;
+    int npos = args.npos;
     if (npos < 3) return kb_usage_error("verify", "expected OP CASEDIR NAME");
     const kb_op *op = kb_find_op(pos[0]);
     if (!op) return kb_usage_error("verify", "unknown op '%s' (kbench list shows them)", pos[0]);
     kb_error e;
-    int rc = judge(op, pos[1], pos[2], prec, &e);
+    rc = judge(op, pos[1], pos[2], prec, &e);
     if (rc == KB_EXIT_USAGE) fprintf(stderr, "kbench verify: error: %s\n", e.msg);
     return rc;
 }

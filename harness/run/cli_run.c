@@ -13,141 +13,12 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void run_help(const char *cmd) {
-    int check = strcmp(cmd, "check") == 0;
-    printf("usage: kbench %s OP|all [options]\n\n", cmd);
-    if (check)
-        puts("Correctness only: every selected variant against the CPU reference over a sweep\n"
-             "(default: smoke) and over N random valid cases (--fuzz N). Outputs are poisoned\n"
-             "before each run, compared by precision class, and run twice for determinism.\n");
-    else
-        puts("Check every selected variant against the CPU reference, then time it on the GPU\n"
-             "with CUDA events until the noise is under --max-noise (with at least\n"
-             "--min-samples samples) or --max-time passes. Every sample starts from poisoned\n"
-             "outputs, and the last timed launch must write what the checked run wrote (the\n"
-             "op's check, for a nondeterministic variant): work skipped or cached on repeated\n"
-             "calls FAILs the row. One row per (case, variant).\n");
-    puts("cases:\n"
-         "  -a AXIS=VALUES      sweep an axis (repeatable, one -a per axis); VALUES is v,\n"
-         "                      [a,b,c], [start:end] or [start:end:step] (inclusive);\n"
-         "                      AXIS[pow2]=[0:5] is 1..32\n"
-         "  --sweep NAME|FILE   a named sweep of the op (kbench list OP) or a file with one\n"
-         "                      line of AXIS=VALUES tokens per case (an axis once a line);\n"
-         "                      -a replaces the axis on every line\n"
-         "                      (default: 'default' for run, 'smoke' for check; with only -a,\n"
-         "                      the op's defaults with the -a axes swept). A file must give\n"
-         "                      at least one case. Relative paths (image=...): in a FILE,\n"
-         "                      from the working directory, else from the FILE's folder; in\n"
-         "                      a named sweep, from the source tree; in -a, from the working\n"
-         "                      directory\n"
-         "  --max-cases N       only the first N cases of each op's sweep (a quick look)\n"
-         "  --first-case K      skip the first K cases of each op's sweep (with --max-cases 1:\n"
-         "                      case K alone, as scripts/sanitize.sh runs racecheck). A\n"
-         "                      selection of no case (--max-cases 0, K past the end) or of\n"
-         "                      no variant (-v '') is refused (exit 2)\n"
-         "  --shard I/N         only shard I (0-based) of N: the sweep's (case, variant) pairs\n"
-         "                      split by the ops' cost models so that N processes or\n"
-         "                      machines, each given its I, run the sweep once between\n"
-         "                      them (kbench merge joins their CSVs; the header records I/N).\n"
-         "                      A shard given no pair (N over the pairs) writes files of\n"
-         "                      no row, their header alone\n"
-         "  --dry-run           print the (variant, case) pairs a run would do, one a line\n"
-         "                      (op, variant, params; tab-separated), and run nothing: no\n"
-         "                      device, no file written\n"
-         "  -v, --variant V,..  only these variants (default: all of the op), each once;\n"
-         "                      under all, as OP/VARIANT (nms/cpu_greedy,topk/cpu_select:\n"
-         "                      the ops of none of them are left out)\n"
-         "  --seed N            inputs are made from this seed (default 1)\n"
-         "  --inputs DIR        read the op's inputs from DIR/<name>.npy instead (checked\n"
-         "                      against every case's dtype and shape before the device,\n"
-         "                      and index values too: topk's offsets and rpn_proposals'\n"
-         "                      level_offsets must be the case's layout, nms's class ids\n"
-         "                      in [0, classes); a bf16 tensor from f32 values that are\n"
-         "                      exactly bf16)\n"
-         "  --dump DIR          write inputs, reference and each variant's outputs as .npy\n"
-         "                      under DIR/case<k>/ (created up front; bf16 as f32; a write\n"
-         "                      that fails is said on stderr, rows keep their status;\n"
-         "                      a symbolic link under DIR where a case folder or a file\n"
-         "                      goes is never followed: that write fails, naming it)\n"
-         "devices:\n"
-         "  --devices all|N,..  one worker per listed GPU (ordinals index the\n"
-         "                      CUDA_VISIBLE_DEVICES list), all taking pairs from one queue;\n"
-         "                      rows keep sweep order and name their GPU (device column).\n"
-         "                      An ordinal twice: two workers on one GPU (default 0)\n"
-         "  --device N          the same as --devices N\n"
-         "  --mixed-devices     allow GPUs of different models in one run (refused\n"
-         "                      otherwise: their times are not one population)");
-    if (check)
-        printf("  --fuzz N            also check N random valid cases per op (default 0; one run\n"
-               "                      holds at most %d cases, sweeps included)\n",
-               KB_MAX_CASES);
-    else
-        printf("timing:\n"
-               "  --mode M            cold (default: L2 flushed before each sample), hot (back to\n"
-               "                      back launches), graph (CUDA graph replay)\n"
-               "  --flush KIND        how cold mode empties L2 (a buffer of twice its size):\n"
-               "                      write (a memset: leaves dirty lines), read (a kernel reads\n"
-               "                      it: clean lines), write-read (both), discard (the memset,\n"
-               "                      then discard.global.L2: lines dropped unwritten; cc 8.0),\n"
-               "                      reset (cudaCtxResetPersistingL2Cache, then the read; cc\n"
-               "                      8.0). Default: %s. The files' headers record it; --resume\n"
-               "                      of a file whose cold rows used another is refused\n"
-               "  --max-noise PCT     stop when the relative std-dev is under PCT %% (default 1)\n"
-               "  --min-samples N     ... with at least N samples (default 20)\n"
-               "  --max-time S        or after S seconds of sampling per row (default 2)\n"
-               "  --no-check          time only: rows say UNCHECKED\n",
-               kb_flush_name(KB_FLUSH_DEFAULT));
-    puts("reliability:\n"
-         "  --isolate           (default) run the pairs in worker processes; this process\n"
-         "                      holds no CUDA context. A sticky CUDA error (illegal address,\n"
-         "                      launch failure) is a CRASH row with the error, a pair past\n"
-         "                      --case-timeout a TIMEOUT row (the worker is killed); a new\n"
-         "                      worker carries on with the next pair\n"
-         "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
-         "                      'not run' (for compute-sanitizer, debuggers)\n"
-         "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
-         "                      check and timing included, and seconds preparing a case\n"
-         "                      (its inputs and CPU reference, once) may take: past that,\n"
-         "                      every variant of the case is a TIMEOUT row naming the\n"
-         "                      stage (default 60; 0: no limit)\n"
-         "  --force             run int32-index variants on cases their supports() refuses\n"
-         "                      (isolated only): see what the limit protects against; the\n"
-         "                      row's reason starts with FORCED");
-    fputs(kb_ext_help, stdout);
-    puts("output:\n"
-         "  --format F          stdout as table (default), csv, json (lines) or md\n"
-         "  -o FILE             also write FILE (repeatable, at most 8); the format is the\n"
-         "                      extension's: .csv .json/.jsonl .md .txt. An existing FILE is an\n"
-         "                      error unless --overwrite (or --resume FILE for a CSV)\n"
-         "  --overwrite         replace existing -o files. A file is written beside FILE and\n"
-         "                      takes its place when the first row is written: a run that\n"
-         "                      makes no row (no device, a full disk) leaves FILE as it was.\n"
-         "                      A symbolic link is written through (its target replaced, the\n"
-         "                      link kept). One run writes a file at a time: it holds a lock\n"
-         "                      on FILE.kbench-lock beside it, and a second is refused with\n"
-         "                      the first's pid. A temporary that a killed run left is named\n"
-         "                      on stderr, and removed when it holds nothing FILE lacks\n"
-         "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
-         "                      already holds: a killed sweep continues where it stopped.\n"
-         "                      FILE must be a kbench CSV (or not exist yet); a partial last\n"
-         "                      line and the rows that say 'not run' (the device was lost)\n"
-         "                      are dropped, and those rows run again (quoted fields may\n"
-         "                      hold newlines). FILE changes only when the first new row is\n"
-         "                      written\n"
-         "  -q, --quiet         nothing on stdout (with -o)\n"
-         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
-         "            2 bad usage or input, or another run writing an output file\n"
-         "            (nothing was run, no file was touched),\n"
-         "            3 no CUDA device (none, no driver, or not the one --device names),\n"
-         "            4 a runtime error (an output could not be written, a worker could not\n"
-         "            start, out of file descriptors or memory)");
-}
 
 typedef struct run_args {
     const char *cmd, *opname, *variants, *sweep, *inputs, *dump, *resume;
@@ -166,148 +37,368 @@ typedef struct run_args {
     kb_ext_args ext;
 } run_args;
 
+/* ---- the options' setters (the table below names them) ---- */
+
+static int set_axis(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    run_args *a = dst;
+    (void)o;
+    if (a->nspecs == KB_MAX_AXES)
+        return kb_fail(e, "too many -a options (at most %d)", KB_MAX_AXES);
+    if (kb_spec_parse(v, &a->specs[a->nspecs], e) != KB_OK) return KB_ERR;
+    a->spec_text[a->nspecs] = v;
+    a->nspecs++;
+    /* Two -a of one axis: which one the cases take would be a guess. */
+    for (int j = 0; j + 1 < a->nspecs; j++)
+        if (strcmp(a->specs[j].axis, a->specs[a->nspecs - 1].axis) == 0)
+            return kb_fail(e, "axis %s is given twice (-a %s before it)", a->specs[j].axis,
+                           a->spec_text[j]);
+    return KB_OK;
+}
+
+/* -v '' is taken here and refused by the selection, which says why. */
+static int set_variants(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    (void)o;
+    (void)e;
+    ((run_args *)dst)->variants = v;
+    return KB_OK;
+}
+
+static int set_output(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    run_args *a = dst;
+    (void)o;
+    if (a->noutputs == KB_MAX_OUTPUTS) return kb_fail(e, "at most %d -o files", KB_MAX_OUTPUTS);
+    a->outputs[a->noutputs++] = v;
+    return KB_OK;
+}
+
+static int set_format(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    (void)o;
+    if (kb_format_parse(v, &((run_args *)dst)->format) != KB_OK)
+        return kb_fail(e, "expected table, csv, json or md");
+    return KB_OK;
+}
+
+static int set_mode(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    (void)o;
+    if (kb_mode_parse(v, &((run_args *)dst)->opts.mode) != KB_OK)
+        return kb_fail(e, "expected cold, hot or graph");
+    return KB_OK;
+}
+
+static int set_flush(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    (void)o;
+    if (kb_flush_parse(v, &((run_args *)dst)->opts.flush) != KB_OK)
+        return kb_fail(e, "expected " KB_FLUSH_KINDS);
+    return KB_OK;
+}
+
+static int set_max_noise(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    double pct;
+    if (kb_set_double(o, &pct, v, e) != KB_OK) return KB_ERR; /* o->at is 0 */
+    ((run_args *)dst)->opts.rule.max_noise = pct / 100;
+    return KB_OK;
+}
+
+static int set_min_samples(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    run_args *a = dst;
+    kb_opt range = *o;
+    long n;
+    range.at = 0;
+    range.hi = a->opts.rule.max_samples;
+    if (kb_set_long(&range, &n, v, e) != KB_OK) return KB_ERR;
+    a->opts.rule.min_samples = (int)n;
+    return KB_OK;
+}
+
+static int set_seed(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    long n;
+    if (kb_set_long(o, &n, v, e) != KB_OK) return KB_ERR; /* o->at is 0 */
+    ((run_args *)dst)->opts.seed = (uint64_t)n;
+    return KB_OK;
+}
+
 /* --devices all | N[,N...] (--device N: one ordinal). */
-static int parse_devices(const char *cmd, const char *opt, const char *v, kb_device_set *set) {
-    if (!v) return kb_usage_error(cmd, "%s needs a value", opt);
+static int set_devices(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    kb_device_set *set = &((run_args *)dst)->devices;
+    int one = strcmp(o->names, "--device") == 0;
     set->n = 0;
-    if (strcmp(v, "all") == 0 && strcmp(opt, "--devices") == 0) return KB_OK;
+    if (strcmp(v, "all") == 0 && !one) return KB_OK;
     char *buf = strdup(v); /* the whole list, however long: a cut one would read other ordinals */
-    if (!buf) return kb_usage_error(cmd, "%s: out of host memory", opt);
-    char *save = NULL;
+    if (!buf) return kb_fail(e, "out of host memory");
+    char *save = NULL, *end;
     int rc = KB_OK;
     for (char *t = strtok_r(buf, ",", &save); t && rc == KB_OK; t = strtok_r(NULL, ",", &save)) {
-        long n;
+        long n = strtol(t, &end, 10);
         if (set->n == KB_MAX_DEVICES)
-            rc = kb_usage_error(cmd, "%s %s: at most %d devices", opt, v, KB_MAX_DEVICES);
-        else if (kb_opt_int(cmd, opt, t, 0, KB_MAX_DEVICES - 1, &n) != KB_OK)
-            rc = KB_EXIT_USAGE;
+            rc = kb_fail(e, "at most %d devices", KB_MAX_DEVICES);
+        else if (!*t || *end || n < 0 || n > KB_MAX_DEVICES - 1)
+            rc = strcmp(t, v) == 0 /* the whole value: said once */
+                     ? kb_fail(e, "expected an integer in [0, %d]", KB_MAX_DEVICES - 1)
+                     : kb_fail(e, "%s: expected an integer in [0, %d]", t, KB_MAX_DEVICES - 1);
         else
             set->ordinals[set->n++] = (int)n;
     }
     free(buf);
     if (rc != KB_OK) return rc;
-    if (set->n == 0 || (strcmp(opt, "--device") == 0 && set->n != 1))
-        return kb_usage_error(cmd, "%s %s: expected %s", opt, v,
-                              strcmp(opt, "--device") == 0 ? "one ordinal" : "all or N[,N...]");
+    if (set->n == 0 || (one && set->n != 1))
+        return kb_fail(e, "expected %s", one ? "one ordinal" : "all or N[,N...]");
     return KB_OK;
 }
 
+static int set_shard(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    run_args *a = dst;
+    (void)o;
+    return kb_shard_parse(v, &a->opts.shard_index, &a->opts.shard_count, e);
+}
+
+static int set_no_check(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    (void)o;
+    (void)v;
+    (void)e;
+    ((run_args *)dst)->opts.check = 0;
+    return KB_OK;
+}
+
+static int set_isolate(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    (void)v;
+    (void)e;
+    ((run_args *)dst)->opts.isolate = strcmp(o->names, "--isolate") == 0;
+    return KB_OK;
+}
+
+static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    run_args *a = dst;
+    if (kb_set_double(o, &a->opts.case_timeout_s, v, e) != KB_OK) return KB_ERR; /* o->at is 0 */
+    a->timeout_given = 1;
+    return KB_OK;
+}
+
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+/* ---- the tables: run's and check's rows, in --help's order ---- */
+
+#define CASE_OPTS                                                                                  \
+    KB_OPT_HEAD("cases:"),                                                                         \
+        KB_OPT_CALL("-a, --axis", "AXIS=VALUES",                                                   \
+                    "sweep an axis (repeatable, one -a per axis); VALUES is v,\n"                  \
+                    "[a,b,c], [start:end] or [start:end:step] (inclusive);\n"                      \
+                    "AXIS[pow2]=[0:5] is 1..32",                                                   \
+                    set_axis),                                                                     \
+        KB_OPT_STRING("--sweep", "NAME|FILE",                                                      \
+                      "a named sweep of the op (kbench list OP) or a file with one\n"              \
+                      "line of AXIS=VALUES tokens per case (an axis once a line);\n"               \
+                      "-a replaces the axis on every line\n"                                       \
+                      "(default: 'default' for run, 'smoke' for check; with only -a,\n"            \
+                      "the op's defaults with the -a axes swept). A file must give\n"              \
+                      "at least one case. Relative paths (image=...): in a FILE,\n"                \
+                      "from the working directory, else from the FILE's folder; in\n"              \
+                      "a named sweep, from the source tree; in -a, from the working\n"             \
+                      "directory",                                                                 \
+                      run_args, sweep),                                                            \
+        KB_OPT_LONG("--max-cases", "N",                                                            \
+                    "only the first N cases of each op's sweep (a quick look)", run_args,          \
+                    max_cases, 0, 0x7FFFFFFF),                                                     \
+        KB_OPT_LONG("--first-case", "K",                                                           \
+                    "skip the first K cases of each op's sweep (with --max-cases 1:\n"             \
+                    "case K alone, as scripts/sanitize.sh runs racecheck). A\n"                    \
+                    "selection of no case (--max-cases 0, K past the end) or of\n"                 \
+                    "no variant (-v '') is refused (exit 2)",                                      \
+                    run_args, first_case, 0, 0x7FFFFFFF),                                          \
+        KB_OPT_CALL("--shard", "I/N",                                                              \
+                    "only shard I (0-based) of N: the sweep's (case, variant) pairs\n"             \
+                    "split by the ops' cost models so that N processes or\n"                       \
+                    "machines, each given its I, run the sweep once between\n"                     \
+                    "them (kbench merge joins their CSVs; the header records I/N).\n"              \
+                    "A shard given no pair (N over the pairs) writes files of\n"                   \
+                    "no row, their header alone",                                                  \
+                    set_shard),                                                                    \
+        KB_OPT_SWITCH("--dry-run",                                                                 \
+                      "print the (variant, case) pairs a run would do, one a line\n"               \
+                      "(op, variant, params; tab-separated), and run nothing: no\n"                \
+                      "device, no file written",                                                   \
+                      run_args, dry_run),                                                          \
+        KB_OPT_CALL("-v, --variant", "V,..",                                                       \
+                    "only these variants (default: all of the op), each once;\n"                   \
+                    "a pattern (fnmatch: peer:*, nhwc_*) takes every match;\n"                     \
+                    "under all, as OP/VARIANT (nms/cpu_greedy,topk/cpu_select:\n"                  \
+                    "the ops of none of them are left out)",                                       \
+                    set_variants),                                                                 \
+        {"--seed",   "N", "inputs are made from this seed (default 1)", set_seed, 0, 0,            \
+         0x7FFFFFFF, NULL},                                                                        \
+        KB_OPT_STRING("--inputs", "DIR",                                                           \
+                      "read the op's inputs from DIR/<name>.npy instead (checked\n"                \
+                      "against every case's dtype and shape before the device,\n"                  \
+                      "and index values too: topk's offsets and rpn_proposals'\n"                  \
+                      "level_offsets must be the case's layout, nms's class ids\n"                 \
+                      "in [0, classes); a bf16 tensor from f32 values that are\n"                  \
+                      "exactly bf16)",                                                             \
+                      run_args, opts.inputs_dir),                                                  \
+        KB_OPT_STRING("--dump", "DIR",                                                             \
+                      "write inputs, reference and each variant's outputs as .npy\n"               \
+                      "under DIR/case<k>/ (created up front; bf16 as f32; a write\n"               \
+                      "that fails is said on stderr, rows keep their status;\n"                    \
+                      "a symbolic link under DIR where a case folder or a file\n"                  \
+                      "goes is never followed: that write fails, naming it)",                      \
+                      run_args, opts.dump_dir),                                                    \
+        KB_OPT_HEAD("devices:"),                                                                   \
+        KB_OPT_CALL("--devices", "all|N,..",                                                       \
+                    "one worker per listed GPU (ordinals index the\n"                              \
+                    "CUDA_VISIBLE_DEVICES list), all taking pairs from one queue;\n"               \
+                    "rows keep sweep order and name their GPU (device column).\n"                  \
+                    "An ordinal twice: two workers on one GPU (default 0)",                        \
+                    set_devices),                                                                  \
+        KB_OPT_CALL("--device", "N", "the same as --devices N", set_devices),                      \
+        KB_OPT_SWITCH("--mixed-devices",                                                           \
+                      "allow GPUs of different models in one run (refused\n"                       \
+                      "otherwise: their times are not one population)",                            \
+                      run_args, mixed_devices)
+
+#define TIMING_OPTS                                                                                \
+    KB_OPT_HEAD("timing:"),                                                                        \
+        KB_OPT_CALL("--mode", "M",                                                                 \
+                    "cold (default: L2 flushed before each sample), hot (back to\n"                \
+                    "back launches), graph (CUDA graph replay)",                                   \
+                    set_mode),                                                                     \
+        KB_OPT_CALL("--flush", "KIND",                                                             \
+                    "how cold mode empties L2 (a buffer of twice its size):\n"                     \
+                    "write (a memset: leaves dirty lines), read (a kernel reads\n"                 \
+                    "it: clean lines), write-read (both), discard (the memset,\n"                  \
+                    "then discard.global.L2: lines dropped unwritten; cc 8.0),\n"                  \
+                    "reset (cudaCtxResetPersistingL2Cache, then the read; cc\n"                    \
+                    "8.0). Default: " KB_FLUSH_DEFAULT_NAME ". The files' headers record it;\n"    \
+                    "--resume of a file whose cold rows used another is refused",                  \
+                    set_flush),                                                                    \
+        {"--max-noise", "PCT", "stop when the relative std-dev is under PCT % (default 1)",        \
+         set_max_noise, 0,     0,                                                                  \
+         100,           NULL},                                                                     \
+        {"--min-samples",                                                                          \
+         "N",                                                                                      \
+         "... with at least N samples (default 20)",                                               \
+         set_min_samples,                                                                          \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         NULL},                                                                                    \
+        KB_OPT_DOUBLE("--max-time", "S", "or after S seconds of sampling per row (default 2)",     \
+                      run_args, opts.rule.max_time_s, 0, 3600),                                    \
+        KB_OPT_CALL("--no-check", NULL, "time only: rows say UNCHECKED", set_no_check)
+
+#define RELIABILITY_OPTS                                                                           \
+    KB_OPT_HEAD("reliability:"),                                                                   \
+        KB_OPT_CALL("--isolate", NULL,                                                             \
+                    "(default) run the pairs in worker processes; this process\n"                  \
+                    "holds no CUDA context. A sticky CUDA error (illegal address,\n"               \
+                    "launch failure) is a CRASH row with the error, a pair past\n"                 \
+                    "--case-timeout a TIMEOUT row (the worker is killed); a new\n"                 \
+                    "worker carries on with the next pair",                                        \
+                    set_isolate),                                                                  \
+        KB_OPT_CALL("--no-isolate", NULL,                                                          \
+                    "everything in this process: after a CRASH, later rows say\n"                  \
+                    "'not run' (for compute-sanitizer, debuggers)",                                \
+                    set_isolate),                                                                  \
+        {"--case-timeout",                                                                         \
+         "S",                                                                                      \
+         "seconds one (case, variant) pair may take on the device,\n"                              \
+         "check and timing included, and seconds preparing a case\n"                               \
+         "(its inputs and CPU reference, once) may take: past that,\n"                             \
+         "every variant of the case is a TIMEOUT row naming the\n"                                 \
+         "stage (default 60; 0: no limit)",                                                        \
+         set_case_timeout,                                                                         \
+         0,                                                                                        \
+         0,                                                                                        \
+         86400,                                                                                    \
+         NULL},                                                                                    \
+        KB_OPT_SWITCH("--force",                                                                   \
+                      "run int32-index variants on cases their supports() refuses\n"               \
+                      "(isolated only): see what the limit protects against; the\n"                \
+                      "row's reason starts with FORCED",                                           \
+                      run_args, opts.force),                                                       \
+        KB_EXT_OPTS(run_args, ext)
+
+#define OUTPUT_OPTS                                                                                \
+    KB_OPT_HEAD("output:"),                                                                        \
+        KB_OPT_CALL("--format", "F", "stdout as table (default), csv, json (lines) or md",         \
+                    set_format),                                                                   \
+        KB_OPT_CALL("-o, --output", "FILE",                                                        \
+                    "also write FILE (repeatable, at most " STR(                                   \
+                        KB_MAX_OUTPUTS) "); the format "                                           \
+                                        "is the\n"                                                 \
+                                        "extension's: .csv .json/.jsonl .md .txt. An existing "    \
+                                        "FILE is an\n"                                             \
+                                        "error unless --overwrite (or --resume FILE for a CSV)",   \
+                    set_output),                                                                   \
+        KB_OPT_SWITCH("--overwrite",                                                               \
+                      "replace existing -o files. A file is written beside FILE and\n"             \
+                      "takes its place when the first row is written: a run that\n"                \
+                      "makes no row (no device, a full disk) leaves FILE as it was.\n"             \
+                      "A symbolic link is written through (its target replaced, the\n"             \
+                      "link kept). One run writes a file at a time: it holds a lock\n"             \
+                      "on FILE.kbench-lock beside it, and a second is refused with\n"              \
+                      "the first's pid. A temporary that a killed run left is named\n"             \
+                      "on stderr, and removed when it holds nothing FILE lacks",                   \
+                      run_args, overwrite),                                                        \
+        KB_OPT_STRING("--resume", "FILE.csv",                                                      \
+                      "append to FILE, skipping every (variant, case, mode) row it\n"              \
+                      "already holds: a killed sweep continues where it stopped.\n"                \
+                      "FILE must be a kbench CSV (or not exist yet); a partial last\n"             \
+                      "line and the rows that say 'not run' (the device was lost)\n"               \
+                      "are dropped, and those rows run again (quoted fields may\n"                 \
+                      "hold newlines). FILE changes only when the first new row is\n"              \
+                      "written",                                                                   \
+                      run_args, resume),                                                           \
+        KB_OPT_SWITCH("-q, --quiet", "nothing on stdout (with -o)", run_args, quiet)
+
+const kb_opt kb_run_table[] = {CASE_OPTS, TIMING_OPTS, RELIABILITY_OPTS, OUTPUT_OPTS, KB_OPT_END};
+const kb_opt kb_check_table[] = {
+    CASE_OPTS,
+    KB_OPT_LONG("--fuzz", "N",
+                "also check N random valid cases per op (default 0; one run\n"
+                "holds at most 65536 cases, sweeps included)",
+                run_args, fuzz, 0, KB_MAX_CASES),
+    RELIABILITY_OPTS,
+    OUTPUT_OPTS,
+    KB_OPT_END,
+};
+
+static void run_help(const char *cmd) {
+    int check = strcmp(cmd, "check") == 0;
+    printf("usage: kbench %s OP|all [options]\n\n", cmd);
+    if (check)
+        puts("Correctness only: every selected variant against the CPU reference over a sweep\n"
+             "(default: smoke) and over N random valid cases (--fuzz N). Outputs are poisoned\n"
+             "before each run, compared by precision class, and run twice for determinism.\n");
+    else
+        puts("Check every selected variant against the CPU reference, then time it on the GPU\n"
+             "with CUDA events until the noise is under --max-noise (with at least\n"
+             "--min-samples samples) or --max-time passes. Every sample starts from poisoned\n"
+             "outputs, and the last timed launch must write what the checked run wrote (the\n"
+             "op's check, for a nondeterministic variant): work skipped or cached on repeated\n"
+             "calls FAILs the row. One row per (case, variant).\n");
+    kb_opts_help(stdout, check ? kb_check_table : kb_run_table);
+    puts("  -h, --help\n"
+         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
+         "            2 bad usage or input, or another run writing an output file\n"
+         "            (nothing was run, no file was touched),\n"
+         "            3 no CUDA device (none, no driver, or not the one --device names),\n"
+         "            4 a runtime error (an output could not be written, a worker could not\n"
+         "            start, out of file descriptors or memory)");
+}
+
+static int set_op(void *dst, const char *arg, kb_error *e) {
+    run_args *a = dst;
+    if (a->opname) return kb_fail(e, "unexpected argument '%s' (one OP, or all)", arg);
+    a->opname = arg;
+    return KB_OK;
+}
+
+/* KB_OK, KB_OPTS_HELP (help printed), or KB_EXIT_USAGE (said). */
 static int parse_args(int argc, char **argv, run_args *a) {
     const char *cmd = a->cmd;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        long n;
-        double x;
-        kb_error e;
-        int ext = kb_ext_option(cmd, argc, argv, &i, &a->ext);
-        if (ext < 0) return KB_EXIT_USAGE;
-        if (ext) continue;
-        if (kb_is_help(o)) {
-            run_help(cmd);
-            exit(KB_EXIT_OK);
-        } else if (strcmp(o, "-a") == 0 || strcmp(o, "--axis") == 0) {
-            if (!v) return kb_usage_error(cmd, "%s needs AXIS=VALUES", o);
-            if (a->nspecs == KB_MAX_AXES) return kb_usage_error(cmd, "too many -a options");
-            if (kb_spec_parse(v, &a->specs[a->nspecs], &e) != KB_OK)
-                return kb_usage_error(cmd, "-a %s: %s", v, e.msg);
-            a->spec_text[a->nspecs] = v;
-            a->nspecs++;
-            /* Two -a of one axis: which one the cases take would be a guess. */
-            for (int j = 0; j + 1 < a->nspecs; j++)
-                if (strcmp(a->specs[j].axis, a->specs[a->nspecs - 1].axis) == 0)
-                    return kb_usage_error(cmd, "-a %s: axis %s is given twice (-a %s before it)", v,
-                                          a->specs[j].axis, a->spec_text[j]);
-        } else if (strcmp(o, "-v") == 0 || strcmp(o, "--variant") == 0) {
-            a->variants = v;
-        } else if (strcmp(o, "--sweep") == 0) {
-            a->sweep = v;
-        } else if (strcmp(o, "--inputs") == 0) {
-            a->opts.inputs_dir = v;
-        } else if (strcmp(o, "--dump") == 0) {
-            a->opts.dump_dir = v;
-        } else if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
-            if (a->noutputs == KB_MAX_OUTPUTS)
-                return kb_usage_error(cmd, "at most %d -o files", KB_MAX_OUTPUTS);
-            a->outputs[a->noutputs++] = v;
-        } else if (strcmp(o, "--resume") == 0) {
-            a->resume = v;
-        } else if (strcmp(o, "--overwrite") == 0) {
-            a->overwrite = 1;
-            takes = 0;
-        } else if (strcmp(o, "--format") == 0) {
-            if (!v || kb_format_parse(v, &a->format) != KB_OK)
-                return kb_usage_error(cmd, "--format %s: expected table, csv, json or md",
-                                      v ? v : "(missing)");
-        } else if (strcmp(o, "--mode") == 0 && a->opts.timing) {
-            if (!v || kb_mode_parse(v, &a->opts.mode) != KB_OK)
-                return kb_usage_error(cmd, "--mode %s: expected cold, hot or graph",
-                                      v ? v : "(missing)");
-        } else if (strcmp(o, "--flush") == 0 && a->opts.timing) {
-            if (!v || kb_flush_parse(v, &a->opts.flush) != KB_OK)
-                return kb_usage_error(cmd, "--flush %s: expected " KB_FLUSH_KINDS,
-                                      v ? v : "(missing)");
-        } else if (strcmp(o, "--max-noise") == 0 && a->opts.timing) {
-            if (kb_opt_double(cmd, o, v, 0, 100, &x) != KB_OK) return KB_EXIT_USAGE;
-            a->opts.rule.max_noise = x / 100;
-        } else if (strcmp(o, "--min-samples") == 0 && a->opts.timing) {
-            if (kb_opt_int(cmd, o, v, 1, a->opts.rule.max_samples, &n) != KB_OK)
-                return KB_EXIT_USAGE;
-            a->opts.rule.min_samples = (int)n;
-        } else if (strcmp(o, "--max-time") == 0 && a->opts.timing) {
-            if (kb_opt_double(cmd, o, v, 0, 3600, &x) != KB_OK) return KB_EXIT_USAGE;
-            a->opts.rule.max_time_s = x;
-        } else if (strcmp(o, "--seed") == 0) {
-            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &n) != KB_OK) return KB_EXIT_USAGE;
-            a->opts.seed = (uint64_t)n;
-        } else if (strcmp(o, "--device") == 0 || strcmp(o, "--devices") == 0) {
-            if (parse_devices(cmd, o, v, &a->devices) != KB_OK) return KB_EXIT_USAGE;
-        } else if (strcmp(o, "--mixed-devices") == 0) {
-            a->mixed_devices = 1;
-            takes = 0;
-        } else if (strcmp(o, "--max-cases") == 0) {
-            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->max_cases) != KB_OK) return KB_EXIT_USAGE;
-        } else if (strcmp(o, "--first-case") == 0) {
-            if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &a->first_case) != KB_OK)
-                return KB_EXIT_USAGE;
-        } else if (strcmp(o, "--shard") == 0) {
-            if (kb_shard_parse(v, &a->opts.shard_index, &a->opts.shard_count, &e) != KB_OK)
-                return kb_usage_error(cmd, "%s", e.msg);
-        } else if (strcmp(o, "--dry-run") == 0) {
-            a->dry_run = 1;
-            takes = 0;
-        } else if (strcmp(o, "--fuzz") == 0 && !a->opts.timing) {
-            if (kb_opt_int(cmd, o, v, 0, KB_MAX_CASES, &a->fuzz) != KB_OK) return KB_EXIT_USAGE;
-        } else if (strcmp(o, "--no-check") == 0 && a->opts.timing) {
-            a->opts.check = 0;
-            takes = 0;
-        } else if (strcmp(o, "--isolate") == 0 || strcmp(o, "--no-isolate") == 0) {
-            a->opts.isolate = strcmp(o, "--isolate") == 0;
-            takes = 0;
-        } else if (strcmp(o, "--case-timeout") == 0) {
-            if (kb_opt_double(cmd, o, v, 0, 86400, &x) != KB_OK) return KB_EXIT_USAGE;
-            a->opts.case_timeout_s = x;
-            a->timeout_given = 1;
-        } else if (strcmp(o, "--force") == 0) {
-            a->opts.force = 1;
-            takes = 0;
-        } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
-            a->quiet = 1;
-            takes = 0;
-        } else if (o[0] == '-') {
-            return kb_usage_error(cmd, "unknown option '%s'", o);
-        } else if (a->opname) {
-            return kb_usage_error(cmd, "unexpected argument '%s' (one OP, or all)", o);
-        } else {
-            a->opname = o;
-            takes = 0;
-        }
-        if (takes) {
-            if (!v) return kb_usage_error(cmd, "%s needs a value", o);
-            i++;
-        }
-    }
+    int rc =
+        kb_opts_parse(cmd, a->opts.timing ? kb_run_table : kb_check_table, a, argc, argv, set_op);
+    if (rc == KB_OPTS_HELP) run_help(cmd);
+    if (rc != KB_EXIT_OK) return rc;
     if (!a->opname) return kb_usage_error(cmd, "which op? (kbench list shows them)");
     if (!a->opts.isolate && a->opts.force)
         return kb_usage_error(cmd, "--force needs isolation: a forced variant may fault (drop "
@@ -948,23 +1039,25 @@ static void host_hint(int all, int argc, char **argv, const kb_variant *const *v
     fputc('\n', stderr);
 }
 
-static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
-                      kb_runner *rp, int *have_runner) {
-    const run_args a = *ap;
-    int timing = a.opts.timing, rc = KB_OK;
-    /* Cases and variants, all before the device is touched. */
+/* What run_parsed's steps share: the plan and the files it writes. */
+typedef struct run_state {
+    const run_args *a;
+    int argc;
+    char **argv;
+    kb_case_list *cases;
     const kb_variant *variants[512];
-    int nvar = 0;
-    int all = strcmp(a.opname, "all") == 0;
-    if (!all && !kb_find_op(a.opname)) {
-        char names[512] = "";
-        for (int i = 0; kb_ops[i]; i++) {
-            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-            strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
-        }
-        return kb_usage_error(a.cmd, "unknown op '%s' (ops: %s, or all)", a.opname, names);
-    }
-    if (kb_ext_load(a.cmd, &a.ext) != KB_EXIT_OK) return KB_EXIT_USAGE;
+    int nvar, all, fuzzed;
+    kb_out_file files[KB_MAX_OUTPUTS + 1];
+    int nfiles;
+} run_state;
+
+/* Step 1, before the device: the cases (sweep, --first-case, --max-cases,
+ * --fuzz) and the variants of every selected op. KB_OK or an exit code. */
+static int plan_run(run_state *st) {
+    const run_args a = *st->a;
+    kb_case_list *cp = st->cases;
+    const kb_variant **variants = st->variants;
+    int all = st->all, timing = a.opts.timing, nvar = 0;
     int fuzzed = 0, fuzz_ops = 0;
     for (int i = 0; kb_ops[i]; i++)
         fuzz_ops += (all || strcmp(kb_ops[i]->name, a.opname) == 0) && kb_ops[i]->fuzz_case;
@@ -1002,6 +1095,8 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         fuzzed += added;
     }
     variants[nvar] = NULL;
+    st->nvar = nvar;
+    st->fuzzed = fuzzed;
     /* A selection of nothing is a mistake in the options, not a run that
      * passed: say which option emptied it. (A shard with no pair of a
      * selection is no such mistake: its file says so, for merge.) */
@@ -1017,140 +1112,192 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
         return kb_usage_error(a.cmd,
                               "--first-case %ld: past the end of every op's sweep: no case is left",
                               a.first_case);
-    kb_error de;
-    /* Python pairs' files go under one folder the parent removes at the end. */
-    for (int i = 0; i < nvar; i++)
-        if (kb_loaded_of(variants[i]) &&
-            kb_source_at(kb_loaded_of(variants[i])->source)->kind == KB_SOURCE_PY && !a.dry_run &&
-            kb_py_make_root(&de) != KB_OK) {
-            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
-            return KB_EXIT_RUNTIME;
-        }
-    if (kb_runner_check_dirs(&a.opts, cp, &de) != KB_OK) return kb_usage_error(a.cmd, "%s", de.msg);
-    if (a.dry_run) {
-        if (kb_runner_init(rp, &a.opts, &de) != KB_OK) {
-            fprintf(stderr, "kbench %s: %s\n", a.cmd, de.msg);
-            return KB_EXIT_RUNTIME;
-        }
-        *have_runner = 1;
-        return dry_run(&a, cp, variants, rp);
-    }
+    return KB_OK;
+}
 
-    /* Output files, still before the device: every problem with them is
-     * usage, and nothing named is touched until a row exists. */
+/* Step 2, still before the device: every output named is checked, then
+ * opened (--resume's file first); nothing named is touched until a row
+ * exists. KB_OK or an exit code (the files opened so far closed). */
+static int open_outputs(run_state *st, kb_results *dp) {
+    const run_args *a = st->a;
     kb_format fmts[KB_MAX_OUTPUTS];
-    if (check_outputs(&a, fmts) != KB_OK) return KB_EXIT_USAGE;
+    if (check_outputs(a, fmts) != KB_OK) return KB_EXIT_USAGE;
     kb_out_file_cleanup_on_signal();
-    kb_out_file files[KB_MAX_OUTPUTS + 1];
-    int nfiles = 0;
-    if (a.resume) {
+    st->nfiles = 0;
+    if (a->resume) {
         /* GPU variants timed in cold mode: this run flushes L2 */
         int gpu = 0;
-        for (int i = 0; i < nvar; i++) gpu |= !(variants[i]->flags & KB_HOST);
-        const char *flush =
-            gpu && timing && a.opts.mode == KB_MODE_COLD ? kb_flush_name(a.opts.flush) : NULL;
-        rc = open_resume(a.cmd, a.resume, flush, dp, &files[nfiles]);
+        for (int i = 0; i < st->nvar; i++) gpu |= !(st->variants[i]->flags & KB_HOST);
+        const char *flush = gpu && a->opts.timing && a->opts.mode == KB_MODE_COLD
+                                ? kb_flush_name(a->opts.flush)
+                                : NULL;
+        int rc = open_resume(a->cmd, a->resume, flush, dp, &st->files[st->nfiles]);
         if (rc != KB_OK) return rc;
-        nfiles++;
+        st->nfiles++;
     }
     kb_error e;
-    for (int i = 0; i < a.noutputs; i++) {
-        if (kb_out_file_open(&files[nfiles], a.outputs[i], fmts[i], &e) != KB_OK) {
-            close_files(a.cmd, files, nfiles);
-            return open_failed(a.cmd, "-o", files[nfiles].failure, e.msg);
+    for (int i = 0; i < a->noutputs; i++) {
+        if (kb_out_file_open(&st->files[st->nfiles], a->outputs[i], fmts[i], &e) != KB_OK) {
+            close_files(a->cmd, st->files, st->nfiles);
+            return open_failed(a->cmd, "-o", st->files[st->nfiles].failure, e.msg);
         }
-        nfiles++;
+        st->nfiles++;
     }
-    kb_printer out;
-    kb_run_opts opts = a.opts;
-    opts.progress = isatty(2);
-    if (kb_runner_init(rp, &opts, &e) != KB_OK) {
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
-    }
-    *have_runner = 1;
-    if (a.resume) {
-        rp->already_done = resume_done;
-        rp->done_ctx = dp;
-    }
-    if (kb_runner_plan(rp, cp, variants, &e) != KB_OK) {
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
-    }
-    if (!a.quiet) {
-        kb_printer_init(&out, a.format, stdout);
-        rp->printers[rp->nprinters++] = &out;
-    }
-    for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
+    return KB_OK;
+}
 
-    static begin_ctx bc; /* a device's facts each: too large for the stack */
-    memset(&bc, 0, sizeof bc);
-    bc.argc = argc + 1;
-    bc.argv = argv - 1;
-    bc.r = rp;
-    bc.mixed = a.mixed_devices;
-    shard_text(&a, rp, cp, variants, bc.shard, sizeof bc.shard);
-    if (a.opts.isolate) {
-        rc = kb_isolated_run(rp, &a.devices, begin_printers, &bc, &e);
-    } else {
-        const int dev = rp->needs_device; /* a plan of host variants opens none */
-        rc = dev ? kb_device_open(a.devices.ordinals[0], &bc.dev[0], &e) : KB_OK;
-        if (rc == KB_OK && dev && timing && kb_device_peaks(&bc.dev[0], 0, &e) != KB_OK)
-            fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e.msg);
-        /* attached first: a device that cannot take the run begins no file */
-        if (rc == KB_OK && dev) rc = kb_runner_attach(rp, &bc.dev[0], &e);
-        if (rc == KB_OK)
-            begin_printers(&bc, dev ? bc.dev : NULL, dev ? 1 : 0,
-                           dev ? kb_device_sm_clock_now(&bc.dev[0]) : -1, &e);
-        if (rc == KB_OK) kb_runner_run(rp);
-    }
-    if (rc == KB_REFUSED) {
-        close_files(a.cmd, files, nfiles);
-        return kb_usage_error(a.cmd, "%s\n(nothing was run)", e.msg);
-    }
-    if (rc == KB_NO_DEVICE) {
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a.cmd, e.msg,
-                cp->count);
-        host_hint(all, argc, argv, variants);
-        return KB_EXIT_NO_DEVICE;
-    }
-    if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
-        close_files(a.cmd, files, nfiles);
-        fprintf(stderr, "kbench %s: %s\n(nothing was run)\n", a.cmd, e.msg);
-        return KB_EXIT_RUNTIME;
-    }
-    if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-    rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
-    /* A shard that writes no row (more shards than pairs) still says which
-     * shard it is, for merge: its files hold the metadata and the header. A
-     * resumed file holds them already, and stays as it was. */
-    if (rc == KB_OK && a.opts.shard_count > 0 && shard_rows(rp, cp, variants) == 0)
-        for (int i = 0; i < nfiles; i++)
-            if (!files[i].p.append && kb_out_file_keep_empty(&files[i], &e) != KB_OK) {
-                fprintf(stderr, "kbench %s: %s\n", a.cmd, e.msg);
-                rc = KB_EXIT_RUNTIME;
-            }
-    if (!a.quiet) out.end(&out);
-    if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
+/* Step 3: the pairs on the device(s), isolated or in this process. The
+ * runner's status (KB_OK, KB_REFUSED, KB_NO_DEVICE, ...), e saying why. */
+static int execute(run_state *st, kb_runner *rp, begin_ctx *bc, kb_error *e) {
+    const run_args *a = st->a;
+    memset(bc, 0, sizeof *bc);
+    bc->argc = st->argc + 1;
+    bc->argv = st->argv - 1;
+    bc->r = rp;
+    bc->mixed = a->mixed_devices;
+    shard_text(a, rp, st->cases, st->variants, bc->shard, sizeof bc->shard);
+    if (a->opts.isolate) return kb_isolated_run(rp, &a->devices, begin_printers, bc, e);
+    const int dev = rp->needs_device; /* a plan of host variants opens none */
+    int rc = dev ? kb_device_open(a->devices.ordinals[0], &bc->dev[0], e) : KB_OK;
+    if (rc == KB_OK && dev && a->opts.timing && kb_device_peaks(&bc->dev[0], 0, e) != KB_OK)
+        fprintf(stderr, "kbench: peaks not measured (%s): %% columns are 0\n", e->msg);
+    /* attached first: a device that cannot take the run begins no file */
+    if (rc == KB_OK && dev) rc = kb_runner_attach(rp, &bc->dev[0], e);
+    if (rc == KB_OK)
+        begin_printers(bc, dev ? bc->dev : NULL, dev ? 1 : 0,
+                       dev ? kb_device_sm_clock_now(&bc->dev[0]) : -1, e);
+    if (rc == KB_OK) kb_runner_run(rp);
+    return rc;
+}
+
+/* Step 4: the counts line (and --resume's), and the exit code. */
+static int summarise(const run_state *st, const kb_runner *rp, int rc) {
+    const run_args *a = st->a;
     const int *n = rp->counts;
     int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
-    fprintf(a.quiet ? stderr : stdout,
+    fprintf(a->quiet ? stderr : stdout,
             "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
             "%d TIMEOUT, %d UNCHECKED%s\n",
-            cp->count, fuzzed ? " (incl. fuzzed)" : "",
+            st->cases->count, st->fuzzed ? " (incl. fuzzed)" : "",
             n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
                 n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
             n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
             n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
             rp->skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
-    if (a.resume)
-        fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
-                rp->resumed, a.resume);
+    if (a->resume)
+        fprintf(a->quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",
+                rp->resumed, a->resume);
     if (rc == KB_EXIT_RUNTIME) return rc;
     return bad ? KB_EXIT_FAILED : KB_EXIT_OK;
+}
+
+/* The command after its options are parsed: plan, open outputs, execute,
+ * summarise. Every path leaves the caller to free the cases, the --resume
+ * rows and the runner (once initialised). */
+static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_results *dp,
+                      kb_runner *rp, int *have_runner) {
+    static run_state st; /* 9 output files and 512 variants: off the stack */
+    memset(&st, 0, sizeof st);
+    st.a = ap;
+    st.argc = argc;
+    st.argv = argv;
+    st.cases = cp;
+    st.all = strcmp(ap->opname, "all") == 0;
+    const run_args *a = ap;
+    if (!st.all && !kb_find_op(a->opname)) {
+        char names[512] = "";
+        for (int i = 0; kb_ops[i]; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, kb_ops[i]->name, sizeof names - strlen(names) - 1);
+        }
+        return kb_usage_error(a->cmd, "unknown op '%s' (ops: %s, or all)", a->opname, names);
+    }
+    if (kb_ext_load(a->cmd, &a->ext) != KB_EXIT_OK) return KB_EXIT_USAGE;
+    int rc = plan_run(&st);
+    if (rc != KB_OK) return rc;
+    const kb_variant **variants = st.variants;
+    int nvar = st.nvar;
+    kb_error de;
+    /* Python pairs' files go under one folder the parent removes at the end. */
+    for (int i = 0; i < nvar; i++)
+        if (kb_loaded_of(variants[i]) &&
+            kb_source_at(kb_loaded_of(variants[i])->source)->kind == KB_SOURCE_PY && !a->dry_run &&
+            kb_py_make_root(&de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a->cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
+    if (kb_runner_check_dirs(&a->opts, cp, &de) != KB_OK)
+        return kb_usage_error(a->cmd, "%s", de.msg);
+    if (a->dry_run) {
+        if (kb_runner_init(rp, &a->opts, &de) != KB_OK) {
+            fprintf(stderr, "kbench %s: %s\n", a->cmd, de.msg);
+            return KB_EXIT_RUNTIME;
+        }
+        *have_runner = 1;
+        return dry_run(a, cp, variants, rp);
+    }
+
+    rc = open_outputs(&st, dp);
+    if (rc != KB_OK) return rc;
+    kb_out_file *files = st.files;
+    int nfiles = st.nfiles;
+    kb_error e;
+    kb_printer out;
+    kb_run_opts opts = a->opts;
+    opts.progress = isatty(2);
+    if (kb_runner_init(rp, &opts, &e) != KB_OK) {
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    *have_runner = 1;
+    if (a->resume) {
+        rp->already_done = resume_done;
+        rp->done_ctx = dp;
+    }
+    if (kb_runner_plan(rp, cp, variants, &e) != KB_OK) {
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    if (!a->quiet) {
+        kb_printer_init(&out, a->format, stdout);
+        rp->printers[rp->nprinters++] = &out;
+    }
+    for (int i = 0; i < nfiles; i++) rp->printers[rp->nprinters++] = &files[i].p;
+
+    static begin_ctx bc; /* a device's facts each: too large for the stack */
+    rc = execute(&st, rp, &bc, &e);
+    if (rc == KB_REFUSED) {
+        close_files(a->cmd, files, nfiles);
+        return kb_usage_error(a->cmd, "%s\n(nothing was run)", e.msg);
+    }
+    if (rc == KB_NO_DEVICE) {
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(%d case(s) were valid; nothing was run)\n", a->cmd, e.msg,
+                cp->count);
+        host_hint(st.all, argc, argv, variants);
+        return KB_EXIT_NO_DEVICE;
+    }
+    if (rc != KB_OK && !bc.begun) { /* no worker could start: not a usage error */
+        close_files(a->cmd, files, nfiles);
+        fprintf(stderr, "kbench %s: %s\n(nothing was run)\n", a->cmd, e.msg);
+        return KB_EXIT_RUNTIME;
+    }
+    if (rc != KB_OK) fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+    rc = rc != KB_OK ? KB_EXIT_RUNTIME : KB_OK;
+    /* A shard that writes no row (more shards than pairs) still says which
+     * shard it is, for merge: its files hold the metadata and the header. A
+     * resumed file holds them already, and stays as it was. */
+    if (rc == KB_OK && a->opts.shard_count > 0 && shard_rows(rp, cp, variants) == 0)
+        for (int i = 0; i < nfiles; i++)
+            if (!files[i].p.append && kb_out_file_keep_empty(&files[i], &e) != KB_OK) {
+                fprintf(stderr, "kbench %s: %s\n", a->cmd, e.msg);
+                rc = KB_EXIT_RUNTIME;
+            }
+    if (!a->quiet) out.end(&out);
+    if (close_files(a->cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
+    return summarise(&st, rp, rc);
 }
 
 int kb_cmd_run(int argc, char **argv) {
@@ -1174,9 +1321,10 @@ int kb_cmd_run(int argc, char **argv) {
     kb_results done = {0};
     kb_runner runner;
     int have_runner = 0;
-    int rc = parse_args(argc, argv, &a) == KB_OK
-                 ? run_parsed(&a, argc, argv, &cases, &done, &runner, &have_runner)
-                 : KB_EXIT_USAGE;
+    int parsed = parse_args(argc, argv, &a);
+    int rc = parsed == KB_OK ? run_parsed(&a, argc, argv, &cases, &done, &runner, &have_runner)
+             : parsed == KB_OPTS_HELP ? KB_EXIT_OK
+                                      : KB_EXIT_USAGE;
     if (have_runner) kb_runner_free(&runner);
     kb_py_remove_root();
     kb_results_free(&done);
@@ -1184,6 +1332,3 @@ int kb_cmd_run(int argc, char **argv) {
     for (int i = 0; i < a.nspecs; i++) kb_spec_free(&a.specs[i]);
     return rc;
 }
-
-/* The command after its options are parsed; every path leaves the caller to
- * free the cases, the --resume rows and the runner (once initialised). */

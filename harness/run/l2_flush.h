@@ -32,8 +32,9 @@ typedef enum kb_flush {
     KB_FLUSH_DISCARD,
     KB_FLUSH_RESET
 } kb_flush;
-#define KB_FLUSH_DEFAULT KB_FLUSH_WRITE_READ
-#define KB_FLUSH_KINDS   "write, read, write-read, discard or reset"
+#define KB_FLUSH_DEFAULT      KB_FLUSH_WRITE_READ
+#define KB_FLUSH_DEFAULT_NAME "write-read" /* --help says it; test_cli_opts checks it */
+#define KB_FLUSH_KINDS        "write, read, write-read, discard or reset"
 const char *kb_flush_name(kb_flush f);
 int kb_flush_parse(const char *s, kb_flush *f);
 /* KB_OK, or KB_UNSUPPORTED naming what the current device lacks for f. */
