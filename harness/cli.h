@@ -36,7 +36,7 @@ typedef struct kb_command {
 } kb_command;
 extern const kb_command kb_commands[];
 extern const kb_opt kb_list_opts[], kb_run_table[], kb_check_table[], kb_compare_opts[],
-    kb_merge_opts[], kb_verify_opts[];
+    kb_merge_opts[], kb_verify_opts[], kb_plot_opts_table[], kb_report_opts[];
 
 /* "error: ..." on stderr, a hint to --help, and KB_EXIT_USAGE. */
 int kb_usage_error(const char *cmd, const char *fmt, ...)

@@ -19,6 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_opts.h"
 #include "compare_runs.h"
 #include "host_device.h"
 #include "plot.h"
@@ -27,6 +28,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,60 +36,93 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static int parse_formats(const char *v, kb_plot_opts *o);
+
+typedef struct plot_args {
+    kb_plot_opts o;
+    const char *files[64];
+    int nfiles;
+} plot_args;
+
+static int set_formats(const kb_opt *opt, void *dst, const char *v, kb_error *e) {
+    (void)opt;
+    if (parse_formats(v, &((plot_args *)dst)->o) != KB_OK)
+        return kb_fail(e, "expected png, svg or png,svg");
+    return KB_OK;
+}
+
+static int add_file(void *dst, const char *arg, kb_error *e) {
+    plot_args *a = dst;
+    if (a->nfiles == 64) return kb_fail(e, "at most 64 files");
+    a->files[a->nfiles++] = arg;
+    return KB_OK;
+}
+
+const kb_opt kb_plot_opts_table[] = {
+    KB_OPT_STRING("-o, --output", "DIR", "where plots go (default plots/; created if missing)",
+                  plot_args, o.dir),
+    KB_OPT_STRING("--along", "AXIS",
+                  "draw time, speedup and GB/s against AXIS for every op in\n"
+                  "the files that has it (one must; it must take 2 values)",
+                  plot_args, o.along),
+    KB_OPT_STRING("--baseline", "VARIANT",
+                  "speedups over this variant (a peer: name too) on every\n"
+                  "case where it ran; default: per case, the first of the\n"
+                  "op's baseline list (kbench list OP) that has a timed row",
+                  plot_args, o.baseline),
+    KB_OPT_CALL("--format", "LIST", "png, svg or png,svg (default)", set_formats),
+    KB_OPT_END,
+};
+
 static void plot_help(void) {
-    puts("usage: kbench plot FILE.csv... [-o DIR] [--along AXIS] [--baseline VARIANT]\n"
-         "                   [--format png,svg]\n\n"
-         "For each op (and timing mode) in the files, write gnuplot scripts and data and,\n"
-         "when gnuplot is on PATH, render them:\n"
-         "  <stem>.<op>.time        median time per variant, p10-p90 as error bars: along\n"
-         "                          an axis (below) where the op's cases are a sweep, else\n"
-         "                          against the op's minimum bytes moved (log-log) where\n"
-         "                          each case has its own size, else bars per case\n"
-         "  <stem>.<op>.speedup     each variant's speedup over the case's baseline: lines\n"
-         "                          along the axis, else bars per case (cases where no\n"
-         "                          baseline ran say so)\n"
-         "  <stem>.<op>.gbps        achieved GB/s along the axis under the copy peak\n"
-         "  <stem>.<op>.roofline    achieved GFLOP/s against the measured copy and SGEMM\n"
-         "                          ceilings (GB/s against the copy peak for ops that do\n"
-         "                          no arithmetic), from the CSV's '# ... peaks:' line\n"
-         "                          gbps and roofline only where a row reaches a quarter\n"
-         "                          of a ceiling: below, the op is latency-bound and its\n"
-         "                          GB/s measures launch latency, not memory\n"
-         "  <stem>.<op>.workspace   device workspace per variant (when any uses some)\n"
-         "  <stem>.<op>.index_cost  extra time of each *_i64 variant over its *_i32 twin\n"
-         "  <stem>.<op>.V_vs_exact  a variant of other semantics (nms pairwise_fast)\n"
-         "                          against the fastest exact one: time saved, boxes lost\n"
-         "  <stem>.<op>.cpu_vs_gpu  where host rows (KB_HOST variants) ran: the fastest\n"
-         "                          CPU variant against the fastest GPU variant per case,\n"
-         "                          along --along AXIS or the axis that joins the most\n"
-         "                          cases (log scale)\n"
-         "<stem> is the name of the first FILE holding the op, without .csv; an op timed\n"
-         "in several modes gets .<mode> after its name. In these names any character but\n"
-         "a letter, a digit or . _ + - becomes _ (what a CSV holds is data, never a path\n"
-         "or a gnuplot pipe; in the scripts it is quoted so that gnuplot runs none of it).\n"
-         "Only PASS and UNCHECKED rows are drawn. Each variant has one colour and marker\n"
-         "in every plot; peers (peer:*) are dashed or hatched, each its own colour and\n"
-         "marker; the variant to ship on some case (the fastest of ours that PASSed) is\n"
-         "drawn heavier. The key is a column of its own right of the plot, one line an\n"
-         "entry. Past 14 variants drawn, the key names every peer and the ones of ours\n"
-         "nearest the top on any case (12 entries in all); the other variants are thin\n"
-         "grey lines under one \"others\" entry, named in a list under the key (the\n"
-         "caption says so).\n\n"
-         "Along an axis: x is the axis's values (numbers sorted, on a log scale where\n"
-         "they span over 30x; enum values in the axis's order), one line per variant, and\n"
-         "one panel (in one image) per combination of the other axes that vary, e.g.\n"
-         "dtype=f32 beside dtype=f16. Axes that the axis determines in the files (a layer\n"
-         "sweep's c_out and w move with its c_in) name the x positions instead of making\n"
-         "panels. Without --along, the time, speedup and GB/s plots of an op use the axis\n"
-         "whose panels are sweeps (at most 4 panels, 2 cases or more each), if any.\n\n"
-         "  -o, --output DIR     where plots go (default plots/; created if missing)\n"
-         "  --along AXIS         draw time, speedup and GB/s against AXIS for every op in\n"
-         "                       the files that has it (one must; it must take 2 values)\n"
-         "  --baseline VARIANT   speedups over this variant (a peer: name too) on every\n"
-         "                       case where it ran; default: per case, the first of the\n"
-         "                       op's baseline list (kbench list OP) that has a timed row\n"
-         "  --format LIST        png, svg or png,svg (default)\n"
-         "  -h, --help\n"
+    fputs("usage: kbench plot FILE.csv... [-o DIR] [--along AXIS] [--baseline VARIANT]\n"
+          "                   [--format png,svg]\n\n"
+          "For each op (and timing mode) in the files, write gnuplot scripts and data and,\n"
+          "when gnuplot is on PATH, render them:\n"
+          "  <stem>.<op>.time        median time per variant, p10-p90 as error bars: along\n"
+          "                          an axis (below) where the op's cases are a sweep, else\n"
+          "                          against the op's minimum bytes moved (log-log) where\n"
+          "                          each case has its own size, else bars per case\n"
+          "  <stem>.<op>.speedup     each variant's speedup over the case's baseline: lines\n"
+          "                          along the axis, else bars per case (cases where no\n"
+          "                          baseline ran say so)\n"
+          "  <stem>.<op>.gbps        achieved GB/s along the axis under the copy peak\n"
+          "  <stem>.<op>.roofline    achieved GFLOP/s against the measured copy and SGEMM\n"
+          "                          ceilings (GB/s against the copy peak for ops that do\n"
+          "                          no arithmetic), from the CSV's '# ... peaks:' line\n"
+          "                          gbps and roofline only where a row reaches a quarter\n"
+          "                          of a ceiling: below, the op is latency-bound and its\n"
+          "                          GB/s measures launch latency, not memory\n"
+          "  <stem>.<op>.workspace   device workspace per variant (when any uses some)\n"
+          "  <stem>.<op>.index_cost  extra time of each *_i64 variant over its *_i32 twin\n"
+          "  <stem>.<op>.V_vs_exact  a variant of other semantics (nms pairwise_fast)\n"
+          "                          against the fastest exact one: time saved, boxes lost\n"
+          "  <stem>.<op>.cpu_vs_gpu  where host rows (KB_HOST variants) ran: the fastest\n"
+          "                          CPU variant against the fastest GPU variant per case,\n"
+          "                          along --along AXIS or the axis that joins the most\n"
+          "                          cases (log scale)\n"
+          "<stem> is the name of the first FILE holding the op, without .csv; an op timed\n"
+          "in several modes gets .<mode> after its name. In these names any character but\n"
+          "a letter, a digit or . _ + - becomes _ (what a CSV holds is data, never a path\n"
+          "or a gnuplot pipe; in the scripts it is quoted so that gnuplot runs none of it).\n"
+          "Only PASS and UNCHECKED rows are drawn. Each variant has one colour and marker\n"
+          "in every plot; peers (peer:*) are dashed or hatched, each its own colour and\n"
+          "marker; the variant to ship on some case (the fastest of ours that PASSed) is\n"
+          "drawn heavier. The key is a column of its own right of the plot, one line an\n"
+          "entry. Past 14 variants drawn, the key names every peer and the ones of ours\n"
+          "nearest the top on any case (12 entries in all); the other variants are thin\n"
+          "grey lines under one \"others\" entry, named in a list under the key (the\n"
+          "caption says so).\n\n"
+          "Along an axis: x is the axis's values (numbers sorted, on a log scale where\n"
+          "they span over 30x; enum values in the axis's order), one line per variant, and\n"
+          "one panel (in one image) per combination of the other axes that vary, e.g.\n"
+          "dtype=f32 beside dtype=f16. Axes that the axis determines in the files (a layer\n"
+          "sweep's c_out and w move with its c_in) name the x positions instead of making\n"
+          "panels. Without --along, the time, speedup and GB/s plots of an op use the axis\n"
+          "whose panels are sweeps (at most 4 panels, 2 cases or more each), if any.\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_plot_opts_table);
+    puts("  -h, --help\n"
          "exit codes: 0 plots rendered; 2 bad usage or an unreadable CSV; 4 a file could\n"
          "            not be written, gnuplot failed, or gnuplot is not on PATH (the\n"
          "            scripts are written: render them with `cd DIR && gnuplot *.gp`)\n"
@@ -1703,39 +1738,16 @@ static int parse_formats(const char *list, kb_plot_opts *o) {
 }
 
 int kb_cmd_plot(int argc, char **argv) {
-    kb_plot_opts o = {.dir = "plots", .png = 1, .svg = 1};
-    const char *files[64];
-    int nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (kb_is_help(a)) {
-            plot_help();
-            return KB_EXIT_OK;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (!v || !*v) return kb_usage_error("plot", "%s needs a folder", a);
-            o.dir = v;
-            i++;
-        } else if (strcmp(a, "--baseline") == 0) {
-            if (!v || !*v) return kb_usage_error("plot", "%s needs a variant", a);
-            o.baseline = v;
-            i++;
-        } else if (strcmp(a, "--along") == 0) {
-            if (!v || !*v || v[0] == '-') return kb_usage_error("plot", "%s needs an axis", a);
-            o.along = v;
-            i++;
-        } else if (strcmp(a, "--format") == 0) {
-            if (!v || parse_formats(v, &o) != KB_OK)
-                return kb_usage_error("plot", "--format %s: expected png, svg or png,svg",
-                                      v ? v : "(missing)");
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return kb_usage_error("plot", "unknown option '%s'", a);
-        } else if (nfiles == 64) {
-            return kb_usage_error("plot", "at most 64 files");
-        } else {
-            files[nfiles++] = a;
-        }
+    plot_args args = {.o = {.dir = "plots", .png = 1, .svg = 1}};
+    int prc = kb_opts_parse("plot", kb_plot_opts_table, &args, argc, argv, add_file);
+    if (prc == KB_OPTS_HELP) {
+        plot_help();
+        return KB_EXIT_OK;
     }
+    if (prc != KB_EXIT_OK) return prc;
+    kb_plot_opts o = args.o;
+    const char **files = args.files;
+    int nfiles = args.nfiles;
     if (!nfiles) return kb_usage_error("plot", "which results? (kbench plot FILE.csv...)");
 
     kb_results res = {0};

@@ -16,6 +16,7 @@
  * its "which variant to ship" table.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "compare_runs.h"
 #include "host_device.h"
 #include "page_text.h"
@@ -26,44 +27,65 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct report_args {
+    kb_plot_opts o;
+    const char *files[64];
+    int nfiles;
+} report_args;
+
+static int add_file(void *dst, const char *arg, kb_error *e) {
+    report_args *a = dst;
+    if (a->nfiles == 64) return kb_fail(e, "at most 64 files");
+    a->files[a->nfiles++] = arg;
+    return KB_OK;
+}
+
+const kb_opt kb_report_opts[] = {
+    KB_OPT_STRING("-o, --output", "DIR", "where the pages and plots go (default report/; created)",
+                  report_args, o.dir),
+    KB_OPT_END,
+};
+
 static void report_help(void) {
-    puts("usage: kbench report RESULTS.csv... [-o DIR]\n\n"
-         "Write DIR/report.md and DIR/report.html (one page, plots embedded, viewable\n"
-         "offline) from kbench CSVs and peers' CSVs (peer:* rows). The page opens on the\n"
-         "decision, one table across ops: per op and case the variant to ship (the fastest\n"
-         "of ours that PASSed), its median, and its time ratio to the fastest peer that\n"
-         "PASSed the same check and to the fastest peer that ran (one that did not PASS\n"
-         "named with why; an unchecked one only where no checked one ran). Then where the\n"
-         "rows come from: one line when every file names one device and one commit, else\n"
-         "a warning before the table and each file's device, commit and command under it\n"
-         "(folded in the HTML page). Then per op and timing mode:\n"
-         "  - where the variants come from, when a row came from outside the tree: the\n"
-         "    built-in table, each plugin, each Python file (the source column);\n"
-         "  - which variant to ship: per case the fastest variant that PASSed its check\n"
-         "    (a plugin's or Python file's named with its source),\n"
-         "    its median time +- noise, its speedup over the op's baseline and over each\n"
-         "    peer on the same case, its workspace, and the runner-up;\n"
-         "  - int64 against int32 indexing (*_i64 vs *_i32 twins) and variants of other\n"
-         "    semantics (nms pairwise_fast: time saved, boxes lost) where the op has them;\n"
-         "  - CPU or GPU, where host rows ran (KB_HOST variants, `where` host): per case\n"
-         "    the fastest host and the fastest device variant that PASSed and which wins\n"
-         "    by how much; along the axis that joins the most cases, the size where the\n"
-         "    winner changes (or that one wins at every size); the cpu_vs_gpu plot;\n"
-         "  - the plots of `kbench plot` (time, speedup, roofline, workspace, ...);\n"
-         "  - every row that did not PASS, with its status and reason.\n"
-         "Last, when the files share one device and commit: the runs, each file's device,\n"
-         "driver, clocks, peaks, commit, command and time.\n"
-         "DIR/summary.md is the short form for a README: it opens on the same decision\n"
-         "table, then per op its time and speedup plots and one line per case (the variant\n"
-         "to ship, its time, its speedup over the baseline and over the fastest peer that\n"
-         "ran (one that FAILed its check named with why), its workspace), and for ops with\n"
-         "host rows one CPU-or-GPU line.\n\n"
-         "  -o, --output DIR   where the pages and plots go (default report/; created)\n"
-         "  -h, --help\n"
+    fputs("usage: kbench report RESULTS.csv... [-o DIR]\n\n"
+          "Write DIR/report.md and DIR/report.html (one page, plots embedded, viewable\n"
+          "offline) from kbench CSVs and peers' CSVs (peer:* rows). The page opens on the\n"
+          "decision, one table across ops: per op and case the variant to ship (the fastest\n"
+          "of ours that PASSed), its median, and its time ratio to the fastest peer that\n"
+          "PASSed the same check and to the fastest peer that ran (one that did not PASS\n"
+          "named with why; an unchecked one only where no checked one ran). Then where the\n"
+          "rows come from: one line when every file names one device and one commit, else\n"
+          "a warning before the table and each file's device, commit and command under it\n"
+          "(folded in the HTML page). Then per op and timing mode:\n"
+          "  - where the variants come from, when a row came from outside the tree: the\n"
+          "    built-in table, each plugin, each Python file (the source column);\n"
+          "  - which variant to ship: per case the fastest variant that PASSed its check\n"
+          "    (a plugin's or Python file's named with its source),\n"
+          "    its median time +- noise, its speedup over the op's baseline and over each\n"
+          "    peer on the same case, its workspace, and the runner-up;\n"
+          "  - int64 against int32 indexing (*_i64 vs *_i32 twins) and variants of other\n"
+          "    semantics (nms pairwise_fast: time saved, boxes lost) where the op has them;\n"
+          "  - CPU or GPU, where host rows ran (KB_HOST variants, `where` host): per case\n"
+          "    the fastest host and the fastest device variant that PASSed and which wins\n"
+          "    by how much; along the axis that joins the most cases, the size where the\n"
+          "    winner changes (or that one wins at every size); the cpu_vs_gpu plot;\n"
+          "  - the plots of `kbench plot` (time, speedup, roofline, workspace, ...);\n"
+          "  - every row that did not PASS, with its status and reason.\n"
+          "Last, when the files share one device and commit: the runs, each file's device,\n"
+          "driver, clocks, peaks, commit, command and time.\n"
+          "DIR/summary.md is the short form for a README: it opens on the same decision\n"
+          "table, then per op its time and speedup plots and one line per case (the variant\n"
+          "to ship, its time, its speedup over the baseline and over the fastest peer that\n"
+          "ran (one that FAILed its check named with why), its workspace), and for ops with\n"
+          "host rows one CPU-or-GPU line.\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_report_opts);
+    puts("  -h, --help\n"
          "exit codes: 0 written; 2 bad usage or an unreadable CSV; 4 a file could not be\n"
          "            written, gnuplot failed, or gnuplot is not on PATH (the pages are\n"
          "            written without plots; the scripts are in DIR)\n"
@@ -928,26 +950,16 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
 }
 
 int kb_cmd_report(int argc, char **argv) {
-    kb_plot_opts o = {.dir = "report", .png = 1, .svg = 1};
-    const char *files[64];
-    int nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (kb_is_help(a)) {
-            report_help();
-            return KB_EXIT_OK;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return kb_usage_error("report", "%s needs a folder", a);
-            o.dir = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return kb_usage_error("report", "unknown option '%s'", a);
-        } else if (nfiles == 64) {
-            return kb_usage_error("report", "at most 64 files");
-        } else {
-            files[nfiles++] = a;
-        }
+    report_args args = {.o = {.dir = "report", .png = 1, .svg = 1}};
+    int prc = kb_opts_parse("report", kb_report_opts, &args, argc, argv, add_file);
+    if (prc == KB_OPTS_HELP) {
+        report_help();
+        return KB_EXIT_OK;
     }
+    if (prc != KB_EXIT_OK) return prc;
+    kb_plot_opts o = args.o;
+    const char **files = args.files;
+    int nfiles = args.nfiles;
     if (!nfiles) return kb_usage_error("report", "which results? (kbench report FILE.csv...)");
 
     kb_results res = {0};
