@@ -9,7 +9,8 @@
 #include "runner.h"
 #include "shard.h"
 
-#include "analysis/results.h" /* --resume reads the file back */
+#include "results/params.h" /* kb_params_key */
+#include "results/result.h" /* --resume reads the file back */
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -535,12 +536,12 @@ static int is_not_run_line(const char *line) {
     return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
 }
 
-/* 1 when line is the header this kbench writes (kb_csv_columns), newline and all. */
+/* 1 when line is the header this kbench writes (kb_columns), newline and all. */
 static int is_current_header(const char *line) {
     const char *p = line;
-    for (int i = 0; kb_csv_columns[i]; i++) {
-        size_t n = strlen(kb_csv_columns[i]);
-        if ((i && *p++ != ',') || strncmp(p, kb_csv_columns[i], n) != 0) return 0;
+    for (int i = 0; i < KB_NCOLUMNS; i++) {
+        size_t n = strlen(kb_columns[i].name);
+        if ((i && *p++ != ',') || strncmp(p, kb_columns[i].name, n) != 0) return 0;
         p += n;
     }
     return strcmp(p, "\n") == 0 || strcmp(p, "\r\n") == 0;

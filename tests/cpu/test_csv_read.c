@@ -1,4 +1,4 @@
-/* test_csv_read.c — results CSVs read back (harness/analysis/csv_read.c): the schema
+/* test_csv_read.c — results CSVs read back (harness/results/csv_read.c): the schema
  * out_csv.c writes round-trips, RFC 4180 quoting, columns found by name,
  * a run killed mid-row, errors that name file and line, the short form of a
  * case, and the grid plots and reports are drawn from.
