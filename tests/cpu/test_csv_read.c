@@ -103,6 +103,38 @@ KB_TEST(where_says_host_for_a_host_variant_and_device_otherwise) {
     kb_results_free(&res);
 }
 
+/* --force is the forced column: the row reads back forced whatever its reason
+ * says, and a forced row is outside what plots and speedups use. */
+KB_TEST(forced_is_a_column_not_a_reason_prefix) {
+    kb_row rows[2] = {fast_nms_row("n=10"), fast_nms_row("n=20")};
+    for (int i = 0; i < 2; i++) rows[i].stats = (kb_stats){.n = 5, .median = 2e-6};
+    rows[0].forced = 1;
+    snprintf(rows[0].reason, sizeof rows[0].reason, "past its limit");
+    snprintf(rows[1].reason, sizeof rows[1].reason, "FORCED is only a word here");
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].forced == 1 && !kb_result_timed(&res.rows[0]));
+    KB_EXPECT(res.rows[1].forced == 0 && kb_result_timed(&res.rows[1]));
+    KB_EXPECT(kb_result_file_has_column(&res.files[0], "forced"));
+    kb_results_free(&res);
+}
+
+/* A file from before the forced column said it in the reason only. */
+KB_TEST(a_file_before_the_forced_column_reads_forced_from_its_reason) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,reason,median_us\n"
+                        "nms,blockwalk,n=10,PASS,FORCED past its limit (n <= 8),3.5\n"
+                        "nms,blockwalk,n=20,PASS,,3.5\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].forced == 1 && !kb_result_timed(&res.rows[0]));
+    KB_EXPECT(res.rows[1].forced == 0 && kb_result_timed(&res.rows[1]));
+    kb_results_free(&res);
+}
+
 KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     kb_row row = fast_nms_row("n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
     row.status = KB_ROW_FAIL;
