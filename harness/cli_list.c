@@ -1,8 +1,11 @@
-/* cli_list.c — `kbench list [OP]`: what can be run, without a device. */
+/* cli_list.c — `kbench list [OP]`: what can be run, without a device; and
+ * `kbench list --columns`: the columns of the results files. */
 #include "cli.h"
 
 #include "kbench.h"
+#include "results/result.h"
 #include "run/loaded.h"
+#include "run/printer.h" /* kb_json_put_str */
 #include "run/sweep.h"
 
 #include <stdio.h>
@@ -10,12 +13,17 @@
 
 static void list_help(void) {
     puts("usage: kbench list [OP] [--names [--test-only | --host]] [--plugin PATH.so]...\n"
-         "                   [--py FILE.py]... [--python PATH] [--peers]\n\n"
+         "                   [--py FILE.py]... [--python PATH] [--peers]\n"
+         "       kbench list --columns [--json]\n\n"
          "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
          "range), named sweeps with their lines, input/output tensor names, and variants\n"
          "with one-line summaries, flags and the file that implements each (a plugin's\n"
          "or Python file's variants after the built-in ones, with their source).\n\n"
          "  --names      one line per op and per op/variant (for scripts and CTest)\n"
+         "  --columns    the columns of the CSV a run writes, in order: name, type (text,\n"
+         "               number, status, yes/no) and meaning, tab-separated; what a\n"
+         "               script reads a results file by\n"
+         "  --json       with --columns: one JSON array of {name, type, required, meaning}\n"
          "  --test-only  with --names: only the op/variant lines of the deliberately\n"
          "               broken variants of a test build (never listed otherwise)\n"
          "  --host       with --names: only the op/variant lines of the variants that\n"
@@ -107,9 +115,29 @@ static void print_op(const kb_op *op) {
     }
 }
 
+/* The column table (results/result.h), as lines or as one JSON array. */
+static int print_columns(int json) {
+    for (int c = 0; c < KB_NCOLUMNS; c++) {
+        const kb_column *col = &kb_columns[c];
+        if (!json) {
+            printf("%s\t%s\t%s\n", col->name, kb_column_type_name(col->type), col->meaning);
+            continue;
+        }
+        fputs(c ? ",\n {\"name\":" : "[{\"name\":", stdout);
+        kb_json_put_str(stdout, col->name);
+        fputs(",\"type\":", stdout);
+        kb_json_put_str(stdout, kb_column_type_name(col->type));
+        printf(",\"required\":%s,\"meaning\":", col->required ? "true" : "false");
+        kb_json_put_str(stdout, col->meaning);
+        fputc('}', stdout);
+    }
+    if (json) puts("]");
+    return KB_EXIT_OK;
+}
+
 int kb_cmd_list(int argc, char **argv) {
     const char *opname = NULL;
-    int names = 0, test_only = 0, host = 0;
+    int names = 0, test_only = 0, host = 0, columns = 0, json = 0;
     kb_ext_args ext = {0};
     for (int i = 1; i < argc; i++) {
         int x = kb_ext_option("list", argc, argv, &i, &ext);
@@ -124,6 +152,10 @@ int kb_cmd_list(int argc, char **argv) {
             test_only = 1;
         } else if (strcmp(argv[i], "--host") == 0) {
             host = 1;
+        } else if (strcmp(argv[i], "--columns") == 0) {
+            columns = 1;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
         } else if (argv[i][0] == '-' || opname) {
             return kb_usage_error("list", "unexpected argument '%s'", argv[i]);
         } else {
@@ -132,6 +164,10 @@ int kb_cmd_list(int argc, char **argv) {
     }
     if (test_only && !names) return kb_usage_error("list", "--test-only needs --names");
     if (host && !names) return kb_usage_error("list", "--host needs --names");
+    if (json && !columns) return kb_usage_error("list", "--json needs --columns");
+    if (columns && (opname || names))
+        return kb_usage_error("list", "--columns takes no OP and no --names");
+    if (columns) return print_columns(json);
     if (opname && !kb_find_op(opname)) {
         char all[512] = "";
         for (int i = 0; kb_ops[i]; i++) {
