@@ -238,7 +238,9 @@ static int set_field(const kb_column *col, kb_result *row, const char *text, con
  *   - no `dropped`: the count was in the note only ("fast NMS: 590 kept,
  *     drops 56 greedy keeps" -> 56); NAN when the note states none;
  *   - no `forced`: a --force row's reason began "FORCED";
- *   - no `mode`: every row was timed cold (kb_result_init). */
+ *   - no `mode`: every row was timed cold (kb_result_init).
+ * And whatever its columns: before the NOT_RUN status, a row that never ran
+ * was an ERROR whose reason began "not run: ". */
 static void old_schema_facts(kb_result *row, unsigned long long has) {
     if (!(has >> KB_COLUMN_dropped & 1)) {
         const char *p = strstr(row->note, "drops ");
@@ -247,6 +249,8 @@ static void old_schema_facts(kb_result *row, unsigned long long has) {
         row->dropped = p && end != p + 6 ? n : NAN;
     }
     if (!(has >> KB_COLUMN_forced & 1)) row->forced = strncmp(row->reason, "FORCED", 6) == 0;
+    if (row->status == KB_ROW_ERROR && strncmp(row->reason, "not run: ", 9) == 0)
+        row->status = KB_ROW_NOT_RUN;
 }
 
 static int push_row(kb_results *res, const kb_result *row, kb_error *e) {

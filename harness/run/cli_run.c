@@ -111,7 +111,7 @@ static void run_help(const char *cmd) {
          "                      --case-timeout a TIMEOUT row (the worker is killed); a new\n"
          "                      worker carries on with the next pair\n"
          "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
-         "                      'not run' (for compute-sanitizer, debuggers)\n"
+         "                      NOT_RUN (for compute-sanitizer, debuggers)\n"
          "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
          "                      check and timing included, and seconds preparing a case\n"
          "                      (its inputs and CPU reference, once) may take: past that,\n"
@@ -137,12 +137,13 @@ static void run_help(const char *cmd) {
          "  --resume FILE.csv   append to FILE, skipping every (variant, case, mode) row it\n"
          "                      already holds: a killed sweep continues where it stopped.\n"
          "                      FILE must be a kbench CSV (or not exist yet); a partial last\n"
-         "                      line and the rows that say 'not run' (the device was lost)\n"
+         "                      line and the NOT_RUN rows (the device was lost)\n"
          "                      are dropped, and those rows run again (quoted fields may\n"
          "                      hold newlines). FILE changes only when the first new row is\n"
          "                      written\n"
          "  -q, --quiet         nothing on stdout (with -o)\n"
-         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
+         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row\n"
+         "            FAIL/ERROR/CRASH/TIMEOUT/NOT_RUN,\n"
          "            2 bad usage or input, or another run writing an output file\n"
          "            (nothing was run, no file was touched),\n"
          "            3 no CUDA device (none, no driver, or not the one --device names),\n"
@@ -530,10 +531,12 @@ static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *
     return KB_OK;
 }
 
-/* A row that holds no result: ERROR, its reason beginning KB_NOT_RUN (bare
- * or quoted in the CSV). */
-static int is_not_run_line(const char *line) {
-    return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
+/* 1 when the record starting on `line` of the file `rows` were read from is
+ * a NOT_RUN row (results/csv_read.c reads old files' not-run rows so too). */
+static int is_not_run_at(const kb_results *rows, int line) {
+    for (int i = 0; i < rows->count; i++)
+        if (rows->rows[i].line == line) return rows->rows[i].status == KB_ROW_NOT_RUN;
+    return 0;
 }
 
 /* 1 when line is the header this kbench writes (kb_columns), newline and all. */
@@ -601,19 +604,18 @@ static ssize_t read_record(FILE *f, char **rec, size_t *cap, int *whole) {
 }
 
 /* Copies the --resume file into out less what holds no result: a partial
- * last record (a run killed mid-row) and the rows that were not run (so that
- * they run again). Records, not lines: a quoted field may hold newlines (the
- * files compare reads). *old_header: the last header is not the current
- * schema's (the file is from a kbench with fewer columns). KB_ERR on an I/O
- * error, errno set. */
-static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run,
-                           int *old_header) {
+ * last record (a run killed mid-row) and the NOT_RUN rows of rows (the file
+ * as kb_results_read read it; they run again). Records, not lines: a quoted field may hold newlines
+ * (the files compare reads). *old_header: the last header is not the current schema's (the file is
+ * from a kbench with fewer columns). KB_ERR on an I/O error, errno set. */
+static int copy_for_resume(const char *path, const kb_results *rows, FILE *out, long *cut_bytes,
+                           long *not_run, int *old_header) {
     FILE *f = fopen(path, "r");
     if (!f) return KB_ERR;
     char *rec = NULL;
     size_t cap = 0;
     ssize_t n;
-    int whole, bad = 0;
+    int whole, bad = 0, line = 1; /* the line rec starts on, as the reader counts */
     *cut_bytes = *not_run = 0;
     *old_header = 0;
     while ((n = read_record(f, &rec, &cap, &whole)) > 0) {
@@ -623,10 +625,11 @@ static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *n
         if (strncmp(h, "op,", 3) == 0 && whole) *old_header = !is_current_header(h);
         if (!whole)
             *cut_bytes = n;
-        else if (rec[0] != '#' && is_not_run_line(rec))
+        else if (rec[0] != '#' && is_not_run_at(rows, line))
             (*not_run)++;
         else if (fwrite(rec, 1, (size_t)n, out) != (size_t)n)
             break;
+        for (ssize_t i = 0; i < n; i++) line += rec[i] == '\n';
     }
     bad = n < 0 || ferror(f) || ferror(out) || fflush(out) != 0;
     int err = errno;
@@ -703,12 +706,12 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
     struct stat st;
     int exists = stat(path, &st) == 0 && !(S_ISREG(st.st_mode) && st.st_size == 0);
     kb_out_failure why = KB_OUT_PATH;
+    kb_results check = {0};
     if (exists) {
-        kb_results check = {0};
         int rc = read_results(&check, path, &e, &why);
         char other[64] = "";
         int differs = rc == KB_OK && flush && other_flush(&check, flush, other, sizeof other);
-        kb_results_free(&check);
+        if (rc != KB_OK || differs) kb_results_free(&check);
         if (rc != KB_OK || differs) kb_out_file_close(o, &ce);
         if (rc != KB_OK) {
             char msg[sizeof e.msg + 1100];
@@ -725,7 +728,9 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
     if (!exists) return KB_OK;
     long cut = 0, not_run = 0;
     int old_header = 0;
-    if (copy_for_resume(path, o->p.f, &cut, &not_run, &old_header) != KB_OK) {
+    int copied = copy_for_resume(path, &check, o->p.f, &cut, &not_run, &old_header);
+    kb_results_free(&check);
+    if (copied != KB_OK) {
         fprintf(stderr, "kbench %s: --resume %s: cannot copy it to %s: %s\n", cmd, path, o->tmp,
                 strerror(errno));
         kb_out_file_close(o, &e);
@@ -1137,15 +1142,19 @@ static int run_parsed(run_args *ap, int argc, char **argv, kb_case_list *cp, kb_
     if (!a.quiet) out.end(&out);
     if (close_files(a.cmd, files, nfiles) != KB_OK) rc = KB_EXIT_RUNTIME;
     const int *n = rp->counts;
-    int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
+    int bad = 0, total = 0;
+    for (int s = 0; s < KB_NSTATUS; s++) {
+        bad += kb_status_failing((kb_status)s) ? n[s] : 0;
+        total += n[s];
+    }
+    char not_run[64] = ""; /* named only when there are some: rows a lost device left */
+    if (n[KB_ROW_NOT_RUN]) snprintf(not_run, sizeof not_run, ", %d NOT_RUN", n[KB_ROW_NOT_RUN]);
     fprintf(a.quiet ? stderr : stdout,
             "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
-            "%d TIMEOUT, %d UNCHECKED%s\n",
-            cp->count, fuzzed ? " (incl. fuzzed)" : "",
-            n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
-                n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
-            n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
-            n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
+            "%d TIMEOUT, %d UNCHECKED%s%s\n",
+            cp->count, fuzzed ? " (incl. fuzzed)" : "", total, n[KB_ROW_PASS], n[KB_ROW_FAIL],
+            n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH], n[KB_ROW_TIMEOUT],
+            n[KB_ROW_UNCHECKED], not_run,
             rp->skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
     if (a.resume)
         fprintf(a.quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",

@@ -64,9 +64,9 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);
 /* The metadata as lines, each starting with prefix ("# " in a CSV). */
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
 
-/* How the reason of an ERROR row that holds no result begins (the context or
- * the device was lost before the pair's turn): --resume drops such rows and
- * runs their pairs again. */
+/* How the reason of a NOT_RUN row begins (the context or the device was lost
+ * before the pair's turn), for a reader of the file; --resume drops NOT_RUN
+ * rows and runs their pairs again. */
 #define KB_NOT_RUN "not run: "
 /* The reason of a row run past its variant's limit by --force starts with
  * this, for a reader of the file; the fact itself is the `forced` column. */

@@ -135,6 +135,26 @@ KB_TEST(a_file_before_the_forced_column_reads_forced_from_its_reason) {
     kb_results_free(&res);
 }
 
+/* A row that never ran is NOT_RUN; before that status, an ERROR whose reason
+ * began "not run: " (and only that: the text elsewhere is text). */
+KB_TEST(not_run_is_a_status_and_old_files_not_run_errors_read_as_it) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,reason,note\n"
+                        "nms,blockwalk,n=10,NOT_RUN,the device was lost,\n"
+                        "nms,blockwalk,n=20,ERROR,not run: the CUDA context was lost,\n"
+                        "nms,blockwalk,n=30,ERROR,launch failed; not run: later,\n"
+                        "nms,blockwalk,n=40,FAIL,\"x,ERROR,not run: y\",not run: z\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 4);
+    KB_EXPECT(res.rows[0].status == KB_ROW_NOT_RUN);
+    KB_EXPECT(res.rows[1].status == KB_ROW_NOT_RUN);
+    KB_EXPECT(res.rows[2].status == KB_ROW_ERROR);
+    KB_EXPECT(res.rows[3].status == KB_ROW_FAIL);
+    KB_EXPECT(strcmp(kb_status_name(KB_ROW_NOT_RUN), "NOT_RUN") == 0);
+    kb_results_free(&res);
+}
+
 KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     kb_row row = fast_nms_row("n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
     row.status = KB_ROW_FAIL;
