@@ -112,6 +112,12 @@ static const char *field(const csv_reader *r, int i) {
 
 /* ---- metadata lines ---- */
 
+void kb_header_print_peaks(FILE *f, const char *prefix, const char *uuid, double copy_gbps,
+                           double sgemm_gflops) {
+    fprintf(f, "%speaks: uuid=%s copy_gbps=%.1f sgemm_gflops=%.1f\n", prefix, uuid, copy_gbps,
+            sgemm_gflops);
+}
+
 static void copy_text(char *dst, size_t size, const char *src, size_t len) {
     if (len >= size) len = size - 1;
     memcpy(dst, src, len);
@@ -154,14 +160,26 @@ static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
     char *s = buf;
     while (*s == '#' || *s == ' ') s++;
     const char *peaks = strstr(s, "peaks: copy ");
-    if (peaks) {
+    int resumed = strncmp(s, "resumed: ", 9) == 0;
+    const char *body = resumed ? s + 9 : s;
+    if (strncmp(body, "peaks: uuid=", 12) == 0) {
+        double copy = 0, sgemm = 0;
+        const char *c = strstr(body, " copy_gbps="), *g = strstr(body, " sgemm_gflops=");
+        if (c) copy = strtod(c + 11, NULL);
+        if (g) sgemm = strtod(g + 14, NULL);
+        f->peak_copy_gbps = copy;
+        f->peak_sgemm_gflops = sgemm;
+        f->peaks_line = 1;
+        return;
+    }
+    /* A file from before the peaks: line: its gpu: line's text ("peaks:
+     * copy N GB/s, sgemm N GFLOP/s") is all it says of them. */
+    if (peaks && !f->peaks_line) {
         double copy = 0, sgemm = 0;
         int got = sscanf(peaks, "peaks: copy %lf GB/s, sgemm %lf", &copy, &sgemm);
         if (got >= 1) f->peak_copy_gbps = copy;
         if (got == 2) f->peak_sgemm_gflops = sgemm;
     }
-    int resumed = strncmp(s, "resumed: ", 9) == 0;
-    const char *body = resumed ? s + 9 : s;
     if (strncmp(body, "gpu: ", 5) == 0) add_device(f, body + 5);
     if (strncmp(body, "kbench ", 7) == 0 && strstr(body, " | "))
         add_distinct(f->commits, sizeof f->commits, body + 7, strcspn(body + 7, "|"));

@@ -124,6 +124,13 @@ void kb_result_init(kb_result *r);
  * build): what the "kbench COMMIT" line of every file it writes names. */
 extern const char *const kb_git_commit;
 
+/* The measured peaks of the GPU `uuid` as one '#' line of fields that the
+ * reader takes by name ("peaks: uuid=U copy_gbps=N sgemm_gflops=N"), after
+ * prefix ("# "). A file from before the line has the peaks in its "gpu:"
+ * line's text only: the reader takes them from there (csv_read.c). */
+void kb_header_print_peaks(FILE *f, const char *prefix, const char *uuid, double copy_gbps,
+                           double sgemm_gflops);
+
 /* What a file's '#' lines say (kb_meta_print_lines wrote them). */
 typedef struct kb_result_file {
     char path[1024];
@@ -131,7 +138,8 @@ typedef struct kb_result_file {
     char command[2048];
     char gpu[1024];                           /* device, driver, clocks and peaks, one line */
     double peak_copy_gbps, peak_sgemm_gflops; /* the measured peaks; 0 where not recorded */
-    char other[2048];                         /* any other '#' lines, joined by newlines */
+    int peaks_line;   /* 1: the peaks came from a "peaks:" line (kb_header_print_peaks) */
+    char other[2048]; /* any other '#' lines, joined by newlines */
     /* Every device ("name (UUID)") and every kbench commit the file's '#' lines
      * name, each once, newline-separated: a file joined from several runs or
      * continued by --resume on another GPU or build holds more than one. */

@@ -110,7 +110,7 @@ static void run_help(const char *cmd) {
          "                      launch failure) is a CRASH row with the error, a pair past\n"
          "                      --case-timeout a TIMEOUT row (the worker is killed); a new\n"
          "                      worker carries on with the next pair\n"
-         "  --no-isolate        everything in this process: after a CRASH, later rows say\n"
+         "  --no-isolate        everything in this process: after a CRASH, later rows are\n"
          "                      NOT_RUN (for compute-sanitizer, debuggers)\n"
          "  --case-timeout S    seconds one (case, variant) pair may take on the device,\n"
          "                      check and timing included, and seconds preparing a case\n"

@@ -110,5 +110,6 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
                 d->l2_bytes / 1048576.0, d->driver_version / 1000, (d->driver_version % 1000) / 10,
                 d->runtime_version / 1000, (d->runtime_version % 1000) / 10, d->sm_clock_mhz,
                 d->mem_clock_mhz, m->sm_clock_now_mhz, d->peak_copy_gbps, d->peak_sgemm_gflops);
+        kb_header_print_peaks(f, prefix, d->uuid, d->peak_copy_gbps, d->peak_sgemm_gflops);
     }
 }

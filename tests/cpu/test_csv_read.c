@@ -155,6 +155,34 @@ KB_TEST(not_run_is_a_status_and_old_files_not_run_errors_read_as_it) {
     kb_results_free(&res);
 }
 
+/* The peaks are header fields of their own, read by name: the gpu: line's
+ * text rounds them (2950 GB/s), the fields do not. */
+KB_TEST(device_peaks_are_header_fields_not_the_gpu_lines_text) {
+    kb_device dev = {0};
+    snprintf(dev.name, sizeof dev.name, "NVIDIA H200");
+    snprintf(dev.uuid, sizeof dev.uuid, "GPU-1234");
+    dev.peak_copy_gbps = 2950.4;
+    dev.peak_sgemm_gflops = 51000.7;
+    char path[] = "/tmp/kb_test_peaks_XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    kb_meta meta;
+    char *argv[] = {"kbench", "run", "nms"};
+    kb_meta_init(&meta, &dev, 3, argv);
+    kb_meta_print_lines(f, &meta, "# ");
+    fputs("op,variant,params,status\nnms,blockwalk,n=10,PASS\n", f);
+    fclose(f);
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
+    remove(path);
+    KB_EXPECT(res.files[0].peaks_line == 1);
+    KB_EXPECT_NEAR(res.files[0].peak_copy_gbps, 2950.4, 1e-9);
+    KB_EXPECT_NEAR(res.files[0].peak_sgemm_gflops, 51000.7, 1e-9);
+    KB_EXPECT_STR_CONTAINS(res.files[0].gpu, "NVIDIA H200 (GPU-1234)");
+    KB_EXPECT(strstr(res.files[0].other, "peaks:") == NULL);
+    kb_results_free(&res);
+}
+
 KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     kb_row row = fast_nms_row("n=1000 iou=0.5 classes=1 max_out=0 dist=uniform");
     row.status = KB_ROW_FAIL;
