@@ -1,6 +1,6 @@
 /* cli.h — the kbench program: its exit codes, its subcommands (one
- * cli_<command>.c each: list and info here, run in run/, plot, report,
- * compare, merge and verify in analysis/) and the option helpers they share (cli.c). */
+ * cli_<command>.c each: list, info and merge here, run and verify in run/,
+ * plot, report and compare in analysis/) and the option helpers they share (cli.c). */
 #ifndef KB_CLI_H
 #define KB_CLI_H
 
@@ -20,7 +20,7 @@ int kb_cmd_list(int argc, char **argv);
 int kb_cmd_run(int argc, char **argv); /* run and check */
 int kb_cmd_info(int argc, char **argv);
 int kb_cmd_plot(int argc, char **argv);
-int kb_cmd_report(int argc, char **argv); /* results read back (csv_read.c) */
+int kb_cmd_report(int argc, char **argv); /* results read back (results/csv_read.c) */
 int kb_cmd_compare(int argc, char **argv);
 int kb_cmd_merge(int argc, char **argv);  /* the parts of run --shard, one file */
 int kb_cmd_verify(int argc, char **argv); /* a peer's .npy outputs against a --dump case */

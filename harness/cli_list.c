@@ -1,8 +1,11 @@
-/* cli_list.c — `kbench list [OP]`: what can be run, without a device. */
+/* cli_list.c — `kbench list [OP]`: what can be run, without a device; and
+ * `kbench list --columns`: the columns of the results files. */
 #include "cli.h"
 
 #include "kbench.h"
+#include "results/result.h"
 #include "run/loaded.h"
+#include "run/printer.h" /* kb_json_put_str */
 #include "run/sweep.h"
 
 #include <stddef.h>
@@ -11,13 +14,20 @@
 
 typedef struct list_args {
     const char *opname;
-    int names, test_only, host;
+    int names, test_only, host, columns, json;
     kb_ext_args ext;
 } list_args;
 
 const kb_opt kb_list_opts[] = {
     KB_OPT_SWITCH("--names", "one line per op and per op/variant (for scripts and CTest)",
                   list_args, names),
+    KB_OPT_SWITCH("--columns",
+                  "the columns of the CSV a run writes, in order: name, type (text,\n"
+                  "number, status, yes/no) and meaning, tab-separated; what a\n"
+                  "script reads a results file by",
+                  list_args, columns),
+    KB_OPT_SWITCH("--json", "with --columns: one JSON array of {name, type, required, meaning}",
+                  list_args, json),
     KB_OPT_SWITCH("--test-only",
                   "with --names: only the op/variant lines of the deliberately\n"
                   "broken variants of a test build (never listed otherwise)",
@@ -39,7 +49,8 @@ static int list_op(void *dst, const char *arg, kb_error *e) {
 
 static void list_help(void) {
     fputs("usage: kbench list [OP] [--names [--test-only | --host]] [--plugin PATH.so]...\n"
-          "                   [--py FILE.py]... [--python PATH] [--peers]\n\n"
+          "                   [--py FILE.py]... [--python PATH] [--peers]\n"
+          "       kbench list --columns [--json]\n\n"
           "Without OP: every op with its variants. With OP: its axes (kind, default, valid\n"
           "range), named sweeps with their lines, input/output tensor names, and variants\n"
           "with one-line summaries, flags and the file that implements each (a plugin's\n"
@@ -132,6 +143,26 @@ static void print_op(const kb_op *op) {
     }
 }
 
+/* The column table (results/result.h), as lines or as one JSON array. */
+static int print_columns(int json) {
+    for (int c = 0; c < KB_NCOLUMNS; c++) {
+        const kb_column *col = &kb_columns[c];
+        if (!json) {
+            printf("%s\t%s\t%s\n", col->name, kb_column_type_name(col->type), col->meaning);
+            continue;
+        }
+        fputs(c ? ",\n {\"name\":" : "[{\"name\":", stdout);
+        kb_json_put_str(stdout, col->name);
+        fputs(",\"type\":", stdout);
+        kb_json_put_str(stdout, kb_column_type_name(col->type));
+        printf(",\"required\":%s,\"meaning\":", col->required ? "true" : "false");
+        kb_json_put_str(stdout, col->meaning);
+        fputc('}', stdout);
+    }
+    if (json) puts("]");
+    return KB_EXIT_OK;
+}
+
 int kb_cmd_list(int argc, char **argv) {
     list_args args = {0};
     int rc = kb_opts_parse("list", kb_list_opts, &args, argc, argv, list_op);
@@ -142,9 +173,18 @@ int kb_cmd_list(int argc, char **argv) {
     if (rc != KB_EXIT_OK) return rc;
     const char *opname = args.opname;
     int names = args.names, test_only = args.test_only, host = args.host;
+    int columns = args.columns, json = args.json;
     kb_ext_args ext = args.ext;
     if (test_only && !names) return kb_usage_error("list", "--test-only needs --names");
     if (host && !names) return kb_usage_error("list", "--host needs --names");
+    if (json && !columns) return kb_usage_error("list", "--json needs --columns");
+    if (columns && (opname || names))
+        return kb_usage_error("list", "--columns takes no OP and no --names");
+    if (columns) return print_columns(json);
+    if (json && !columns) return kb_usage_error("list", "--json needs --columns");
+    if (columns && (opname || names))
+        return kb_usage_error("list", "--columns takes no OP and no --names");
+    if (columns) return print_columns(json);
     if (opname && !kb_find_op(opname)) {
         char all[512] = "";
         for (int i = 0; kb_ops[i]; i++) {

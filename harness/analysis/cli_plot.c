@@ -24,7 +24,7 @@
 #include "host_device.h"
 #include "plot.h"
 
-#include "run/out_file.h" /* kb_make_dirs */
+#include "core/files.h" /* kb_make_dirs */
 
 #include <errno.h>
 #include <math.h>

@@ -23,7 +23,7 @@
 #include "plot.h"
 
 #include "core/format.h"
-#include "run/out_file.h" /* kb_make_dirs */
+#include "core/files.h" /* kb_make_dirs */
 
 #include <math.h>
 #include <stdarg.h>

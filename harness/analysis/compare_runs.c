@@ -47,14 +47,6 @@ const char *kb_verdict_name(kb_verdict v) {
     return names[v];
 }
 
-int kb_status_passing(kb_status s) {
-    return s == KB_ROW_PASS || s == KB_ROW_UNCHECKED;
-}
-
-int kb_status_failing(kb_status s) {
-    return s == KB_ROW_FAIL || s == KB_ROW_ERROR || s == KB_ROW_CRASH || s == KB_ROW_TIMEOUT;
-}
-
 int kb_result_time_valid(const kb_result *r) {
     return !kb_status_passing(r->status) || (isfinite(r->median_us) && r->median_us > 0);
 }

@@ -26,10 +26,8 @@ kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, do
                              double max_noise);
 const char *kb_verdict_name(kb_verdict v);
 
-/* PASS or UNCHECKED: the row claims a result, and its median is its time. */
-int kb_status_passing(kb_status s);
-/* FAIL, ERROR, CRASH or TIMEOUT (UNSUPPORTED is a refusal, not a failure). */
-int kb_status_failing(kb_status s);
+/* The relative spread compare judges a row's median with. */
+double kb_result_spread(const kb_result *r);
 /* 0 when the row claims a result (PASS/UNCHECKED) but its median_us is not a
  * positive finite time (0, negative, NaN, inf, or no median_us column). */
 int kb_result_time_valid(const kb_result *r);

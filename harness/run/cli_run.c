@@ -9,7 +9,8 @@
 #include "runner.h"
 #include "shard.h"
 
-#include "analysis/results.h" /* --resume reads the file back */
+#include "results/params.h" /* kb_params_key */
+#include "results/result.h" /* --resume reads the file back */
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -294,8 +295,8 @@ static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error 
                     "worker carries on with the next pair",                                        \
                     set_isolate),                                                                  \
         KB_OPT_CALL("--no-isolate", NULL,                                                          \
-                    "everything in this process: after a CRASH, later rows say\n"                  \
-                    "'not run' (for compute-sanitizer, debuggers)",                                \
+                    "everything in this process: after a CRASH, later rows are\n"                  \
+                    "NOT_RUN (for compute-sanitizer, debuggers)",                                  \
                     set_isolate),                                                                  \
         {"--case-timeout",                                                                         \
          "S",                                                                                      \
@@ -342,7 +343,7 @@ static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error 
                       "append to FILE, skipping every (variant, case, mode) row it\n"              \
                       "already holds: a killed sweep continues where it stopped.\n"                \
                       "FILE must be a kbench CSV (or not exist yet); a partial last\n"             \
-                      "line and the rows that say 'not run' (the device was lost)\n"               \
+                      "line and the NOT_RUN rows (the device was lost)\n"                          \
                       "are dropped, and those rows run again (quoted fields may\n"                 \
                       "hold newlines). FILE changes only when the first new row is\n"              \
                       "written",                                                                   \
@@ -377,7 +378,8 @@ static void run_help(const char *cmd) {
              "calls FAILs the row. One row per (case, variant).\n");
     kb_opts_help(stdout, check ? kb_check_table : kb_run_table);
     puts("  -h, --help\n"
-         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row FAIL/ERROR/CRASH/TIMEOUT,\n"
+         "exit codes: 0 every row PASS/UNSUPPORTED/UNCHECKED, 1 a row\n"
+         "            FAIL/ERROR/CRASH/TIMEOUT/NOT_RUN,\n"
          "            2 bad usage or input, or another run writing an output file\n"
          "            (nothing was run, no file was touched),\n"
          "            3 no CUDA device (none, no driver, or not the one --device names),\n"
@@ -620,18 +622,20 @@ static int add_fuzz_cases(const kb_op *op, long n, uint64_t seed, kb_case_list *
     return KB_OK;
 }
 
-/* A row that holds no result: ERROR, its reason beginning KB_NOT_RUN (bare
- * or quoted in the CSV). */
-static int is_not_run_line(const char *line) {
-    return strstr(line, ",ERROR," KB_NOT_RUN) || strstr(line, ",ERROR,\"" KB_NOT_RUN);
+/* 1 when the record starting on `line` of the file `rows` were read from is
+ * a NOT_RUN row (results/csv_read.c reads old files' not-run rows so too). */
+static int is_not_run_at(const kb_results *rows, int line) {
+    for (int i = 0; i < rows->count; i++)
+        if (rows->rows[i].line == line) return rows->rows[i].status == KB_ROW_NOT_RUN;
+    return 0;
 }
 
-/* 1 when line is the header this kbench writes (kb_csv_columns), newline and all. */
+/* 1 when line is the header this kbench writes (kb_columns), newline and all. */
 static int is_current_header(const char *line) {
     const char *p = line;
-    for (int i = 0; kb_csv_columns[i]; i++) {
-        size_t n = strlen(kb_csv_columns[i]);
-        if ((i && *p++ != ',') || strncmp(p, kb_csv_columns[i], n) != 0) return 0;
+    for (int i = 0; i < KB_NCOLUMNS; i++) {
+        size_t n = strlen(kb_columns[i].name);
+        if ((i && *p++ != ',') || strncmp(p, kb_columns[i].name, n) != 0) return 0;
         p += n;
     }
     return strcmp(p, "\n") == 0 || strcmp(p, "\r\n") == 0;
@@ -691,19 +695,18 @@ static ssize_t read_record(FILE *f, char **rec, size_t *cap, int *whole) {
 }
 
 /* Copies the --resume file into out less what holds no result: a partial
- * last record (a run killed mid-row) and the rows that were not run (so that
- * they run again). Records, not lines: a quoted field may hold newlines (the
- * files compare reads). *old_header: the last header is not the current
- * schema's (the file is from a kbench with fewer columns). KB_ERR on an I/O
- * error, errno set. */
-static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *not_run,
-                           int *old_header) {
+ * last record (a run killed mid-row) and the NOT_RUN rows of rows (the file
+ * as kb_results_read read it; they run again). Records, not lines: a quoted field may hold newlines
+ * (the files compare reads). *old_header: the last header is not the current schema's (the file is
+ * from a kbench with fewer columns). KB_ERR on an I/O error, errno set. */
+static int copy_for_resume(const char *path, const kb_results *rows, FILE *out, long *cut_bytes,
+                           long *not_run, int *old_header) {
     FILE *f = fopen(path, "r");
     if (!f) return KB_ERR;
     char *rec = NULL;
     size_t cap = 0;
     ssize_t n;
-    int whole, bad = 0;
+    int whole, bad = 0, line = 1; /* the line rec starts on, as the reader counts */
     *cut_bytes = *not_run = 0;
     *old_header = 0;
     while ((n = read_record(f, &rec, &cap, &whole)) > 0) {
@@ -713,10 +716,11 @@ static int copy_for_resume(const char *path, FILE *out, long *cut_bytes, long *n
         if (strncmp(h, "op,", 3) == 0 && whole) *old_header = !is_current_header(h);
         if (!whole)
             *cut_bytes = n;
-        else if (rec[0] != '#' && is_not_run_line(rec))
+        else if (rec[0] != '#' && is_not_run_at(rows, line))
             (*not_run)++;
         else if (fwrite(rec, 1, (size_t)n, out) != (size_t)n)
             break;
+        for (ssize_t i = 0; i < n; i++) line += rec[i] == '\n';
     }
     bad = n < 0 || ferror(f) || ferror(out) || fflush(out) != 0;
     int err = errno;
@@ -793,12 +797,12 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
     struct stat st;
     int exists = stat(path, &st) == 0 && !(S_ISREG(st.st_mode) && st.st_size == 0);
     kb_out_failure why = KB_OUT_PATH;
+    kb_results check = {0};
     if (exists) {
-        kb_results check = {0};
         int rc = read_results(&check, path, &e, &why);
         char other[64] = "";
         int differs = rc == KB_OK && flush && other_flush(&check, flush, other, sizeof other);
-        kb_results_free(&check);
+        if (rc != KB_OK || differs) kb_results_free(&check);
         if (rc != KB_OK || differs) kb_out_file_close(o, &ce);
         if (rc != KB_OK) {
             char msg[sizeof e.msg + 1100];
@@ -815,7 +819,9 @@ static int open_resume(const char *cmd, const char *path, const char *flush, kb_
     if (!exists) return KB_OK;
     long cut = 0, not_run = 0;
     int old_header = 0;
-    if (copy_for_resume(path, o->p.f, &cut, &not_run, &old_header) != KB_OK) {
+    int copied = copy_for_resume(path, &check, o->p.f, &cut, &not_run, &old_header);
+    kb_results_free(&check);
+    if (copied != KB_OK) {
         fprintf(stderr, "kbench %s: --resume %s: cannot copy it to %s: %s\n", cmd, path, o->tmp,
                 strerror(errno));
         kb_out_file_close(o, &e);
@@ -1174,15 +1180,19 @@ static int execute(run_state *st, kb_runner *rp, begin_ctx *bc, kb_error *e) {
 static int summarise(const run_state *st, const kb_runner *rp, int rc) {
     const run_args *a = st->a;
     const int *n = rp->counts;
-    int bad = n[KB_ROW_FAIL] + n[KB_ROW_ERROR] + n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT];
+    int bad = 0, total = 0;
+    for (int k = 0; k < KB_NSTATUS; k++) {
+        bad += kb_status_failing((kb_status)k) ? n[k] : 0;
+        total += n[k];
+    }
+    char not_run[64] = ""; /* named only when there are some: rows a lost device left */
+    if (n[KB_ROW_NOT_RUN]) snprintf(not_run, sizeof not_run, ", %d NOT_RUN", n[KB_ROW_NOT_RUN]);
     fprintf(a->quiet ? stderr : stdout,
             "\n%d case(s)%s, %d row(s): %d PASS, %d FAIL, %d UNSUPPORTED, %d ERROR, %d CRASH, "
-            "%d TIMEOUT, %d UNCHECKED%s\n",
-            st->cases->count, st->fuzzed ? " (incl. fuzzed)" : "",
-            n[KB_ROW_PASS] + n[KB_ROW_FAIL] + n[KB_ROW_UNSUPPORTED] + n[KB_ROW_ERROR] +
-                n[KB_ROW_CRASH] + n[KB_ROW_TIMEOUT] + n[KB_ROW_UNCHECKED],
-            n[KB_ROW_PASS], n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
-            n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED],
+            "%d TIMEOUT, %d UNCHECKED%s%s\n",
+            st->cases->count, st->fuzzed ? " (incl. fuzzed)" : "", total, n[KB_ROW_PASS],
+            n[KB_ROW_FAIL], n[KB_ROW_UNSUPPORTED], n[KB_ROW_ERROR], n[KB_ROW_CRASH],
+            n[KB_ROW_TIMEOUT], n[KB_ROW_UNCHECKED], not_run,
             rp->skipped_na ? " (variant/case pairs of another function of the op skipped)" : "");
     if (a->resume)
         fprintf(a->quiet ? stderr : stdout, "%d row(s) were already in %s: not run again\n",

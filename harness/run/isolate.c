@@ -496,13 +496,13 @@ static int any_queued(parent *pa) {
     return pa->head < pa->r->npairs;
 }
 
-/* Every pair without a row once no device is left: an ERROR row each. */
+/* Every pair without a row once no device is left: a NOT_RUN row each. */
 static void give_up(parent *pa, const slot *s) {
     char why[1200];
     snprintf(why, sizeof why, KB_NOT_RUN "a new worker process failed to start: %.900s",
              s ? s->fail_msg.msg : "no worker is left");
     for (int p = 0; p < pa->r->npairs; p++)
-        if (pa->state[p] != DONE) status_row(pa, s, p, KB_ROW_ERROR, why, "");
+        if (pa->state[p] != DONE) status_row(pa, s, p, KB_ROW_NOT_RUN, why, "");
     flush_rows(pa);
 }
 

@@ -1,49 +1,10 @@
 /* out_csv.c — one CSV row per case, flushed as it completes. The file opens
- * with '#' lines of metadata (gnuplot and csv_read.c skip them). Times are
- * microseconds; `where` says whether the variant ran on the device or the
- * host (a KB_HOST variant). The column list is the schema that csv_read.c,
- * `kbench plot`, `report` and `compare` read, and that peers/ write. */
+ * with '#' lines of metadata (gnuplot and results/csv_read.c skip them), then
+ * the columns of results/result.h (KB_COLUMNS), each field as that table
+ * spells it: the schema that `kbench plot`, `report` and `compare` read. */
 #include "printer.h"
 
 #include <string.h>
-
-const char *const kb_csv_columns[] = {
-    "op",
-    "variant",
-    "params",
-    "mode",
-    "status",
-    "reason",
-    "samples",
-    "median_us",
-    "min_us",
-    "max_us",
-    "p10_us",
-    "p90_us",
-    "mean_us",
-    "stddev_us",
-    "noise_pct",
-    "bytes",
-    "flops",
-    "gbps",
-    "gflops",
-    "pct_peak_bw",
-    "pct_peak_flops",
-    "workspace_bytes",
-    "rel_l2",
-    "max_abs",
-    "max_rel",
-    "tolerance",
-    "deterministic",
-    "throttled",
-    "note",
-    "dropped",
-    "device",
-    "pair",
-    "where",
-    "source",
-    NULL,
-};
 
 /* Quote a field when it holds a comma, a quote or any control character
  * (RFC 4180 names CR and LF; a reader that ends lines at a lone CR, as
@@ -79,43 +40,22 @@ static void csv_begin(kb_printer *p, const kb_meta *meta) {
         fflush(p->f);
         return;
     }
-    for (int i = 0; kb_csv_columns[i]; i++) fprintf(p->f, "%s%s", i ? "," : "", kb_csv_columns[i]);
+    for (int c = 0; c < KB_NCOLUMNS; c++) fprintf(p->f, "%s%s", c ? "," : "", kb_columns[c].name);
     fputc('\n', p->f);
     fflush(p->f);
 }
 
 static void csv_row(kb_printer *p, const kb_row *r) {
-    FILE *f = p->f;
-    const kb_stats *s = &r->stats;
-    put_field(f, r->op);
-    fputc(',', f);
-    put_field(f, r->variant);
-    fputc(',', f);
-    put_field(f, r->params);
-    fprintf(f, ",%s,%s,", kb_mode_name(r->mode), kb_status_name(r->status));
-    put_field(f, r->reason);
-    fprintf(f, ",%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f,%zu,",
-            s->n, s->median * 1e6, s->min * 1e6, s->max * 1e6, s->p10 * 1e6, s->p90 * 1e6,
-            s->mean * 1e6, s->stddev * 1e6, s->noise * 100, r->cost.bytes, r->cost.flops, r->gbps,
-            r->gflops, r->pct_peak_bw, r->pct_peak_flops, r->workspace_bytes);
-    if (r->checked)
-        fprintf(f, "%.3e,%.3e,%.3e,%.1e,", r->acc.rel_l2, r->acc.max_abs, r->acc.max_rel,
-                r->acc.tolerance);
-    else
-        fputs(",,,,", f);
-    fprintf(f, "%s,%d,", r->deterministic < 0 ? "" : r->deterministic ? "yes" : "no", r->throttled);
-    put_field(f, r->acc.note);
-    if (r->checked && r->acc.dropped >= 0)
-        fprintf(f, ",%lld", (long long)r->acc.dropped);
-    else
-        fputc(',', f);
-    fputc(',', f);
-    put_field(f, r->device);
-    fprintf(f, ",%d", r->pair);
-    fprintf(f, ",%s,", r->flags & KB_HOST ? "host" : "device");
-    put_field(f, r->source);
-    fputc('\n', f);
-    fflush(f);
+    kb_result res;
+    char text[sizeof res.reason];
+    kb_row_result(r, &res);
+    for (int c = 0; c < KB_NCOLUMNS; c++) {
+        if (c) fputc(',', p->f);
+        kb_result_field(&res, c, text, sizeof text);
+        put_field(p->f, text);
+    }
+    fputc('\n', p->f);
+    fflush(p->f);
 }
 
 static void csv_end(kb_printer *p) {

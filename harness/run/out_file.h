@@ -1,9 +1,10 @@
 /* out_file.h — output files that a run ending before its first row leaves
- * as they were, and folders made for outputs (out_file.c). */
+ * as they were (out_file.c). */
 #ifndef KB_OUT_FILE_H
 #define KB_OUT_FILE_H
 
 #include "printer.h"
+#include "core/files.h" /* kb_make_dirs */
 
 /* An output file (-o, --resume) that a run ending before its first row
  * leaves as it was (out_file.c). The printer writes to a temporary beside
@@ -64,9 +65,5 @@ int kb_out_file_close_whole(kb_out_file *o, int keep, kb_error *e);
  * (and the locks) are removed (in the process that opened them) and the
  * signal goes on. */
 void kb_out_file_cleanup_on_signal(void);
-
-/* mkdir -p: dir and its missing parents; KB_ERR naming the one that could not
- * be made, or dir when it is not a folder. */
-int kb_make_dirs(const char *dir, kb_error *e);
 
 #endif

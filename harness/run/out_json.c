@@ -1,8 +1,10 @@
 /* out_json.c — JSON lines: a first line of metadata, then one object per row
- * with every statistic and the raw samples (microseconds). */
+ * with the columns of results/result.h and the raw samples (microseconds). */
 #include "printer.h"
 
 #include "loaded.h"
+
+#include <string.h>
 
 void kb_json_put_str(FILE *f, const char *s) {
     fputc('"', f);
@@ -76,43 +78,28 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
     fflush(f);
 }
 
+/* Every column of results/result.h under its name, as the CSV spells it:
+ * text and status as strings, yes/no as true/false, numbers bare; a field
+ * the CSV leaves empty (a NAN number, an unknown yes/no) is left out. */
 static void json_row(kb_printer *p, const kb_row *r) {
     FILE *f = p->f;
-    const kb_stats *s = &r->stats;
-    fputs("{\"op\":", f);
-    kb_json_put_str(f, r->op);
-    fputs(",\"variant\":", f);
-    kb_json_put_str(f, r->variant);
-    fputs(",\"params\":", f);
-    kb_json_put_str(f, r->params);
-    fprintf(f, ",\"mode\":\"%s\",\"status\":\"%s\",\"reason\":", kb_mode_name(r->mode),
-            kb_status_name(r->status));
-    kb_json_put_str(f, r->reason);
-    fprintf(f,
-            ",\"samples\":%d,\"median_us\":%.4f,\"min_us\":%.4f,\"max_us\":%.4f,\"p10_us\":%.4f,"
-            "\"p90_us\":%.4f,\"mean_us\":%.4f,\"stddev_us\":%.4f,\"noise_pct\":%.3f,"
-            "\"bytes\":%.0f,\"flops\":%.0f,\"gbps\":%.3f,\"gflops\":%.3f,\"pct_peak_bw\":%.2f,"
-            "\"pct_peak_flops\":%.2f,\"workspace_bytes\":%zu,\"throttled\":%d",
-            s->n, s->median * 1e6, s->min * 1e6, s->max * 1e6, s->p10 * 1e6, s->p90 * 1e6,
-            s->mean * 1e6, s->stddev * 1e6, s->noise * 100, r->cost.bytes, r->cost.flops, r->gbps,
-            r->gflops, r->pct_peak_bw, r->pct_peak_flops, r->workspace_bytes, r->throttled);
-    if (r->checked)
-        fprintf(f, ",\"rel_l2\":%.4e,\"max_abs\":%.4e,\"max_rel\":%.4e,\"tolerance\":%.1e",
-                r->acc.rel_l2, r->acc.max_abs, r->acc.max_rel, r->acc.tolerance);
-    if (r->deterministic >= 0)
-        fprintf(f, ",\"deterministic\":%s", r->deterministic ? "true" : "false");
-    fputs(",\"note\":", f);
-    kb_json_put_str(f, r->acc.note);
-    if (r->checked && r->acc.dropped >= 0)
-        fprintf(f, ",\"dropped\":%lld", (long long)r->acc.dropped);
-    fputs(",\"device\":", f);
-    kb_json_put_str(f, r->device);
-    fprintf(f, ",\"pair\":%d", r->pair);
-    fprintf(f, ",\"where\":\"%s\"", r->flags & KB_HOST ? "host" : "device");
-    fputs(",\"source\":", f);
-    kb_json_put_str(f, r->source);
+    kb_result res;
+    char text[sizeof res.reason];
+    kb_row_result(r, &res);
+    for (int c = 0; c < KB_NCOLUMNS; c++) {
+        const kb_column *col = &kb_columns[c];
+        kb_result_field(&res, c, text, sizeof text);
+        if (!text[0] && (col->type == KB_COL_NUMBER || col->type == KB_COL_YESNO)) continue;
+        fprintf(f, "%s\"%s\":", c ? "," : "{", col->name);
+        if (col->type == KB_COL_NUMBER)
+            fputs(text, f);
+        else if (col->type == KB_COL_YESNO)
+            fputs(strcmp(text, "yes") == 0 ? "true" : "false", f);
+        else
+            kb_json_put_str(f, text);
+    }
     fputs(",\"samples_us\":[", f);
-    for (int i = 0; i < s->n && r->samples; i++)
+    for (int i = 0; i < r->stats.n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);
     fputs("]}\n", f);
     fflush(f);

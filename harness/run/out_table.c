@@ -2,7 +2,7 @@
  * completes. Its cells (kb_row_cells) are the Markdown printer's too (out_md.c). */
 #include "printer.h"
 
-#include "analysis/results.h" /* kb_params_short */
+#include "results/params.h" /* kb_params_short */
 #include "core/format.h"
 
 #include <stdio.h>

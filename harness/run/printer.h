@@ -52,7 +52,4 @@ void kb_row_cells(const kb_row *r, char cells[KB_ROW_CELLS][KB_ROW_CELL]);
 /* s as a JSON string literal, quotes and escapes included (out_json.c). */
 void kb_json_put_str(FILE *f, const char *s);
 
-/* The CSV schema (out_csv.c writes it, csv_read.c reads it back). */
-extern const char *const kb_csv_columns[];
-
 #endif

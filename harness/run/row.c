@@ -11,20 +11,46 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const status_names[] = {"PASS",  "FAIL",    "UNSUPPORTED", "ERROR",
-                                           "CRASH", "TIMEOUT", "UNCHECKED"};
-
-const char *kb_status_name(kb_status s) {
-    return status_names[s];
-}
-
-int kb_status_parse(const char *s, kb_status *st) {
-    for (int i = 0; i <= KB_ROW_UNCHECKED; i++)
-        if (strcmp(s, status_names[i]) == 0) {
-            *st = (kb_status)i;
-            return KB_OK;
-        }
-    return KB_ERR;
+void kb_row_result(const kb_row *r, kb_result *out) {
+    const kb_stats *s = &r->stats;
+    kb_result_init(out);
+    snprintf(out->op, sizeof out->op, "%s", r->op);
+    snprintf(out->variant, sizeof out->variant, "%s", r->variant);
+    snprintf(out->params, sizeof out->params, "%s", r->params);
+    snprintf(out->mode, sizeof out->mode, "%s", kb_mode_name(r->mode));
+    out->status = r->status;
+    snprintf(out->reason, sizeof out->reason, "%s", r->reason);
+    out->samples = s->n;
+    out->median_us = s->median * 1e6;
+    out->min_us = s->min * 1e6;
+    out->max_us = s->max * 1e6;
+    out->p10_us = s->p10 * 1e6;
+    out->p90_us = s->p90 * 1e6;
+    out->mean_us = s->mean * 1e6;
+    out->stddev_us = s->stddev * 1e6;
+    out->noise_pct = s->noise * 100;
+    out->bytes = r->cost.bytes;
+    out->flops = r->cost.flops;
+    out->gbps = r->gbps;
+    out->gflops = r->gflops;
+    out->pct_peak_bw = r->pct_peak_bw;
+    out->pct_peak_flops = r->pct_peak_flops;
+    out->workspace_bytes = (double)r->workspace_bytes;
+    if (r->checked) {
+        out->rel_l2 = r->acc.rel_l2;
+        out->max_abs = r->acc.max_abs;
+        out->max_rel = r->acc.max_rel;
+        out->tolerance = r->acc.tolerance;
+        if (r->acc.dropped >= 0) out->dropped = (double)r->acc.dropped;
+    }
+    out->deterministic = r->deterministic < 0 ? -1 : r->deterministic != 0;
+    out->throttled = r->throttled;
+    snprintf(out->note, sizeof out->note, "%s", r->acc.note);
+    snprintf(out->device, sizeof out->device, "%s", r->device);
+    out->pair = r->pair;
+    snprintf(out->where, sizeof out->where, "%s", r->flags & KB_HOST ? "host" : "device");
+    snprintf(out->source, sizeof out->source, "%s", r->source);
+    out->forced = r->forced != 0;
 }
 
 /* The first "model name" of /proc/cpuinfo (Linux); "" where there is none. */
@@ -84,5 +110,6 @@ void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
                 d->l2_bytes / 1048576.0, d->driver_version / 1000, (d->driver_version % 1000) / 10,
                 d->runtime_version / 1000, (d->runtime_version % 1000) / 10, d->sm_clock_mhz,
                 d->mem_clock_mhz, m->sm_clock_now_mhz, d->peak_copy_gbps, d->peak_sgemm_gflops);
+        kb_header_print_peaks(f, prefix, d->uuid, d->peak_copy_gbps, d->peak_sgemm_gflops);
     }
 }

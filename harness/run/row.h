@@ -1,5 +1,6 @@
-/* row.h — one result row (kb_row: status, statistics, accuracy) and what
- * every output file records once (kb_meta); row.c names the statuses and
+/* row.h — the runner's record of one pair (kb_row: status, statistics in
+ * seconds, the samples, accuracy), the kb_result it becomes in a file
+ * (kb_row_result), and what every output file records once (kb_meta); row.c
  * writes the metadata lines. Printers (printer.h) turn rows into files. */
 #ifndef KB_ROW_H
 #define KB_ROW_H
@@ -8,21 +9,9 @@
 #include "device.h"
 #include "measure.h" /* kb_mode */
 #include "stats.h"
+#include "results/result.h" /* kb_status, kb_result */
 
 #include <stdio.h>
-
-typedef enum kb_status {
-    KB_ROW_PASS,
-    KB_ROW_FAIL,
-    KB_ROW_UNSUPPORTED,
-    KB_ROW_ERROR,
-    KB_ROW_CRASH,
-    KB_ROW_TIMEOUT,
-    KB_ROW_UNCHECKED, /* --no-check: timed, not judged */
-} kb_status;
-
-const char *kb_status_name(kb_status s);
-int kb_status_parse(const char *s, kb_status *st);
 
 typedef struct kb_row {
     char op[64], variant[64];
@@ -40,7 +29,7 @@ typedef struct kb_row {
     int deterministic; /* 1 yes, 0 no (flagged), -1 not checked */
     unsigned flags;    /* the variant's */
     int throttled;     /* samples discarded for a low SM clock */
-    int forced;        /* --force ran it past supports(): reason starts KB_FORCED_PREFIX */
+    int forced;        /* --force ran it past supports() (the `forced` column) */
     char device[64];   /* the UUID of the GPU that measured it */
     int pair;          /* its place among every pair of the sweep (kb_pair.index) */
     char source[128];  /* where the variant comes from: builtin, plugin:<file>, py:<file> */
@@ -66,19 +55,21 @@ typedef struct kb_meta {
     char l2_flush[16];
 } kb_meta;
 
+/* r as the row of a results file: times in microseconds, accuracy NAN
+ * unless checked, dropped NAN unless counted (result.h's columns). */
+void kb_row_result(const kb_row *r, kb_result *out);
+
 void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv);
 
 /* The metadata as lines, each starting with prefix ("# " in a CSV). */
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix);
 
-/* How the reason of an ERROR row that holds no result begins (the context or
- * the device was lost before the pair's turn): --resume drops such rows and
- * runs their pairs again. */
+/* How the reason of a NOT_RUN row begins (the context or the device was lost
+ * before the pair's turn), for a reader of the file; --resume drops NOT_RUN
+ * rows and runs their pairs again. */
 #define KB_NOT_RUN "not run: "
-/* The reason of a row run past its variant's limit by --force starts with this. */
+/* The reason of a row run past its variant's limit by --force starts with
+ * this, for a reader of the file; the fact itself is the `forced` column. */
 #define KB_FORCED_PREFIX "FORCED"
-
-/* The git commit this kbench was built from (kb_version.c, made by the build). */
-extern const char *const kb_git_commit;
 
 #endif

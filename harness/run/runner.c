@@ -761,7 +761,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     row.pair = r->pairs[p].index;
     kb_error e = {{0}};
     if (!case_err && r->context_lost) {
-        case_status = KB_ROW_ERROR;
+        case_status = KB_ROW_NOT_RUN;
         case_err = not_run_lost;
     }
     if (case_err) {
@@ -1004,8 +1004,9 @@ static void report_leaks(kb_runner *r, size_t free0) {
  * device inputs) while the next pair is of the same case. */
 struct kb_held_case {
     case_data cd;
-    int cur; /* its index, or -1 */
-    int rc;  /* how preparing it went */
+    int cur;     /* its index, or -1 */
+    int rc;      /* how preparing it went */
+    int not_run; /* not prepared: the context was lost before its turn */
     kb_error ce;
     size_t case_free; /* free device memory before it was prepared */
     double t0;        /* when this process began its pairs */
@@ -1042,6 +1043,7 @@ void kb_runner_run_one(kb_runner *r, int p) {
         progress(r, h->cur, r->cases->count, h->t0, h->cd.params);
         memset(&h->ce, 0, sizeof h->ce);
         r->pair = p;
+        h->not_run = r->context_lost;
         if (r->context_lost) {
             h->rc = kb_fail(&h->ce, "%s", not_run_lost);
         } else {
@@ -1055,7 +1057,8 @@ void kb_runner_run_one(kb_runner *r, int p) {
         snprintf(why, sizeof why, "out of device memory for the inputs: %s", h->ce.msg);
         run_variant(r, p, &h->cd, KB_ROW_UNSUPPORTED, why);
     } else {
-        run_variant(r, p, &h->cd, KB_ROW_ERROR, h->rc != KB_OK ? h->ce.msg : NULL);
+        run_variant(r, p, &h->cd, h->not_run ? KB_ROW_NOT_RUN : KB_ROW_ERROR,
+                    h->rc != KB_OK ? h->ce.msg : NULL);
     }
 }
 

@@ -59,7 +59,7 @@ typedef struct kb_runner {
     int needs_device;    /* a pair of the plan is a GPU variant's (not KB_HOST) */
     kb_printer *printers[KB_MAX_PRINTERS];
     int nprinters;
-    int counts[KB_ROW_UNCHECKED + 1];
+    int counts[KB_NSTATUS];
     int skipped_na;   /* variant/case pairs that are another function of the op */
     int context_lost; /* a sticky CUDA error: later rows cannot run in this process */
     int retire;       /* a CRASH row that did not lose the context (a Python worker died):

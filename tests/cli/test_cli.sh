@@ -142,6 +142,17 @@ if ! nvidia-smi >/dev/null 2>&1; then
     cp "$out/notrun.csv" "$out/notrun.orig"
     expect 3 "2 'not run' row\(s\) run again" -- run preprocess --resume "$out/notrun.csv"
     same "$out/notrun.csv" "$out/notrun.orig"
+    # NOT_RUN is a status: the rows of that status run again, and no other row
+    # does, whatever text its fields hold
+    printf '%s\n' '# kbench x' 'op,variant,params,mode,status,reason,note' \
+        'preprocess,nearest_naive,n=1,cold,PASS,,' \
+        'preprocess,nearest_vec,n=1,cold,NOT_RUN,the device was lost,' \
+        'preprocess,bilinear_vec,n=1,cold,NOT_RUN,"a new worker process failed, oom",' \
+        'preprocess,bilinear_naive,n=1,cold,FAIL,"rel_l2 1e-2, see ,ERROR,not run: below",x' \
+        'preprocess,nearest_naive,n=2,cold,PASS,,",ERROR,not run: in a note"' >"$out/notrun2.csv"
+    cp "$out/notrun2.csv" "$out/notrun2.orig"
+    expect 3 "2 'not run' row\(s\) run again" -- run preprocess --resume "$out/notrun2.csv"
+    same "$out/notrun2.csv" "$out/notrun2.orig"
     # --resume: cold rows of one file share one L2 flush kind; a file from before the
     # '# l2 flush' line was flushed by a memset (write); host rows flush nothing
     printf '%s\n' '# kbench x' '# l2 flush: read' 'op,variant,params,mode,status,median_us' \
@@ -239,7 +250,7 @@ for iso in --isolate --no-isolate; do
     check "run $iso: host rows PASS, timed (median > 0), where=host" csv_rows "$ht/host$iso.csv" pass
 done
 expect_file "$ht/host--isolate.csv" "^# host cpu: .*[0-9]+ OpenMP threads"
-expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source$"
+expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source,forced$"
 expect 0 "1 UNSUPPORTED" -- run nms -v cpu_greedy -a n=10 --mode graph -o "$ht/graph.csv"
 check "--mode graph: a host row is UNSUPPORTED" csv_rows "$ht/graph.csv" unsupported
 expect_file "$ht/graph.csv" "runs on the host: no CUDA graph to replay"

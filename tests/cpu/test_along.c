@@ -1,4 +1,4 @@
-/* test_along.c — a view's cases laid out along one axis (csv_read.c's
+/* test_along.c — a view's cases laid out along one axis (along.c's
  * kb_along_*, what `kbench plot --along` and the default time plot draw):
  * x positions sorted by value, the axes that move with the along-axis in the
  * x labels, a panel per value of the other varying axes (dtype), the

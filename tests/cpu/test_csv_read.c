@@ -1,4 +1,4 @@
-/* test_csv_read.c — results CSVs read back (harness/analysis/csv_read.c): the schema
+/* test_csv_read.c — results CSVs read back (harness/results/csv_read.c): the schema
  * out_csv.c writes round-trips, RFC 4180 quoting, columns found by name,
  * a run killed mid-row, errors that name file and line, the short form of a
  * case, and the grid plots and reports are drawn from.
@@ -100,6 +100,86 @@ KB_TEST(where_says_host_for_a_host_variant_and_device_otherwise) {
     KB_EXPECT(strcmp(res.rows[0].where, "device") == 0);
     KB_EXPECT(strcmp(res.rows[1].where, "host") == 0);
     KB_EXPECT_STR_CONTAINS(res.files[0].other, "OpenMP threads");
+    kb_results_free(&res);
+}
+
+/* --force is the forced column: the row reads back forced whatever its reason
+ * says, and a forced row is outside what plots and speedups use. */
+KB_TEST(forced_is_a_column_not_a_reason_prefix) {
+    kb_row rows[2] = {fast_nms_row("n=10"), fast_nms_row("n=20")};
+    for (int i = 0; i < 2; i++) rows[i].stats = (kb_stats){.n = 5, .median = 2e-6};
+    rows[0].forced = 1;
+    snprintf(rows[0].reason, sizeof rows[0].reason, "past its limit");
+    snprintf(rows[1].reason, sizeof rows[1].reason, "FORCED is only a word here");
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].forced == 1 && !kb_result_timed(&res.rows[0]));
+    KB_EXPECT(res.rows[1].forced == 0 && kb_result_timed(&res.rows[1]));
+    KB_EXPECT(kb_result_file_has_column(&res.files[0], "forced"));
+    kb_results_free(&res);
+}
+
+/* A file from before the forced column said it in the reason only. */
+KB_TEST(a_file_before_the_forced_column_reads_forced_from_its_reason) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,reason,median_us\n"
+                        "nms,blockwalk,n=10,PASS,FORCED past its limit (n <= 8),3.5\n"
+                        "nms,blockwalk,n=20,PASS,,3.5\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].forced == 1 && !kb_result_timed(&res.rows[0]));
+    KB_EXPECT(res.rows[1].forced == 0 && kb_result_timed(&res.rows[1]));
+    kb_results_free(&res);
+}
+
+/* A row that never ran is NOT_RUN; before that status, an ERROR whose reason
+ * began "not run: " (and only that: the text elsewhere is text). */
+KB_TEST(not_run_is_a_status_and_old_files_not_run_errors_read_as_it) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,reason,note\n"
+                        "nms,blockwalk,n=10,NOT_RUN,the device was lost,\n"
+                        "nms,blockwalk,n=20,ERROR,not run: the CUDA context was lost,\n"
+                        "nms,blockwalk,n=30,ERROR,launch failed; not run: later,\n"
+                        "nms,blockwalk,n=40,FAIL,\"x,ERROR,not run: y\",not run: z\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 4);
+    KB_EXPECT(res.rows[0].status == KB_ROW_NOT_RUN);
+    KB_EXPECT(res.rows[1].status == KB_ROW_NOT_RUN);
+    KB_EXPECT(res.rows[2].status == KB_ROW_ERROR);
+    KB_EXPECT(res.rows[3].status == KB_ROW_FAIL);
+    KB_EXPECT(strcmp(kb_status_name(KB_ROW_NOT_RUN), "NOT_RUN") == 0);
+    kb_results_free(&res);
+}
+
+/* The peaks are header fields of their own, read by name: the gpu: line's
+ * text rounds them (2950 GB/s), the fields do not. */
+KB_TEST(device_peaks_are_header_fields_not_the_gpu_lines_text) {
+    kb_device dev = {0};
+    snprintf(dev.name, sizeof dev.name, "NVIDIA H200");
+    snprintf(dev.uuid, sizeof dev.uuid, "GPU-1234");
+    dev.peak_copy_gbps = 2950.4;
+    dev.peak_sgemm_gflops = 51000.7;
+    char path[] = "/tmp/kb_test_peaks_XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    kb_meta meta;
+    char *argv[] = {"kbench", "run", "nms"};
+    kb_meta_init(&meta, &dev, 3, argv);
+    kb_meta_print_lines(f, &meta, "# ");
+    fputs("op,variant,params,status\nnms,blockwalk,n=10,PASS\n", f);
+    fclose(f);
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
+    remove(path);
+    KB_EXPECT(res.files[0].peaks_line == 1);
+    KB_EXPECT_NEAR(res.files[0].peak_copy_gbps, 2950.4, 1e-9);
+    KB_EXPECT_NEAR(res.files[0].peak_sgemm_gflops, 51000.7, 1e-9);
+    KB_EXPECT_STR_CONTAINS(res.files[0].gpu, "NVIDIA H200 (GPU-1234)");
+    KB_EXPECT(strstr(res.files[0].other, "peaks:") == NULL);
     kb_results_free(&res);
 }
 

@@ -15,7 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_opts.h"
-#include "results.h"
+#include "results/result.h"
 
 #include "core/format.h"
 #include "run/out_file.h"

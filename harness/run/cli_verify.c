@@ -16,8 +16,8 @@
 #include "cli_opts.h"
 
 #include "kbench.h"
-#include "run/printer.h" /* kb_json_put_str */
-#include "run/sweep.h"
+#include "printer.h" /* kb_json_put_str */
+#include "sweep.h"
 
 #include "npy.h"
 
