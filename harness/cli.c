@@ -1,14 +1,7 @@
-/* cli.c — what every subcommand's option parsing shares: --help, usage
- * errors that name the command, numeric option values checked against
- * their range, and the table of subcommands. */
+/* cli.c — the table of subcommands (what they parse with: cli_opts.c). */
 #include "cli.h"
 
-#include "kbench.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 const kb_command kb_commands[] = {
     {"list", kb_cmd_list, "ops, their axes, sweeps, tensors and variants", kb_list_opts},
@@ -26,42 +19,3 @@ const kb_command kb_commands[] = {
      kb_verify_opts},
     {NULL, NULL, NULL, NULL},
 };
-
-int kb_is_help(const char *a) {
-    return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
-}
-
-int kb_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "kbench %s: error: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see: kbench %s --help)\n", cmd);
-    va_end(ap);
-    return KB_EXIT_USAGE;
-}
-
-int kb_opt_int(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out) {
-    char *end;
-    long x = v ? strtol(v, &end, 10) : 0;
-    if (!v || !*v || *end || x < lo || x > hi) {
-        kb_usage_error(cmd, "%s %s: expected an integer in [%ld, %ld]", opt, v ? v : "(missing)",
-                       lo, hi);
-        return KB_ERR;
-    }
-    *out = x;
-    return KB_OK;
-}
-
-int kb_opt_double(const char *cmd, const char *opt, const char *v, double lo, double hi,
-                  double *out) {
-    char *end;
-    double x = v ? strtod(v, &end) : 0;
-    if (!v || !*v || *end || !(x >= lo && x <= hi)) {
-        kb_usage_error(cmd, "%s %s: expected a number in [%g, %g]", opt, v ? v : "(missing)", lo,
-                       hi);
-        return KB_ERR;
-    }
-    *out = x;
-    return KB_OK;
-}

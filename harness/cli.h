@@ -1,18 +1,9 @@
-/* cli.h — the kbench program: its exit codes, its subcommands (one
- * cli_<command>.c each: list, info and merge here, run and verify in run/,
- * plot, report and compare in analysis/) and the option helpers they share (cli.c). */
+/* cli.h — the kbench program: its subcommands (one cli_<command>.c each:
+ * list, info and merge here, run and verify in run/, plot, report and compare
+ * in analysis/; their table in cli.c), and the options they share. Exit codes
+ * and the option tables they parse with: cli_opts.h. */
 #ifndef KB_CLI_H
 #define KB_CLI_H
-
-/* Exit codes of the kbench program (README "Exit codes"). */
-enum {
-    KB_EXIT_OK = 0,        /* every row PASS (or UNSUPPORTED) */
-    KB_EXIT_FAILED = 1,    /* a row FAILed, ERRORed, CRASHed or TIMEd OUT */
-    KB_EXIT_USAGE = 2,     /* bad command line, unknown op/axis/value, unreadable file */
-    KB_EXIT_NO_DEVICE = 3, /* run/check with no CUDA device or driver */
-    KB_EXIT_RUNTIME = 4,   /* could not write output, out of host memory, ... */
-    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING, INVALID, REMOVED */
-};
 
 #include "cli_opts.h"
 
@@ -37,18 +28,6 @@ typedef struct kb_command {
 extern const kb_command kb_commands[];
 extern const kb_opt kb_list_opts[], kb_run_table[], kb_check_table[], kb_compare_opts[],
     kb_merge_opts[], kb_verify_opts[], kb_plot_opts_table[], kb_report_opts[];
-
-/* "error: ..." on stderr, a hint to --help, and KB_EXIT_USAGE. */
-int kb_usage_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-int kb_is_help(const char *arg);
-/* Parse a whole number / real option value; the error names the option. */
-int kb_opt_int(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out);
-int kb_opt_double(const char *cmd, const char *opt, const char *v, double lo, double hi,
-                  double *out);
 
 /* --plugin, --py, --python, --peers (cli_ext.c): what run, check and list share. */
 enum { KB_EXT_MAX = 32 };

@@ -2,11 +2,54 @@
  * (cli_opts.h). */
 #include "cli_opts.h"
 
-#include "cli.h"
-
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- what every subcommand's parsing shares ---- */
+
+int kb_is_help(const char *a) {
+    return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+int kb_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kbench %s: error: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see: kbench %s --help)\n", cmd);
+    va_end(ap);
+    return KB_EXIT_USAGE;
+}
+
+int kb_opt_int(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out) {
+    char *end;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || x < lo || x > hi) {
+        kb_usage_error(cmd, "%s %s: expected an integer in [%ld, %ld]", opt, v ? v : "(missing)",
+                       lo, hi);
+        return KB_ERR;
+    }
+    *out = x;
+    return KB_OK;
+}
+
+int kb_opt_double(const char *cmd, const char *opt, const char *v, double lo, double hi,
+                  double *out) {
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || !(x >= lo && x <= hi)) {
+        kb_usage_error(cmd, "%s %s: expected a number in [%g, %g]", opt, v ? v : "(missing)", lo,
+                       hi);
+        return KB_ERR;
+    }
+    *out = x;
+    return KB_OK;
+}
+
+/* ---- the table ---- */
 
 static void *field(const kb_opt *o, void *dst) {
     return (char *)dst + o->at;
@@ -108,8 +151,8 @@ static int take_option(const char *cmd, const kb_opt *table, void *dst, int argc
             return kb_usage_error(cmd, "%.*s takes no value (given '%s')", (int)len, arg, eq + 1);
     } else if (eq) {
         value = eq + 1;
-    } else if (*i + 1 < argc) {
-        value = argv[++*i];
+    } else if (*i + 1 < argc && !(argv[*i + 1][0] == '-' && kb_opts_find(table, argv[*i + 1]))) {
+        value = argv[++*i]; /* "-o -weird" is a value; "--along -o DIR" forgot the axis */
     } else {
         return kb_usage_error(cmd, "%s needs a value (%s)", arg, o->arg);
     }

@@ -5,7 +5,8 @@
  * short name, "--" to end the options, and hands every other argument to the
  * command's positional callback. A missing or malformed value, an unknown
  * option, or "=value" on a switch is one line on stderr that names the
- * option (kb_usage_error), and KB_EXIT_USAGE.
+ * option (kb_usage_error), and KB_EXIT_USAGE. The program's exit codes and
+ * the usage-error helpers every subcommand shares are declared here too.
  */
 #ifndef KB_CLI_OPTS_H
 #define KB_CLI_OPTS_H
@@ -14,6 +15,28 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+/* Exit codes of the kbench program (README "Exit codes"). */
+enum {
+    KB_EXIT_OK = 0,        /* every row PASS (or UNSUPPORTED) */
+    KB_EXIT_FAILED = 1,    /* a row FAILed, ERRORed, CRASHed or TIMEd OUT */
+    KB_EXIT_USAGE = 2,     /* bad command line, unknown op/axis/value, unreadable file */
+    KB_EXIT_NO_DEVICE = 3, /* run/check with no CUDA device or driver */
+    KB_EXIT_RUNTIME = 4,   /* could not write output, out of host memory, ... */
+    KB_EXIT_SLOWER = 5,    /* compare: a row SLOWER, BROKEN, STILL FAILING, INVALID, REMOVED */
+};
+
+/* "error: ..." on stderr, a hint to --help, and KB_EXIT_USAGE. */
+int kb_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int kb_is_help(const char *arg);
+/* Parse a whole number / real option value; the error names the option. */
+int kb_opt_int(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out);
+int kb_opt_double(const char *cmd, const char *opt, const char *v, double lo, double hi,
+                  double *out);
 
 typedef struct kb_opt kb_opt;
 /* Store value (NULL for a switch) into the command's argument struct dst.

@@ -309,7 +309,7 @@ static void fmt_ship(const kb_op_view *v, int k, char *buf, size_t n) {
 static void write_ship_table(doc *d, const kb_op_view *v) {
     int peers[16], npeers = 0;
     for (int k = 0; k < v->nvariants && npeers < 10; k++)
-        if (kb_result_is_peer(v->variants[k])) peers[npeers++] = k;
+        if (v->variant_peer[k]) peers[npeers++] = k;
     const char *head[16] = {"case", "fastest correct", "median ± noise", "vs baseline"};
     char peer_heads[10][96];
     int ncols = 4;
@@ -614,7 +614,7 @@ static int best_peer(const kb_op_view *v, int c) {
     int best = -1, best_checked = 0;
     for (int k = 0; k < v->nvariants; k++) {
         const kb_result *r = kb_view_cell(v, c, k);
-        if (!kb_result_is_peer(v->variants[k]) || !peer_ran(r)) continue;
+        if (!v->variant_peer[k] || !peer_ran(r)) continue;
         int checked = r->status != KB_ROW_UNCHECKED;
         if (best < 0 || checked > best_checked ||
             (checked == best_checked && r->median_us < kb_view_cell(v, c, best)->median_us)) {
@@ -748,7 +748,7 @@ static int best_passing_peer(const kb_op_view *v, int c) {
     int best = -1;
     for (int k = 0; k < v->nvariants; k++) {
         const kb_result *r = kb_view_cell(v, c, k);
-        if (!kb_result_is_peer(v->variants[k]) || !peer_ran(r) || r->status != KB_ROW_PASS)
+        if (!v->variant_peer[k] || !peer_ran(r) || r->status != KB_ROW_PASS)
             continue;
         if (best < 0 || r->median_us < kb_view_cell(v, c, best)->median_us) best = k;
     }

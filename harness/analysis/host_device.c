@@ -11,7 +11,7 @@
 #include <string.h>
 
 int kb_view_ranked(const kb_op_view *v, int k) {
-    if (kb_result_is_peer(v->variants[k])) return 0;
+    if (v->variant_peer[k]) return 0;
     const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
     return !var || !(var->flags & (KB_INEXACT | KB_TEST_ONLY));
 }
@@ -117,7 +117,7 @@ int kb_host_device_build(const kb_op_view *v, const char *along, kb_host_device 
         /* A peer on the CPU (OpenCV) is not one of ours: it makes no section. */
         for (int k = 0; k < v->nvariants; k++)
             hd->has_host[c] |=
-                !kb_result_is_peer(v->variants[k]) && kb_result_on_host(kb_view_cell(v, c, k));
+                !v->variant_peer[k] && kb_result_on_host(kb_view_cell(v, c, k));
         hd->any |= hd->has_host[c];
         hd->host[c] = fastest(v, c, 1);
         hd->device[c] = fastest(v, c, 0);

@@ -76,8 +76,8 @@ static int fill_view(const kb_results *res, kb_op_view *v) {
             int rank = registry_rank(r->op, r->variant);
             names[v->nvariants++] = (name_key){r->variant,
                                                rank >= 0                       ? 0
-                                               : kb_result_is_peer(r->variant) ? 1
-                                                                               : 2,
+                                               : r->peer > 0 ? 1
+                                                             : 2,
                                                rank};
         }
         while (c < v->ncases && strcmp(cases[c].row->key, r->key) != 0) c++;
@@ -88,13 +88,15 @@ static int fill_view(const kb_results *res, kb_op_view *v) {
     qsort(cases, (size_t)v->ncases, sizeof *cases, cmp_case_key);
     v->variants = calloc((size_t)v->nvariants, sizeof *v->variants);
     v->variant_rank = calloc((size_t)v->nvariants, sizeof *v->variant_rank);
+    v->variant_peer = calloc((size_t)v->nvariants, sizeof *v->variant_peer);
     v->cases = calloc((size_t)v->ncases, sizeof *v->cases);
     v->bytes = calloc((size_t)v->ncases, sizeof *v->bytes);
     v->cells = calloc((size_t)v->ncases * (size_t)v->nvariants, sizeof *v->cells);
-    int ok = v->variants && v->variant_rank && v->cases && v->bytes && v->cells;
+    int ok = v->variants && v->variant_rank && v->variant_peer && v->cases && v->bytes && v->cells;
     for (int k = 0; ok && k < v->nvariants; k++) {
         v->variants[k] = names[k].name;
         v->variant_rank[k] = names[k].group == 0 ? names[k].order : -1;
+        v->variant_peer[k] = names[k].group == 1;
     }
     for (int c = 0; ok && c < v->ncases; c++) {
         v->cases[c] = cases[c].row->params;
@@ -149,6 +151,7 @@ void kb_views_free(kb_op_view *views, int nviews) {
     for (int i = 0; i < nviews; i++) {
         free(views[i].variants);
         free(views[i].variant_rank);
+        free(views[i].variant_peer);
         free(views[i].cases);
         free(views[i].bytes);
         free(views[i].cells);

@@ -23,6 +23,7 @@ typedef struct kb_op_view {
     int nvariants, ncases;
     const char **variants;   /* registry order, then peers, then unknown names (by name) */
     int *variant_rank;       /* position among the op's registry variants; -1 otherwise */
+    int *variant_peer;       /* 1: a peer's (its rows' peer column) */
     const char **cases;      /* params, by bytes moved, then order of appearance */
     double *bytes;           /* per case: the op's minimum bytes moved; NAN if unknown */
     const kb_result **cells; /* [case * nvariants + variant]: the row or NULL (later wins) */

@@ -267,6 +267,8 @@ static void old_schema_facts(kb_result *row, unsigned long long has) {
         row->dropped = p && end != p + 6 ? n : NAN;
     }
     if (!(has >> KB_COLUMN_forced & 1)) row->forced = strncmp(row->reason, "FORCED", 6) == 0;
+    /* before the peer column, a peer was the variant named "peer:NAME" */
+    if (!(has >> KB_COLUMN_peer & 1)) row->peer = strncmp(row->variant, "peer:", 5) == 0;
     if (row->status == KB_ROW_ERROR && strncmp(row->reason, "not run: ", 9) == 0)
         row->status = KB_ROW_NOT_RUN;
 }

@@ -41,6 +41,7 @@ typedef struct kb_result {
     char source[128]; /* builtin, plugin:<file> or py:<file>; "" in a file from before the
                          column (built-in variants, and peers named "peer:...") */
     int forced;       /* 1: --force ran it past its variant's supports(); 0 not */
+    int peer;         /* 1: a peer's row (a library, peers/); 0 a variant's */
     /* Not columns: what the reader adds. */
     char key[1024]; /* params by value (kb_params_key): what rows are matched by */
     int file;       /* index into kb_results.files */
@@ -87,7 +88,8 @@ typedef struct kb_result {
     X(pair, NUMBER, 0, "%.0f", "its place among every pair of the sweep")                          \
     X(where, TEXT, 0, "", "device, or host for a KB_HOST variant")                                 \
     X(source, TEXT, 0, "", "builtin, plugin:FILE or py:FILE")                                      \
-    X(forced, YESNO, 0, "", "--force ran it past its variant's limit")
+    X(forced, YESNO, 0, "", "--force ran it past its variant's limit")                            \
+    X(peer, YESNO, 0, "", "a peer's row: a library's implementation (peers/), not a variant")
 
 typedef enum kb_column_type {
     KB_COL_TEXT,

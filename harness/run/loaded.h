@@ -40,6 +40,7 @@ typedef struct kb_loaded {
     char py_key[80]; /* the name in its file's KBENCH key ("op/<py_key>") */
     int check;       /* 0: other work, a reference point: UNCHECKED rows */
     int precision;   /* the class its outputs are judged in; -1: the case's */
+    int peer;        /* a library's implementation (peers/): the rows' peer column */
 } kb_loaded;
 
 /* The sources and variants loaded so far (this process's table). */

@@ -80,6 +80,7 @@ static int add_listed(int src, char *line, kb_error *e) {
                  (strcmp(f[4], "1") != 0 ? KB_NONDETERMINISTIC : 0) |
                  (strcmp(f[5], "other") == 0 ? KB_INEXACT : 0);
     l->check = strcmp(f[7], "1") == 0;
+    l->peer = strcmp(f[6], "1") == 0;
     l->precision = precision_of(f[8]);
     if (l->precision == 1) l->v.flags |= KB_TF32;
     snprintf(l->summary, sizeof l->summary, "%s", f[9]);

@@ -51,6 +51,7 @@ void kb_row_result(const kb_row *r, kb_result *out) {
     snprintf(out->where, sizeof out->where, "%s", r->flags & KB_HOST ? "host" : "device");
     snprintf(out->source, sizeof out->source, "%s", r->source);
     out->forced = r->forced != 0;
+    out->peer = r->peer != 0;
 }
 
 /* The first "model name" of /proc/cpuinfo (Linux); "" where there is none. */

@@ -32,6 +32,7 @@ typedef struct kb_row {
     int forced;        /* --force ran it past supports() (the `forced` column) */
     char device[64];   /* the UUID of the GPU that measured it */
     int pair;          /* its place among every pair of the sweep (kb_pair.index) */
+    int peer;          /* 1: a peer's row (kb_loaded.peer), the peer column */
     char source[128];  /* where the variant comes from: builtin, plugin:<file>, py:<file> */
 } kb_row;
 

@@ -584,6 +584,8 @@ static void row_init(const kb_runner *r, const kb_case *c, const kb_variant *v, 
     row->status = r->opts.check ? KB_ROW_PASS : KB_ROW_UNCHECKED;
     if (r->dev) snprintf(row->device, sizeof row->device, "%s", r->dev->uuid);
     snprintf(row->source, sizeof row->source, "%s", kb_variant_origin(v));
+    const kb_loaded *lv = kb_loaded_of(v);
+    row->peer = lv && lv->peer;
 }
 
 /* A sticky error (illegal address, launch failure) poisons the context for

@@ -250,7 +250,7 @@ for iso in --isolate --no-isolate; do
     check "run $iso: host rows PASS, timed (median > 0), where=host" csv_rows "$ht/host$iso.csv" pass
 done
 expect_file "$ht/host--isolate.csv" "^# host cpu: .*[0-9]+ OpenMP threads"
-expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source,forced$"
+expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source,forced,peer$"
 expect 0 "1 UNSUPPORTED" -- run nms -v cpu_greedy -a n=10 --mode graph -o "$ht/graph.csv"
 check "--mode graph: a host row is UNSUPPORTED" csv_rows "$ht/graph.csv" unsupported
 expect_file "$ht/graph.csv" "runs on the host: no CUDA graph to replay"
@@ -329,7 +329,7 @@ expect 2 "--along nope: nms has no axis 'nope' \(its axes: n, iou, classes, max_
     plot $d/nms.csv --along nope -o "$tmp/p1"
 expect 2 "--along max_out: axis 'max_out' does not vary across nms's rows \(every case has max_out=0\); the axes that vary: n, iou, classes, dist" -- \
     plot $d/nms.csv --along max_out -o "$tmp/p1"
-expect 2 "--along needs an axis" -- plot $d/nms.csv --along -o "$tmp/p1"
+expect 2 "--along needs a value" -- plot $d/nms.csv --along -o "$tmp/p1"
 expect 2 "--along kh: axis 'kh' does not vary across deform_conv2d's rows" -- \
     plot $d/nms.csv $d/deform_conv2d.csv --along kh -o "$tmp/p1"
 check "plot --along that fails wrote nothing" test ! -e "$tmp/p1"

@@ -85,6 +85,9 @@ KB_TEST(a_value_may_start_with_a_dash_or_hold_an_equals_sign) {
     KB_EXPECT(parse("-o -weird --pct=1e1", &a) == KB_EXIT_OK);
     KB_EXPECT(strcmp(a.out, "-weird") == 0 && a.pct == 10);
     KB_EXPECT(parse("-o a=b", &a) == KB_EXIT_OK && strcmp(a.out, "a=b") == 0);
+    /* the next word is one of the table's options: the value was forgotten */
+    KB_EXPECT(parse("-o --fast", &a) == KB_EXIT_USAGE);
+    KB_EXPECT_STR_CONTAINS(err, "-o needs a value (FILE)");
 }
 
 KB_TEST(help_is_reported_not_parsed_further) {
@@ -163,8 +166,9 @@ static void help_of(const kb_command *c, char *buf, size_t size) {
     fclose(tmp);
 }
 
-/* The README's synopsis of cmd: the block's lines from "kbench CMD" up to
- * the next "kbench " line. */
+/* The README's synopsis of cmd: every line of its CLI block that starts
+ * "kbench CMD ", each with its continuation lines (up to the next "kbench "
+ * line), joined. */
 static void synopsis_of(const char *readme, const char *cmd, char *buf, size_t size) {
     buf[0] = '\0';
     const char *block = strstr(readme, "## The CLI\n\n```\n");
@@ -172,11 +176,13 @@ static void synopsis_of(const char *readme, const char *cmd, char *buf, size_t s
     const char *end = strstr(block + 16, "```");
     char head[64];
     snprintf(head, sizeof head, "\nkbench %s ", cmd);
-    const char *p = strstr(block, head);
-    if (!p || p > end) return;
-    const char *q = strstr(p + 1, "\nkbench ");
-    if (!q || q > end) q = end;
-    snprintf(buf, size, "%.*s", (int)(q - p), p);
+    size_t used = 0;
+    for (const char *p = strstr(block, head); p && p < end; p = strstr(p + 1, head)) {
+        const char *q = strstr(p + 1, "\nkbench ");
+        if (!q || q > end) q = end;
+        used += (size_t)snprintf(buf + used, size - used, "%.*s", (int)(q - p), p);
+        if (used >= size) return;
+    }
 }
 
 /* w in text as a word of its own: "--all" is not in "--allow-removed". */

@@ -135,6 +135,35 @@ KB_TEST(a_file_before_the_forced_column_reads_forced_from_its_reason) {
     kb_results_free(&res);
 }
 
+/* A peer is the peer column's fact, not its name: a variant that happens
+ * to be named peer:x is no peer where the column says so. */
+KB_TEST(peer_is_a_column_not_a_name_prefix) {
+    kb_row rows[2] = {fast_nms_row("n=10"), fast_nms_row("n=20")};
+    snprintf(rows[0].variant, sizeof rows[0].variant, "peer:torch");
+    rows[0].peer = 1;
+    snprintf(rows[1].variant, sizeof rows[1].variant, "peer:mine");
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].peer == 1 && res.rows[1].peer == 0);
+    KB_EXPECT(kb_result_file_has_column(&res.files[0], "peer"));
+    kb_results_free(&res);
+}
+
+/* A file from before the peer column named its peers peer:NAME. */
+KB_TEST(a_file_before_the_peer_column_reads_peers_from_their_names) {
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(read_text("op,variant,params,status,median_us\n"
+                        "nms,peer:torchvision,n=10,PASS,3.5\n"
+                        "nms,blockwalk,n=10,PASS,3.5\n",
+                        &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].peer == 1 && res.rows[1].peer == 0);
+    kb_results_free(&res);
+}
+
 /* A row that never ran is NOT_RUN; before that status, an ERROR whose reason
  * began "not run: " (and only that: the text elsewhere is text). */
 KB_TEST(not_run_is_a_status_and_old_files_not_run_errors_read_as_it) {
