@@ -949,82 +949,103 @@ static double along_gbps(const plot_ctx *pc, int c, int k, int base, double *lo,
     return x;
 }
 
-static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
+/* What the steps of plot_along share: per case its baseline (-1: none) and
+ * per (panel, x) its case (-1: none), per (panel, variant) its data block
+ * (-1: not drawn there), per variant whether any panel draws it. */
+typedef struct along_plot {
+    const along_spec *s;
+    int *base, *at, *block, *drawn;
+    double ylo, yhi;          /* over every panel, with the ceiling and the line at 1 */
+    int first_base, one_base; /* the first case's baseline; whether every case has it */
+    int lines;                /* lines of the longest x tic label */
+    char ylabel[300];
+} along_plot;
+
+static void along_plot_free(along_plot *ap) {
+    free(ap->base);
+    free(ap->at);
+    free(ap->block);
+    free(ap->drawn);
+}
+
+static int along_plot_make(const plot_ctx *pc, const along_spec *s, along_plot *ap, kb_error *e) {
     const kb_op_view *v = pc->v;
     const kb_along *a = &pc->along;
     int nv = v->nvariants, nc = v->ncases, np = a->npanels, nx = a->nx;
-    int *base = calloc((size_t)nc, sizeof *base), *at = malloc((size_t)(np * nx) * sizeof *at);
-    int *block = malloc((size_t)(np * nv) * sizeof *block),
-        *drawn = calloc((size_t)nv, sizeof *drawn);
-    if (!base || !at || !block || !drawn) {
-        free(base);
-        free(at);
-        free(block);
-        free(drawn);
+    *ap = (along_plot){.s = s, .ylo = INFINITY, .first_base = -1, .one_base = 1, .lines = 1};
+    ap->base = calloc((size_t)nc, sizeof *ap->base);
+    ap->at = malloc((size_t)(np * nx) * sizeof *ap->at);
+    ap->block = malloc((size_t)(np * nv) * sizeof *ap->block);
+    ap->drawn = calloc((size_t)nv, sizeof *ap->drawn);
+    if (!ap->base || !ap->at || !ap->block || !ap->drawn) {
+        along_plot_free(ap);
         return kb_fail(e, "out of host memory");
     }
-    for (int i = 0; i < np * nx; i++) at[i] = -1;
+    for (int i = 0; i < np * nx; i++) ap->at[i] = -1;
     for (int c = 0; c < nc; c++) {
-        at[a->case_panel[c] * nx + a->case_x[c]] = c;
-        base[c] = s->with_baseline ? kb_view_baseline(v, c, pc->o->baseline) : -1;
+        ap->at[a->case_panel[c] * nx + a->case_x[c]] = c;
+        ap->base[c] = s->with_baseline ? kb_view_baseline(v, c, pc->o->baseline) : -1;
     }
-    plot_files pf;
-    if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
-        free(base);
-        free(at);
-        free(block);
-        free(drawn);
-        return KB_ERR;
-    }
-    /* The data: a block per (panel, variant), its points in x order. */
-    double ylo = INFINITY, yhi = 0, lo, hi;
-    int nblocks = 0, first_base = -1, one_base = 1;
+    return KB_OK;
+}
+
+/* The data: a block per (panel, variant), its points in x order. */
+static void along_data(const plot_ctx *pc, along_plot *ap, plot_files *pf) {
+    const kb_op_view *v = pc->v;
+    const kb_along *a = &pc->along;
+    const along_spec *s = ap->s;
+    int nv = v->nvariants, np = a->npanels, nx = a->nx, nblocks = 0;
+    double lo, hi;
     for (int p = 0; p < np; p++)
         for (int k = 0; k < nv; k++) {
-            block[p * nv + k] = -1;
+            ap->block[p * nv + k] = -1;
             for (int i = 0; i < nx; i++) {
-                int c = at[p * nx + i];
-                double y = c >= 0 ? s->value(pc, c, k, base[c], &lo, &hi) : NAN;
+                int c = ap->at[p * nx + i];
+                double y = c >= 0 ? s->value(pc, c, k, ap->base[c], &lo, &hi) : NAN;
                 if (!(y > 0)) continue;
-                if (block[p * nv + k] < 0) {
-                    fputs(nblocks ? "\n\n# panel " : "# panel ", pf.dat);
-                    comment_text(pf.dat, a->panel[p][0] ? a->panel[p] : "(all)");
-                    fputs(" | ", pf.dat);
-                    comment_text(pf.dat, v->variants[k]);
-                    fputc('\n', pf.dat);
-                    block[p * nv + k] = nblocks++;
+                if (ap->block[p * nv + k] < 0) {
+                    fputs(nblocks ? "\n\n# panel " : "# panel ", pf->dat);
+                    comment_text(pf->dat, a->panel[p][0] ? a->panel[p] : "(all)");
+                    fputs(" | ", pf->dat);
+                    comment_text(pf->dat, v->variants[k]);
+                    fputc('\n', pf->dat);
+                    ap->block[p * nv + k] = nblocks++;
                 }
-                drawn[k] = 1;
-                ylo = fmin(ylo, fmin(y, lo));
-                yhi = fmax(yhi, fmax(y, hi));
-                fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # ", a->x[i], y, lo, hi);
-                comment_text(pf.dat, v->cases[c]);
-                fputc('\n', pf.dat);
+                ap->drawn[k] = 1;
+                ap->ylo = fmin(ap->ylo, fmin(y, lo));
+                ap->yhi = fmax(ap->yhi, fmax(y, hi));
+                fprintf(pf->dat, "%.6g %.6g %.6g %.6g  # ", a->x[i], y, lo, hi);
+                comment_text(pf->dat, v->cases[c]);
+                fputc('\n', pf->dat);
             }
         }
-    for (int c = 0; s->with_baseline && c < nc; c++) {
+    for (int c = 0; s->with_baseline && c < v->ncases; c++) {
         char shortform[1100];
         kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
-        if (base[c] < 0) note_add(pf.p, "No baseline ran on: %s. ", shortform);
-        if (base[c] >= 0 && first_base < 0) first_base = base[c];
-        if (base[c] >= 0 && base[c] != first_base) one_base = 0;
+        if (ap->base[c] < 0) note_add(pf->p, "No baseline ran on: %s. ", shortform);
+        if (ap->base[c] >= 0 && ap->first_base < 0) ap->first_base = ap->base[c];
+        if (ap->base[c] >= 0 && ap->base[c] != ap->first_base) ap->one_base = 0;
     }
     if (s->ceiling > 0) {
-        ylo = fmin(ylo, s->ceiling);
-        yhi = fmax(yhi, s->ceiling);
+        ap->ylo = fmin(ap->ylo, s->ceiling);
+        ap->yhi = fmax(ap->yhi, s->ceiling);
     }
     if (s->with_baseline) {
-        ylo = fmin(ylo, 1);
-        yhi = fmax(yhi, 1);
+        ap->ylo = fmin(ap->ylo, 1);
+        ap->yhi = fmax(ap->yhi, 1);
     }
-    /* x: the axis's values where they are numbers, else its positions. */
+}
+
+/* x: the axis's values where they are numbers, else its positions. */
+static void along_x_axis(const plot_ctx *pc, along_plot *ap, plot_files *pf) {
+    const kb_along *a = &pc->along;
+    int nx = a->nx;
     char xlabel[700];
     snprintf(xlabel, sizeof xlabel, "%s%s%s%s", a->axis, a->with[0] ? " (with " : "", a->with,
              a->with[0] ? ")" : "");
-    fputs("set xlabel ", pf.gp);
-    gp_quote(pf.gp, xlabel);
-    fputs("\nset xtics nomirror font \",9\"\nunset mxtics\nset xtics (", pf.gp);
-    int lines = 1;
+    fputs("set xlabel ", pf->gp);
+    gp_quote(pf->gp, xlabel);
+    fputs("\nset xtics nomirror font \",9\"\nunset mxtics\nset xtics (", pf->gp);
     for (int i = 0; i < nx; i++) {
         char label[KB_ALONG_LABEL];
         /* "segments=32x4096" under an axis named segments: the value says it. */
@@ -1034,116 +1055,143 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
             value += axis_len + 1;
         snprintf(label, sizeof label, "%s", value);
         if (!a->numeric) wrap_label(label, 12);
-        lines = label_lines(label) > lines ? label_lines(label) : lines;
-        fprintf(pf.gp, "%s", i ? ", " : "");
-        gp_quote(pf.gp, label);
-        fprintf(pf.gp, " %.6g", a->x[i]);
+        ap->lines = label_lines(label) > ap->lines ? label_lines(label) : ap->lines;
+        fprintf(pf->gp, "%s", i ? ", " : "");
+        gp_quote(pf->gp, label);
+        fprintf(pf->gp, " %.6g", a->x[i]);
     }
     /* gnuplot puts the axis label one tic line below the axis, whatever the
      * tic labels' lines: move it below all of them. */
-    fprintf(pf.gp, ")\nset xlabel offset 0,%d\n", 1 - lines);
+    fprintf(pf->gp, ")\nset xlabel offset 0,%d\n", 1 - ap->lines);
     double x0 = a->x[0], x1 = a->x[nx - 1];
     if (a->log_x)
-        fprintf(pf.gp, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.4, x1 * 1.4);
+        fprintf(pf->gp, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.4, x1 * 1.4);
     else if (a->numeric)
-        fprintf(pf.gp, "set xrange [%.6g:%.6g]\n", x0 - (x1 - x0) * 0.06, x1 + (x1 - x0) * 0.06);
+        fprintf(pf->gp, "set xrange [%.6g:%.6g]\n", x0 - (x1 - x0) * 0.06, x1 + (x1 - x0) * 0.06);
     else
-        fprintf(pf.gp, "set xrange [-0.4:%.6g]\n", nx - 0.6);
-    char ylabel[300];
-    if (s->with_baseline && one_base && first_base >= 0)
-        snprintf(ylabel, sizeof ylabel, "speedup over %s (×, higher is faster)",
-                 v->variants[first_base]);
+        fprintf(pf->gp, "set xrange [-0.4:%.6g]\n", nx - 0.6);
+}
+
+static void along_y_axis(const plot_ctx *pc, along_plot *ap, plot_files *pf) {
+    const along_spec *s = ap->s;
+    if (s->with_baseline && ap->one_base && ap->first_base >= 0)
+        snprintf(ap->ylabel, sizeof ap->ylabel, "speedup over %s (×, higher is faster)",
+                 pc->v->variants[ap->first_base]);
     else
-        snprintf(ylabel, sizeof ylabel, "%s", s->ylabel);
-    if (s->with_baseline && !one_base)
-        note_add(pf.p, "%s",
+        snprintf(ap->ylabel, sizeof ap->ylabel, "%s", s->ylabel);
+    if (s->with_baseline && !ap->one_base)
+        note_add(pf->p, "%s",
                  "The baseline differs between cases (the first of the op's baseline list "
                  "that ran). ");
     /* One y range for every panel, so that panels compare by eye. */
-    if (yhi > 0 && (s->log_y || yhi / ylo > 30))
-        fprintf(pf.gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ylo / 1.5, yhi * 1.5);
-    else if (yhi > 0)
-        fprintf(pf.gp, "set yrange [0:%.6g]\n", yhi * 1.1);
-    key_plan kp;
-    const char *ceiling_title = s->ceiling > 0 && s->ceiling_title ? s->ceiling_title : "";
-    key_plan_make(pc, drawn, s->ceiling > 0, strlen(ceiling_title), &kp);
-    series_caption(pc, &kp, pf.p, 0);
-    /* Layout in pixels: panels in a grid, the key to their right, panels as
-     * tall as the key needs. The left margin holds tic labels of 6 digits
-     * and the y label beside them in the PNG's font too. */
+    if (ap->yhi > 0 && (s->log_y || ap->yhi / ap->ylo > 30))
+        fprintf(pf->gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ap->ylo / 1.5, ap->yhi * 1.5);
+    else if (ap->yhi > 0)
+        fprintf(pf->gp, "set yrange [0:%.6g]\n", ap->yhi * 1.1);
+}
+
+/* The panel's plot command: the ceiling, the line at 1, a line per variant. */
+static void along_panel_plot(const plot_ctx *pc, const along_plot *ap, plot_files *pf,
+                             const key_plan *kp, int p, const char *ceiling_title) {
+    const along_spec *s = ap->s;
+    int nv = pc->v->nvariants;
+    fputs("    plot ", pf->gp);
+    int clauses = 0;
+    if (s->ceiling > 0) {
+        fprintf(pf->gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", s->ceiling);
+        gp_quote(pf->gp, ceiling_title);
+        clauses++;
+    }
+    if (s->with_baseline) {
+        fprintf(pf->gp, "%s1 with lines lc rgb \"#555555\" dt 2 notitle", clauses ? ", " : "");
+        clauses++;
+    }
+    for (int i = 0; i < nv; i++) {
+        int k = pc->series.order[i], b = ap->block[p * nv + k];
+        /* The first panel's key names a variant it does not draw (NaN). */
+        if (!ap->drawn[k] || (b < 0 && (p > 0 || !pc->series.named[k]))) continue;
+        if (b < 0)
+            fprintf(pf->gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
+        else {
+            fputs(clauses ? ", \\\n        " : "\\\n        ", pf->gp);
+            gp_file(pf->gp, pf->p->base, "dat");
+            fprintf(pf->gp, " index %d using %s ", b,
+                    s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
+        }
+        line_style(pf->gp, pc, k);
+        clauses++;
+    }
+    if (!clauses)
+        fputs(nothing_drawn, pf->gp);
+    else if (p == 0)
+        others_entry(pf->gp, kp, 0);
+    fputc('\n', pf->gp);
+}
+
+/* Layout in pixels: panels in a grid, the key to their right, panels as
+ * tall as the key needs. The left margin holds tic labels of 6 digits and
+ * the y label beside them in the PNG's font too. */
+static void along_panels(const plot_ctx *pc, const along_plot *ap, plot_files *pf,
+                         const key_plan *kp, const char *ceiling_title) {
+    int np = pc->along.npanels, lines = ap->lines;
     int cols = np <= 3 ? np : np == 4 ? 2 : 3, rows = (np + cols - 1) / cols;
     int pw = np == 1 ? 800 : 560, bottom = 75 + 16 * lines, ph = 380 + 16 * lines, top = 50;
-    if (rows * ph < kp.height) ph = (kp.height + rows - 1) / rows;
-    int width = cols * pw + kp.width, height = rows * ph + top;
-    plot_loop(pc, &pf, width, height);
+    if (rows * ph < kp->height) ph = (kp->height + rows - 1) / rows;
+    int width = cols * pw + kp->width, height = rows * ph + top;
+    plot_loop(pc, pf, width, height);
     if (np > 1) {
         char title[600];
-        title_text(pc, s->what, title, sizeof title);
-        fputs("    set multiplot title ", pf.gp);
-        gp_quote(pf.gp, title);
-        fputc('\n', pf.gp);
+        title_text(pc, ap->s->what, title, sizeof title);
+        fputs("    set multiplot title ", pf->gp);
+        gp_quote(pf->gp, title);
+        fputc('\n', pf->gp);
     }
     for (int p = 0; p < np; p++) {
         int col = p % cols, row = p / cols;
-        fprintf(pf.gp,
+        fprintf(pf->gp,
                 "    set lmargin at screen %.4f\n    set rmargin at screen %.4f\n"
                 "    set tmargin at screen %.4f\n    set bmargin at screen %.4f\n",
                 (col * pw + 115.0) / width, ((col + 1) * pw - 20.0) / width,
                 1 - (top + row * ph + 30.0) / height,
                 1 - (top + (row + 1.0) * ph - bottom) / height);
         /* The panels of a row share the y axis: its label once, at the left. */
-        fputs(col ? "    unset ylabel\n" : "    set ylabel ", pf.gp);
+        fputs(col ? "    unset ylabel\n" : "    set ylabel ", pf->gp);
         if (!col) {
-            gp_quote(pf.gp, ylabel);
-            fputc('\n', pf.gp);
+            gp_quote(pf->gp, ap->ylabel);
+            fputc('\n', pf->gp);
         }
         if (np > 1) {
-            fputs("    set title ", pf.gp);
-            gp_quote(pf.gp, a->panel[p]);
-            fputc('\n', pf.gp);
+            fputs("    set title ", pf->gp);
+            gp_quote(pf->gp, pc->along.panel[p]);
+            fputc('\n', pf->gp);
         }
         /* One key for the image: the first panel's, listing every variant drawn. */
         if (p == 0)
-            key_place(pf.gp, &kp, width, height, cols * pw + 10, top);
+            key_place(pf->gp, kp, width, height, cols * pw + 10, top);
         else
-            fputs("    unset key\n    unset label 1\n", pf.gp);
-        fputs("    plot ", pf.gp);
-        int clauses = 0;
-        if (s->ceiling > 0) {
-            fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", s->ceiling);
-            gp_quote(pf.gp, ceiling_title);
-            clauses++;
-        }
-        if (s->with_baseline) {
-            fprintf(pf.gp, "%s1 with lines lc rgb \"#555555\" dt 2 notitle", clauses ? ", " : "");
-            clauses++;
-        }
-        for (int i = 0; i < nv; i++) {
-            int k = pc->series.order[i], b = block[p * nv + k];
-            /* The first panel's key names a variant it does not draw (NaN). */
-            if (!drawn[k] || (b < 0 && (p > 0 || !pc->series.named[k]))) continue;
-            if (b < 0)
-                fprintf(pf.gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
-            else {
-                fputs(clauses ? ", \\\n        " : "\\\n        ", pf.gp);
-                gp_file(pf.gp, pf.p->base, "dat");
-                fprintf(pf.gp, " index %d using %s ", b,
-                        s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
-            }
-            line_style(pf.gp, pc, k);
-            clauses++;
-        }
-        if (!clauses)
-            fputs(nothing_drawn, pf.gp);
-        else if (p == 0)
-            others_entry(pf.gp, &kp, 0);
-        fputc('\n', pf.gp);
+            fputs("    unset key\n    unset label 1\n", pf->gp);
+        along_panel_plot(pc, ap, pf, kp, p, ceiling_title);
     }
-    if (np > 1) fputs("    unset multiplot\n", pf.gp);
-    free(base);
-    free(at);
-    free(block);
-    free(drawn);
+    if (np > 1) fputs("    unset multiplot\n", pf->gp);
+}
+
+static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
+    along_plot ap;
+    if (along_plot_make(pc, s, &ap, e) != KB_OK) return KB_ERR;
+    plot_files pf;
+    if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
+        along_plot_free(&ap);
+        return KB_ERR;
+    }
+    along_data(pc, &ap, &pf);
+    along_x_axis(pc, &ap, &pf);
+    along_y_axis(pc, &ap, &pf);
+    key_plan kp;
+    const char *ceiling_title = s->ceiling > 0 && s->ceiling_title ? s->ceiling_title : "";
+    key_plan_make(pc, ap.drawn, s->ceiling > 0, strlen(ceiling_title), &kp);
+    series_caption(pc, &kp, pf.p, 0);
+    along_panels(pc, &ap, &pf, &kp, ceiling_title);
+    along_plot_free(&ap);
     return plot_close(pc, &pf, e);
 }
 
