@@ -1220,126 +1220,157 @@ static int roofline_row(const kb_result *r, int arithmetic) {
     return arithmetic ? r->flops > 0 && r->gflops > 0 : r->gbps > 0;
 }
 
-static int plot_roofline(plot_ctx *pc, kb_error *e) {
-    const kb_op_view *v = pc->v;
-    int arithmetic = 0, nv = v->nvariants;
-    double ai_lo = INFINITY, ai_hi = 0, gf_lo = INFINITY, gf_hi = 0;
+/* What the steps of plot_roofline share. */
+typedef struct roof_plan {
+    int arithmetic;                    /* GFLOP/s against FLOP per byte, else GB/s against bytes */
+    double ai_lo, ai_hi, gf_lo, gf_hi; /* the arithmetic rows' ranges */
+    double peak_bw, peak_flops;
+    double x_lo, x_hi, ridge; /* the roof's two segments, where both peaks are known */
+    /* The ceilings are key entries of one line each: a title of several lines
+     * would print over the entries under it. "": not drawn. */
+    char copy_title[80], flops_title[80];
+} roof_plan;
+
+static void roofline_ranges(const kb_op_view *v, roof_plan *rl) {
+    *rl = (roof_plan){.ai_lo = INFINITY, .gf_lo = INFINITY};
     for (int c = 0; c < v->ncases; c++)
-        for (int k = 0; k < nv; k++) {
+        for (int k = 0; k < v->nvariants; k++) {
             const kb_result *r = kb_view_cell(v, c, k);
             if (!roofline_row(r, 1)) continue;
-            arithmetic = 1;
-            ai_lo = fmin(ai_lo, r->flops / r->bytes);
-            ai_hi = fmax(ai_hi, r->flops / r->bytes);
-            gf_lo = fmin(gf_lo, r->gflops);
-            gf_hi = fmax(gf_hi, r->gflops);
+            rl->arithmetic = 1;
+            rl->ai_lo = fmin(rl->ai_lo, r->flops / r->bytes);
+            rl->ai_hi = fmax(rl->ai_hi, r->flops / r->bytes);
+            rl->gf_lo = fmin(rl->gf_lo, r->gflops);
+            rl->gf_hi = fmax(rl->gf_hi, r->gflops);
         }
+}
+
+static void roofline_axes(const kb_op_view *v, roof_plan *rl, plot_files *pf) {
+    if (rl->arithmetic) {
+        fputs("set logscale xy\nset xlabel \"arithmetic intensity (FLOP per byte moved)\"\n"
+              "set ylabel \"achieved GFLOP/s\"\n",
+              pf->gp);
+        if (rl->peak_bw > 0 && rl->peak_flops > 0) {
+            /* Show the ridge point, where the two ceilings meet, with the data. */
+            rl->ridge = rl->peak_flops / rl->peak_bw;
+            rl->x_lo = fmin(rl->ai_lo, rl->ridge) / 3;
+            rl->x_hi = fmax(rl->ai_hi, rl->ridge) * 3;
+            fprintf(pf->gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", rl->x_lo, rl->x_hi,
+                    fmin(rl->gf_lo, rl->x_lo * rl->peak_bw) / 2,
+                    fmax(rl->gf_hi, rl->peak_flops) * 2);
+            snprintf(rl->copy_title, sizeof rl->copy_title, "copy %.0f GB/s (measured ceiling)",
+                     rl->peak_bw);
+            snprintf(rl->flops_title, sizeof rl->flops_title,
+                     "SGEMM %.0f GFLOP/s (measured ceiling)", rl->peak_flops);
+        }
+        return;
+    }
+    /* Log y: a latency-bound op reaches a small fraction of the peak, and
+     * still shows against it. */
+    double bw_lo = INFINITY, bw_hi = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r) || !(r->gbps > 0)) continue;
+            bw_lo = fmin(bw_lo, r->gbps);
+            bw_hi = fmax(bw_hi, r->gbps);
+        }
+    size_axis(pf->gp);
+    fputs("set logscale y\nset ylabel \"achieved bandwidth (GB/s, by the cost model)\"\n", pf->gp);
+    if (bw_hi > 0)
+        fprintf(pf->gp, "set yrange [%.6g:%.6g]\n", bw_lo / 2, fmax(bw_hi, rl->peak_bw) * 2);
+    if (rl->peak_bw > 0)
+        snprintf(rl->copy_title, sizeof rl->copy_title, "copy peak %.0f GB/s", rl->peak_bw);
+}
+
+/* The ceilings first, under the points and at the top of the key; *block
+ * and *clauses count the data blocks and plot clauses written. */
+static void roofline_ceilings(const roof_plan *rl, plot_files *pf, int *block, int *clauses) {
+    if (rl->flops_title[0]) {
+        /* The roof as two segments of data that meet at the ridge: sampled
+         * functions would leave a gap there. */
+        fprintf(pf->dat,
+                "# ceiling: copy\n%.6g %.6g\n%.6g %.6g\n\n\n# ceiling: SGEMM\n%.6g %.6g\n"
+                "%.6g %.6g\n",
+                rl->x_lo, rl->x_lo * rl->peak_bw, rl->ridge, rl->peak_flops, rl->ridge,
+                rl->peak_flops, rl->x_hi, rl->peak_flops);
+        const char *title[2] = {rl->copy_title, rl->flops_title};
+        for (int j = 0; j < 2; j++) {
+            fputs((*clauses)++ ? ", \\\n        " : "\\\n        ", pf->gp);
+            gp_file(pf->gp, pf->p->base, "dat");
+            fprintf(pf->gp, " index %d using 1:2 with lines lc rgb \"#000000\" lw 2 dt %d title ",
+                    (*block)++, j ? 4 : 1);
+            gp_quote(pf->gp, title[j]);
+        }
+    } else if (rl->copy_title[0]) {
+        fprintf(pf->gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", rl->peak_bw);
+        gp_quote(pf->gp, rl->copy_title);
+        (*clauses)++;
+    }
+}
+
+/* A data block and a plot clause per variant drawn. */
+static void roofline_points(const plot_ctx *pc, const roof_plan *rl, const int *drawn,
+                            plot_files *pf, int *block, int *clauses) {
+    const kb_op_view *v = pc->v;
+    for (int i = 0; i < v->nvariants; i++) {
+        int k = pc->series.order[i];
+        if (!drawn[k]) continue;
+        fputs(*block ? "\n\n# " : "# ", pf->dat);
+        comment_text(pf->dat, v->variants[k]);
+        fputc('\n', pf->dat);
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!roofline_row(r, rl->arithmetic)) continue;
+            fprintf(pf->dat, "%.6g %.6g  # ", rl->arithmetic ? r->flops / r->bytes : r->bytes,
+                    rl->arithmetic ? r->gflops : r->gbps);
+            comment_text(pf->dat, v->cases[c]);
+            fputc('\n', pf->dat);
+        }
+        fputs((*clauses)++ ? ", \\\n        " : "\\\n        ", pf->gp);
+        gp_file(pf->gp, pf->p->base, "dat");
+        fprintf(pf->gp, " index %d using 1:2 with %s ", *block,
+                rl->arithmetic ? "points" : "linespoints");
+        line_style(pf->gp, pc, k);
+        (*block)++;
+    }
+}
+
+static int plot_roofline(plot_ctx *pc, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    int nv = v->nvariants;
+    roof_plan rl;
+    roofline_ranges(v, &rl);
     int *drawn = calloc((size_t)(nv ? nv : 1), sizeof *drawn);
     if (!drawn) return kb_fail(e, "out of host memory");
     for (int k = 0; k < nv; k++)
         for (int c = 0; c < v->ncases; c++)
-            drawn[k] |= roofline_row(kb_view_cell(v, c, k), arithmetic);
-    double peak_bw, peak_flops;
-    view_peaks(pc, &peak_bw, &peak_flops);
+            drawn[k] |= roofline_row(kb_view_cell(v, c, k), rl.arithmetic);
+    view_peaks(pc, &rl.peak_bw, &rl.peak_flops);
     plot_files pf;
     if (plot_open(pc, "roofline",
-                  arithmetic ? "roofline: achieved GFLOP/s against arithmetic intensity, under "
-                               "the measured copy-bandwidth and SGEMM ceilings"
-                             : "achieved bandwidth (by the op's minimum-bytes model) against "
-                               "problem size, under the measured copy peak",
-                  arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf, e) != KB_OK) {
+                  rl.arithmetic ? "roofline: achieved GFLOP/s against arithmetic intensity, under "
+                                  "the measured copy-bandwidth and SGEMM ceilings"
+                                : "achieved bandwidth (by the op's minimum-bytes model) against "
+                                  "problem size, under the measured copy peak",
+                  rl.arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf,
+                  e) != KB_OK) {
         free(drawn);
         return KB_ERR;
     }
-    /* The ceilings are key entries of one line each: a title of several lines
-     * would print over the entries under it. */
-    char copy_title[80] = "", flops_title[80] = "";
-    double x_lo = 0, x_hi = 0, ridge = 0;
-    if (arithmetic) {
-        fputs("set logscale xy\nset xlabel \"arithmetic intensity (FLOP per byte moved)\"\n"
-              "set ylabel \"achieved GFLOP/s\"\n",
-              pf.gp);
-        if (peak_bw > 0 && peak_flops > 0) {
-            /* Show the ridge point, where the two ceilings meet, with the data. */
-            ridge = peak_flops / peak_bw;
-            x_lo = fmin(ai_lo, ridge) / 3;
-            x_hi = fmax(ai_hi, ridge) * 3;
-            fprintf(pf.gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", x_lo, x_hi,
-                    fmin(gf_lo, x_lo * peak_bw) / 2, fmax(gf_hi, peak_flops) * 2);
-            snprintf(copy_title, sizeof copy_title, "copy %.0f GB/s (measured ceiling)", peak_bw);
-            snprintf(flops_title, sizeof flops_title, "SGEMM %.0f GFLOP/s (measured ceiling)",
-                     peak_flops);
-        }
-    } else {
-        /* Log y: a latency-bound op reaches a small fraction of the peak, and
-         * still shows against it. */
-        double bw_lo = INFINITY, bw_hi = 0;
-        for (int c = 0; c < v->ncases; c++)
-            for (int k = 0; k < nv; k++) {
-                const kb_result *r = kb_view_cell(v, c, k);
-                if (!r || !kb_result_timed(r) || !(r->gbps > 0)) continue;
-                bw_lo = fmin(bw_lo, r->gbps);
-                bw_hi = fmax(bw_hi, r->gbps);
-            }
-        size_axis(pf.gp);
-        fputs("set logscale y\nset ylabel \"achieved bandwidth (GB/s, by the cost model)\"\n",
-              pf.gp);
-        if (bw_hi > 0)
-            fprintf(pf.gp, "set yrange [%.6g:%.6g]\n", bw_lo / 2, fmax(bw_hi, peak_bw) * 2);
-        if (peak_bw > 0) snprintf(copy_title, sizeof copy_title, "copy peak %.0f GB/s", peak_bw);
-    }
-    if (!copy_title[0])
+    roofline_axes(v, &rl, &pf);
+    if (!rl.copy_title[0])
         note_add(pf.p, "%s", "The CSV records no measured peaks: no ceilings drawn. ");
     key_plan kp;
-    size_t extra_len =
-        strlen(copy_title) > strlen(flops_title) ? strlen(copy_title) : strlen(flops_title);
-    key_plan_make(pc, drawn, !!copy_title[0] + !!flops_title[0], extra_len, &kp);
+    size_t extra_len = strlen(rl.copy_title) > strlen(rl.flops_title) ? strlen(rl.copy_title)
+                                                                      : strlen(rl.flops_title);
+    key_plan_make(pc, drawn, !!rl.copy_title[0] + !!rl.flops_title[0], extra_len, &kp);
     series_caption(pc, &kp, pf.p, 0);
     single_layout(pc, &pf, &kp, 820, 650);
     fputs("    plot ", pf.gp);
     int block = 0, clauses = 0;
-    /* The ceilings first, under the points and at the top of the key. */
-    if (flops_title[0]) {
-        /* The roof as two segments of data that meet at the ridge: sampled
-         * functions would leave a gap there. */
-        fprintf(pf.dat,
-                "# ceiling: copy\n%.6g %.6g\n%.6g %.6g\n\n\n# ceiling: SGEMM\n%.6g %.6g\n"
-                "%.6g %.6g\n",
-                x_lo, x_lo * peak_bw, ridge, peak_flops, ridge, peak_flops, x_hi, peak_flops);
-        const char *title[2] = {copy_title, flops_title};
-        for (int j = 0; j < 2; j++) {
-            fputs(clauses++ ? ", \\\n        " : "\\\n        ", pf.gp);
-            gp_file(pf.gp, pf.p->base, "dat");
-            fprintf(pf.gp, " index %d using 1:2 with lines lc rgb \"#000000\" lw 2 dt %d title ",
-                    block++, j ? 4 : 1);
-            gp_quote(pf.gp, title[j]);
-        }
-    } else if (copy_title[0]) {
-        fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", peak_bw);
-        gp_quote(pf.gp, copy_title);
-        clauses++;
-    }
-    for (int i = 0; i < nv; i++) {
-        int k = pc->series.order[i];
-        if (!drawn[k]) continue;
-        fputs(block ? "\n\n# " : "# ", pf.dat);
-        comment_text(pf.dat, v->variants[k]);
-        fputc('\n', pf.dat);
-        for (int c = 0; c < v->ncases; c++) {
-            const kb_result *r = kb_view_cell(v, c, k);
-            if (!roofline_row(r, arithmetic)) continue;
-            fprintf(pf.dat, "%.6g %.6g  # ", arithmetic ? r->flops / r->bytes : r->bytes,
-                    arithmetic ? r->gflops : r->gbps);
-            comment_text(pf.dat, v->cases[c]);
-            fputc('\n', pf.dat);
-        }
-        fputs(clauses++ ? ", \\\n        " : "\\\n        ", pf.gp);
-        gp_file(pf.gp, pf.p->base, "dat");
-        fprintf(pf.gp, " index %d using 1:2 with %s ", block,
-                arithmetic ? "points" : "linespoints");
-        line_style(pf.gp, pc, k);
-        block++;
-    }
+    roofline_ceilings(&rl, &pf, &block, &clauses);
+    roofline_points(pc, &rl, drawn, &pf, &block, &clauses);
     if (!clauses)
         fputs(nothing_drawn, pf.gp);
     else
@@ -1586,43 +1617,70 @@ static void csv_stem(const char *path, char *buf, size_t n) {
     if (len > 4 && strcmp(buf + len - 4, ".csv") == 0) buf[len - 4] = '\0';
 }
 
-int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
-                 kb_plot_list *out, kb_error *e) {
-    plot_ctx pc = {.res = res, .v = v, .o = o, .out = out};
+/* The plots' file stem and the device named in their titles. */
+static void plot_names(plot_ctx *pc) {
+    const kb_results *res = pc->res;
+    const kb_op_view *v = pc->v;
     char stem[210];
     csv_stem(res->files[v->first_file].path, stem, sizeof stem);
-    snprintf(pc.stem, sizeof pc.stem, "%s.%s%s%s", stem, v->op, v->mode_in_name ? "." : "",
+    snprintf(pc->stem, sizeof pc->stem, "%s.%s%s%s", stem, v->op, v->mode_in_name ? "." : "",
              v->mode_in_name ? v->mode : "");
     const char *gpu = res->files[v->first_file].gpu;
-    snprintf(pc.device, sizeof pc.device, "%.*s", (int)strcspn(gpu, "(|"), gpu);
-    size_t dl = strlen(pc.device);
-    while (dl && pc.device[dl - 1] == ' ') pc.device[--dl] = '\0';
+    snprintf(pc->device, sizeof pc->device, "%.*s", (int)strcspn(gpu, "(|"), gpu);
+    size_t dl = strlen(pc->device);
+    while (dl && pc->device[dl - 1] == ' ') pc->device[--dl] = '\0';
+}
 
-    static const bar_spec speedup = {
-        .kind = "speedup",
-        .caption = "speedup of each variant over the case's baseline (baseline time / variant "
-                   "time; above 1 is faster; hatched: peers)",
-        .what = "speedup over the baseline",
-        .ylabel = "speedup over the baseline (×, higher is faster)",
-        .value = speedup_value,
-        .with_baseline = 1,
-    };
-    static const bar_spec workspace = {
-        .kind = "workspace",
-        .caption = "device workspace each variant allocates, per case (hatched: peers)",
-        .what = "device workspace per variant",
-        .ylabel = "workspace (MiB)",
-        .value = workspace_value,
-        .nothing = "No device workspace: ",
-    };
-    if (o->along && kb_view_has_axis(v, o->along)) {
-        if (kb_along_build(v, o->along, &pc.along, e) != KB_OK) return KB_ERR;
-        pc.has_along = 1;
-    } else if (!o->along) {
-        pc.has_along = kb_along_pick(v, &pc.along);
+/* The plot set: only plots that decide something for this op's rows.
+ *  - time and speedup, always: which variant, at which size. Along the
+ *    sweep's axis where the cases form sweeps; else against bytes moved
+ *    where every case has its own size; else bars per case, since a line
+ *    through cases of one size (nms's distributions, class counts and
+ *    thresholds at n=25200) draws a trend that is not there.
+ *  - achieved GB/s and the roofline only where some row reaches a quarter
+ *    of a measured ceiling (copy bandwidth or SGEMM): there they say
+ *    which limit a variant is near, and whether tuning has room left.
+ *    Below that the op is latency-bound (nms, rpn_proposals and topk move
+ *    a few MB in tens of µs): a GB/s or GFLOP/s from its cost model
+ *    measures launch and sync latency, and reads as "far from the memory
+ *    limit" where memory is not the limit.
+ *  - along an axis, GB/s is drawn against it (gbps) and the roofline only
+ *    for ops that do arithmetic: for the others it would be the same
+ *    points against bytes moved.
+ *  - workspace where a variant uses some (memory is part of the choice),
+ *    index_cost where int64/int32 twins ran, V_vs_exact per variant of
+ *    other semantics. */
+typedef struct plot_set {
+    double peak_bw, peak_flops;
+    int near_bw; /* some row reaches a quarter of the copy peak */
+    int sized;   /* every case has a size of its own */
+    int roofline;
+} plot_set;
+
+static void plot_set_pick(const plot_ctx *pc, plot_set *ps) {
+    const kb_op_view *v = pc->v;
+    view_peaks(pc, &ps->peak_bw, &ps->peak_flops);
+    int arithmetic = 0, near_bw = 0, near_flops = 0, sized = 1;
+    for (int c = 0; c < v->ncases; c++) {
+        sized &= v->bytes[c] > 0;
+        for (int d = 0; d < c; d++) sized &= v->bytes[d] != v->bytes[c];
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r)) continue;
+            arithmetic |= r->flops > 0 && r->gflops > 0;
+            near_bw |= ps->peak_bw > 0 && r->gbps >= ps->peak_bw / 4;
+            near_flops |= ps->peak_flops > 0 && r->gflops >= ps->peak_flops / 4;
+        }
     }
+    ps->near_bw = near_bw;
+    ps->sized = sized;
+    ps->roofline = arithmetic ? near_bw || near_flops : near_bw && !pc->has_along;
+}
+
+/* Time, speedup and (near the copy peak) GB/s along the axis. */
+static int plot_along_set(plot_ctx *pc, const plot_set *ps, kb_error *e) {
     char axis_caption[700] = "";
-    if (pc.has_along) along_caption(&pc.along, axis_caption, sizeof axis_caption);
+    along_caption(&pc->along, axis_caption, sizeof axis_caption);
     char time_caption[1000], speedup_caption[1000], gbps_caption[1000];
     snprintf(time_caption, sizeof time_caption,
              "median time per launch %s, one line per variant (error bars p10-p90; dashed: "
@@ -1636,8 +1694,6 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
              "achieved bandwidth (the op's minimum bytes / time) %s, under the measured copy "
              "peak",
              axis_caption);
-    double peak_bw, peak_flops;
-    view_peaks(&pc, &peak_bw, &peak_flops);
     const along_spec time_along = along_time_spec("time", time_caption, "median time");
     const along_spec speedup_along = {
         .kind = "speedup",
@@ -1648,16 +1704,24 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         .with_baseline = 1,
     };
     char peak_title[64];
-    snprintf(peak_title, sizeof peak_title, "copy peak %.0f GB/s", peak_bw);
+    snprintf(peak_title, sizeof peak_title, "copy peak %.0f GB/s", ps->peak_bw);
     const along_spec gbps_along = {
         .kind = "gbps",
         .caption = gbps_caption,
         .what = "achieved bandwidth",
         .ylabel = "achieved bandwidth (GB/s, by the cost model)",
         .value = along_gbps,
-        .ceiling = peak_bw,
+        .ceiling = ps->peak_bw,
         .ceiling_title = peak_title,
     };
+    return plot_along(pc, &time_along, e) != KB_OK || plot_along(pc, &speedup_along, e) != KB_OK ||
+                   (ps->near_bw && plot_along(pc, &gbps_along, e) != KB_OK)
+               ? KB_ERR
+               : KB_OK;
+}
+
+/* Time (against bytes moved, else bars) and speedup bars per case. */
+static int plot_case_set(plot_ctx *pc, const plot_set *ps, kb_error *e) {
     static const bar_spec time_bars = {
         .kind = "time",
         .caption = "median time per launch of each variant, per case (the cases are scenarios "
@@ -1667,66 +1731,64 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         .ylabel = "median time per launch (µs)",
         .value = time_value,
     };
-    /* The plot set: only plots that decide something for this op's rows.
-     *  - time and speedup, always: which variant, at which size. Along the
-     *    sweep's axis where the cases form sweeps; else against bytes moved
-     *    where every case has its own size; else bars per case, since a line
-     *    through cases of one size (nms's distributions, class counts and
-     *    thresholds at n=25200) draws a trend that is not there.
-     *  - achieved GB/s and the roofline only where some row reaches a quarter
-     *    of a measured ceiling (copy bandwidth or SGEMM): there they say
-     *    which limit a variant is near, and whether tuning has room left.
-     *    Below that the op is latency-bound (nms, rpn_proposals and topk move
-     *    a few MB in tens of µs): a GB/s or GFLOP/s from its cost model
-     *    measures launch and sync latency, and reads as "far from the memory
-     *    limit" where memory is not the limit.
-     *  - along an axis, GB/s is drawn against it (gbps) and the roofline only
-     *    for ops that do arithmetic: for the others it would be the same
-     *    points against bytes moved.
-     *  - workspace where a variant uses some (memory is part of the choice),
-     *    index_cost where int64/int32 twins ran, V_vs_exact per variant of
-     *    other semantics. */
-    int arithmetic = 0, near_bw = 0, near_flops = 0, sized = 1;
-    for (int c = 0; c < v->ncases; c++) {
-        sized &= v->bytes[c] > 0;
-        for (int d = 0; d < c; d++) sized &= v->bytes[d] != v->bytes[c];
-        for (int k = 0; k < v->nvariants; k++) {
-            const kb_result *r = kb_view_cell(v, c, k);
-            if (!r || !kb_result_timed(r)) continue;
-            arithmetic |= r->flops > 0 && r->gflops > 0;
-            near_bw |= peak_bw > 0 && r->gbps >= peak_bw / 4;
-            near_flops |= peak_flops > 0 && r->gflops >= peak_flops / 4;
-        }
+    static const bar_spec speedup = {
+        .kind = "speedup",
+        .caption = "speedup of each variant over the case's baseline (baseline time / variant "
+                   "time; above 1 is faster; hatched: peers)",
+        .what = "speedup over the baseline",
+        .ylabel = "speedup over the baseline (×, higher is faster)",
+        .value = speedup_value,
+        .with_baseline = 1,
+    };
+    return (ps->sized ? plot_time(pc, e) : plot_bars(pc, &time_bars, e)) != KB_OK ||
+                   plot_bars(pc, &speedup, e) != KB_OK
+               ? KB_ERR
+               : KB_OK;
+}
+
+/* Workspace, index cost, variants of other semantics, CPU against GPU. */
+static int plot_extras(plot_ctx *pc, kb_error *e) {
+    static const bar_spec workspace = {
+        .kind = "workspace",
+        .caption = "device workspace each variant allocates, per case (hatched: peers)",
+        .what = "device workspace per variant",
+        .ylabel = "workspace (MiB)",
+        .value = workspace_value,
+        .nothing = "No device workspace: ",
+    };
+    const kb_op_view *v = pc->v;
+    int uses_workspace = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(pc, c, k, 0) > 0;
+    if (uses_workspace && plot_bars(pc, &workspace, e) != KB_OK) return KB_ERR;
+    if (plot_index_cost(pc, e) != KB_OK) return KB_ERR;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(pc, k, e) != KB_OK) return KB_ERR;
     }
-    int roofline = arithmetic ? near_bw || near_flops : near_bw && !pc.has_along;
+    return plot_cpu_gpu(pc, e);
+}
+
+int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
+                 kb_plot_list *out, kb_error *e) {
+    plot_ctx pc = {.res = res, .v = v, .o = o, .out = out};
+    plot_names(&pc);
+    if (o->along && kb_view_has_axis(v, o->along)) {
+        if (kb_along_build(v, o->along, &pc.along, e) != KB_OK) return KB_ERR;
+        pc.has_along = 1;
+    } else if (!o->along) {
+        pc.has_along = kb_along_pick(v, &pc.along);
+    }
+    plot_set ps;
+    plot_set_pick(&pc, &ps);
     if (series_pick(v, 1, &pc.series, e) != KB_OK) {
         kb_along_free(&pc.along);
         return KB_ERR;
     }
-    int rc = KB_OK;
-    if (pc.has_along)
-        rc = plot_along(&pc, &time_along, e) != KB_OK ||
-                     plot_along(&pc, &speedup_along, e) != KB_OK ||
-                     (near_bw && plot_along(&pc, &gbps_along, e) != KB_OK)
-                 ? KB_ERR
-                 : KB_OK;
-    else
-        rc = (sized ? plot_time(&pc, e) : plot_bars(&pc, &time_bars, e)) != KB_OK ||
-                     plot_bars(&pc, &speedup, e) != KB_OK
-                 ? KB_ERR
-                 : KB_OK;
-    if (rc == KB_OK && roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
+    int rc = pc.has_along ? plot_along_set(&pc, &ps, e) : plot_case_set(&pc, &ps, e);
+    if (rc == KB_OK && ps.roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
     kb_along_free(&pc.along);
-    int uses_workspace = 0;
-    for (int c = 0; c < v->ncases; c++)
-        for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(&pc, c, k, 0) > 0;
-    if (rc == KB_OK && uses_workspace && plot_bars(&pc, &workspace, e) != KB_OK) rc = KB_ERR;
-    if (rc == KB_OK && plot_index_cost(&pc, e) != KB_OK) rc = KB_ERR;
-    for (int k = 0; k < v->nvariants && rc == KB_OK; k++) {
-        const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
-        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(&pc, k, e) != KB_OK) rc = KB_ERR;
-    }
-    if (rc == KB_OK) rc = plot_cpu_gpu(&pc, e);
+    if (rc == KB_OK) rc = plot_extras(&pc, e);
     series_free(&pc.series);
     return rc;
 }
