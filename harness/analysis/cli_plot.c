@@ -2,21 +2,17 @@
  * scripts and data drawing
  *   time        median time along an axis of the sweep (kb_along: a panel per
  *               combination of the other varying axes), else against the
- *               bytes the op must move (log-log)
+ *               bytes the op must move (log-log), else bars per case
  *   speedup     each variant over the case's baseline: lines along the axis,
  *               else bars per case
  *   gbps        achieved GB/s along the axis, under the copy peak
  *   roofline    achieved GFLOP/s (or GB/s) against the measured ceilings
- *   workspace   device workspace per variant and case (when any uses some)
- *   index_cost  extra time of *_i64 over its *_i32 twin (when the op has both)
- *   V_vs_exact  a variant of other semantics (fast NMS) against the fastest
- *               exact one: time saved, and boxes lost (parsed from its note)
- *   cpu_vs_gpu  the fastest host (CPU) variant against the fastest device
- *               one per case, along an axis (where host rows ran)
- * Each plot is DIR/<csvstem>.<op>.<kind>.{gp,dat,png,svg} (`gnuplot X.gp` in
- * DIR renders it again). Colours and styles: above their code. `kbench
- * report` embeds the same plots.
- */
+ *   workspace, index_cost, V_vs_exact, cpu_vs_gpu: workspace per variant,
+ *               *_i64 over *_i32, other semantics (fast NMS) against exact,
+ *               host against device (each above its code)
+ * Which plots an op gets: plot_set. Each is DIR/<csvstem>.<op>.<kind>.{gp,
+ * dat,png,svg} (`gnuplot X.gp` in DIR renders it again); `kbench report`
+ * embeds them. Colours and styles: above their code. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_opts.h"
