@@ -10,10 +10,7 @@
  *    random output points computed exactly; every other element is NaN, which
  *    kb_compare_dense reads as "not computed". Each output is independent, so a
  *    sampled point is as exact as a full one.
- * The same paths give the reference of torchvision's f16 rule
- * (kb_deform_conv2d_reference_tv_f16, explicit_torchvision_half's semantics):
- * its samples by deform_conv2d.h's at::Half arithmetic, f16 roundings of the
- * sum and of the bias add.
+ * The same paths give the reference of torchvision's f16 rule (below).
  */
 #include "deform_conv2d.h"
 
@@ -204,6 +201,9 @@ int kb_deform_conv2d_reference(const kb_case *c, const kb_tensors *in, kb_tensor
     return run_reference(c, in, out, 0, e);
 }
 
+/* The reference of torchvision's f16 rule (explicit_torchvision_half's
+ * semantics), by the same paths: its samples by deform_conv2d.h's at::Half
+ * arithmetic, f16 roundings of the sum and of the bias add. */
 int kb_deform_conv2d_reference_tv_f16(const kb_case *c, const kb_tensors *in, kb_tensors *out,
                                       kb_error *e) {
     return run_reference(c, in, out, 1, e);

@@ -2,21 +2,17 @@
  * scripts and data drawing
  *   time        median time along an axis of the sweep (kb_along: a panel per
  *               combination of the other varying axes), else against the
- *               bytes the op must move (log-log)
+ *               bytes the op must move (log-log), else bars per case
  *   speedup     each variant over the case's baseline: lines along the axis,
  *               else bars per case
  *   gbps        achieved GB/s along the axis, under the copy peak
  *   roofline    achieved GFLOP/s (or GB/s) against the measured ceilings
- *   workspace   device workspace per variant and case (when any uses some)
- *   index_cost  extra time of *_i64 over its *_i32 twin (when the op has both)
- *   V_vs_exact  a variant of other semantics (fast NMS) against the fastest
- *               exact one: time saved, and boxes lost (parsed from its note)
- *   cpu_vs_gpu  the fastest host (CPU) variant against the fastest device
- *               one per case, along an axis (where host rows ran)
- * Each plot is DIR/<csvstem>.<op>.<kind>.{gp,dat,png,svg} (`gnuplot X.gp` in
- * DIR renders it again). Colours and styles: above their code. `kbench
- * report` embeds the same plots.
- */
+ *   workspace, index_cost, V_vs_exact, cpu_vs_gpu: workspace per variant,
+ *               *_i64 over *_i32, other semantics (fast NMS) against exact,
+ *               host against device (each above its code)
+ * Which plots an op gets: plot_set. Each is DIR/<csvstem>.<op>.<kind>.{gp,
+ * dat,png,svg} (`gnuplot X.gp` in DIR renders it again); `kbench report`
+ * embeds them. Colours and styles: above their code. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_opts.h"
@@ -949,82 +945,103 @@ static double along_gbps(const plot_ctx *pc, int c, int k, int base, double *lo,
     return x;
 }
 
-static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
+/* What the steps of plot_along share: per case its baseline (-1: none) and
+ * per (panel, x) its case (-1: none), per (panel, variant) its data block
+ * (-1: not drawn there), per variant whether any panel draws it. */
+typedef struct along_plot {
+    const along_spec *s;
+    int *base, *at, *block, *drawn;
+    double ylo, yhi;          /* over every panel, with the ceiling and the line at 1 */
+    int first_base, one_base; /* the first case's baseline; whether every case has it */
+    int lines;                /* lines of the longest x tic label */
+    char ylabel[300];
+} along_plot;
+
+static void along_plot_free(along_plot *ap) {
+    free(ap->base);
+    free(ap->at);
+    free(ap->block);
+    free(ap->drawn);
+}
+
+static int along_plot_make(const plot_ctx *pc, const along_spec *s, along_plot *ap, kb_error *e) {
     const kb_op_view *v = pc->v;
     const kb_along *a = &pc->along;
     int nv = v->nvariants, nc = v->ncases, np = a->npanels, nx = a->nx;
-    int *base = calloc((size_t)nc, sizeof *base), *at = malloc((size_t)(np * nx) * sizeof *at);
-    int *block = malloc((size_t)(np * nv) * sizeof *block),
-        *drawn = calloc((size_t)nv, sizeof *drawn);
-    if (!base || !at || !block || !drawn) {
-        free(base);
-        free(at);
-        free(block);
-        free(drawn);
+    *ap = (along_plot){.s = s, .ylo = INFINITY, .first_base = -1, .one_base = 1, .lines = 1};
+    ap->base = calloc((size_t)nc, sizeof *ap->base);
+    ap->at = malloc((size_t)(np * nx) * sizeof *ap->at);
+    ap->block = malloc((size_t)(np * nv) * sizeof *ap->block);
+    ap->drawn = calloc((size_t)nv, sizeof *ap->drawn);
+    if (!ap->base || !ap->at || !ap->block || !ap->drawn) {
+        along_plot_free(ap);
         return kb_fail(e, "out of host memory");
     }
-    for (int i = 0; i < np * nx; i++) at[i] = -1;
+    for (int i = 0; i < np * nx; i++) ap->at[i] = -1;
     for (int c = 0; c < nc; c++) {
-        at[a->case_panel[c] * nx + a->case_x[c]] = c;
-        base[c] = s->with_baseline ? kb_view_baseline(v, c, pc->o->baseline) : -1;
+        ap->at[a->case_panel[c] * nx + a->case_x[c]] = c;
+        ap->base[c] = s->with_baseline ? kb_view_baseline(v, c, pc->o->baseline) : -1;
     }
-    plot_files pf;
-    if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
-        free(base);
-        free(at);
-        free(block);
-        free(drawn);
-        return KB_ERR;
-    }
-    /* The data: a block per (panel, variant), its points in x order. */
-    double ylo = INFINITY, yhi = 0, lo, hi;
-    int nblocks = 0, first_base = -1, one_base = 1;
+    return KB_OK;
+}
+
+/* The data: a block per (panel, variant), its points in x order. */
+static void along_data(const plot_ctx *pc, along_plot *ap, plot_files *pf) {
+    const kb_op_view *v = pc->v;
+    const kb_along *a = &pc->along;
+    const along_spec *s = ap->s;
+    int nv = v->nvariants, np = a->npanels, nx = a->nx, nblocks = 0;
+    double lo, hi;
     for (int p = 0; p < np; p++)
         for (int k = 0; k < nv; k++) {
-            block[p * nv + k] = -1;
+            ap->block[p * nv + k] = -1;
             for (int i = 0; i < nx; i++) {
-                int c = at[p * nx + i];
-                double y = c >= 0 ? s->value(pc, c, k, base[c], &lo, &hi) : NAN;
+                int c = ap->at[p * nx + i];
+                double y = c >= 0 ? s->value(pc, c, k, ap->base[c], &lo, &hi) : NAN;
                 if (!(y > 0)) continue;
-                if (block[p * nv + k] < 0) {
-                    fputs(nblocks ? "\n\n# panel " : "# panel ", pf.dat);
-                    comment_text(pf.dat, a->panel[p][0] ? a->panel[p] : "(all)");
-                    fputs(" | ", pf.dat);
-                    comment_text(pf.dat, v->variants[k]);
-                    fputc('\n', pf.dat);
-                    block[p * nv + k] = nblocks++;
+                if (ap->block[p * nv + k] < 0) {
+                    fputs(nblocks ? "\n\n# panel " : "# panel ", pf->dat);
+                    comment_text(pf->dat, a->panel[p][0] ? a->panel[p] : "(all)");
+                    fputs(" | ", pf->dat);
+                    comment_text(pf->dat, v->variants[k]);
+                    fputc('\n', pf->dat);
+                    ap->block[p * nv + k] = nblocks++;
                 }
-                drawn[k] = 1;
-                ylo = fmin(ylo, fmin(y, lo));
-                yhi = fmax(yhi, fmax(y, hi));
-                fprintf(pf.dat, "%.6g %.6g %.6g %.6g  # ", a->x[i], y, lo, hi);
-                comment_text(pf.dat, v->cases[c]);
-                fputc('\n', pf.dat);
+                ap->drawn[k] = 1;
+                ap->ylo = fmin(ap->ylo, fmin(y, lo));
+                ap->yhi = fmax(ap->yhi, fmax(y, hi));
+                fprintf(pf->dat, "%.6g %.6g %.6g %.6g  # ", a->x[i], y, lo, hi);
+                comment_text(pf->dat, v->cases[c]);
+                fputc('\n', pf->dat);
             }
         }
-    for (int c = 0; s->with_baseline && c < nc; c++) {
+    for (int c = 0; s->with_baseline && c < v->ncases; c++) {
         char shortform[1100];
         kb_params_short(v->def, v->cases[c], shortform, sizeof shortform);
-        if (base[c] < 0) note_add(pf.p, "No baseline ran on: %s. ", shortform);
-        if (base[c] >= 0 && first_base < 0) first_base = base[c];
-        if (base[c] >= 0 && base[c] != first_base) one_base = 0;
+        if (ap->base[c] < 0) note_add(pf->p, "No baseline ran on: %s. ", shortform);
+        if (ap->base[c] >= 0 && ap->first_base < 0) ap->first_base = ap->base[c];
+        if (ap->base[c] >= 0 && ap->base[c] != ap->first_base) ap->one_base = 0;
     }
     if (s->ceiling > 0) {
-        ylo = fmin(ylo, s->ceiling);
-        yhi = fmax(yhi, s->ceiling);
+        ap->ylo = fmin(ap->ylo, s->ceiling);
+        ap->yhi = fmax(ap->yhi, s->ceiling);
     }
     if (s->with_baseline) {
-        ylo = fmin(ylo, 1);
-        yhi = fmax(yhi, 1);
+        ap->ylo = fmin(ap->ylo, 1);
+        ap->yhi = fmax(ap->yhi, 1);
     }
-    /* x: the axis's values where they are numbers, else its positions. */
+}
+
+/* x: the axis's values where they are numbers, else its positions. */
+static void along_x_axis(const plot_ctx *pc, along_plot *ap, plot_files *pf) {
+    const kb_along *a = &pc->along;
+    int nx = a->nx;
     char xlabel[700];
     snprintf(xlabel, sizeof xlabel, "%s%s%s%s", a->axis, a->with[0] ? " (with " : "", a->with,
              a->with[0] ? ")" : "");
-    fputs("set xlabel ", pf.gp);
-    gp_quote(pf.gp, xlabel);
-    fputs("\nset xtics nomirror font \",9\"\nunset mxtics\nset xtics (", pf.gp);
-    int lines = 1;
+    fputs("set xlabel ", pf->gp);
+    gp_quote(pf->gp, xlabel);
+    fputs("\nset xtics nomirror font \",9\"\nunset mxtics\nset xtics (", pf->gp);
     for (int i = 0; i < nx; i++) {
         char label[KB_ALONG_LABEL];
         /* "segments=32x4096" under an axis named segments: the value says it. */
@@ -1034,116 +1051,143 @@ static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
             value += axis_len + 1;
         snprintf(label, sizeof label, "%s", value);
         if (!a->numeric) wrap_label(label, 12);
-        lines = label_lines(label) > lines ? label_lines(label) : lines;
-        fprintf(pf.gp, "%s", i ? ", " : "");
-        gp_quote(pf.gp, label);
-        fprintf(pf.gp, " %.6g", a->x[i]);
+        ap->lines = label_lines(label) > ap->lines ? label_lines(label) : ap->lines;
+        fprintf(pf->gp, "%s", i ? ", " : "");
+        gp_quote(pf->gp, label);
+        fprintf(pf->gp, " %.6g", a->x[i]);
     }
     /* gnuplot puts the axis label one tic line below the axis, whatever the
      * tic labels' lines: move it below all of them. */
-    fprintf(pf.gp, ")\nset xlabel offset 0,%d\n", 1 - lines);
+    fprintf(pf->gp, ")\nset xlabel offset 0,%d\n", 1 - ap->lines);
     double x0 = a->x[0], x1 = a->x[nx - 1];
     if (a->log_x)
-        fprintf(pf.gp, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.4, x1 * 1.4);
+        fprintf(pf->gp, "set logscale x\nset xrange [%.6g:%.6g]\n", x0 / 1.4, x1 * 1.4);
     else if (a->numeric)
-        fprintf(pf.gp, "set xrange [%.6g:%.6g]\n", x0 - (x1 - x0) * 0.06, x1 + (x1 - x0) * 0.06);
+        fprintf(pf->gp, "set xrange [%.6g:%.6g]\n", x0 - (x1 - x0) * 0.06, x1 + (x1 - x0) * 0.06);
     else
-        fprintf(pf.gp, "set xrange [-0.4:%.6g]\n", nx - 0.6);
-    char ylabel[300];
-    if (s->with_baseline && one_base && first_base >= 0)
-        snprintf(ylabel, sizeof ylabel, "speedup over %s (×, higher is faster)",
-                 v->variants[first_base]);
+        fprintf(pf->gp, "set xrange [-0.4:%.6g]\n", nx - 0.6);
+}
+
+static void along_y_axis(const plot_ctx *pc, along_plot *ap, plot_files *pf) {
+    const along_spec *s = ap->s;
+    if (s->with_baseline && ap->one_base && ap->first_base >= 0)
+        snprintf(ap->ylabel, sizeof ap->ylabel, "speedup over %s (×, higher is faster)",
+                 pc->v->variants[ap->first_base]);
     else
-        snprintf(ylabel, sizeof ylabel, "%s", s->ylabel);
-    if (s->with_baseline && !one_base)
-        note_add(pf.p, "%s",
+        snprintf(ap->ylabel, sizeof ap->ylabel, "%s", s->ylabel);
+    if (s->with_baseline && !ap->one_base)
+        note_add(pf->p, "%s",
                  "The baseline differs between cases (the first of the op's baseline list "
                  "that ran). ");
     /* One y range for every panel, so that panels compare by eye. */
-    if (yhi > 0 && (s->log_y || yhi / ylo > 30))
-        fprintf(pf.gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ylo / 1.5, yhi * 1.5);
-    else if (yhi > 0)
-        fprintf(pf.gp, "set yrange [0:%.6g]\n", yhi * 1.1);
-    key_plan kp;
-    const char *ceiling_title = s->ceiling > 0 && s->ceiling_title ? s->ceiling_title : "";
-    key_plan_make(pc, drawn, s->ceiling > 0, strlen(ceiling_title), &kp);
-    series_caption(pc, &kp, pf.p, 0);
-    /* Layout in pixels: panels in a grid, the key to their right, panels as
-     * tall as the key needs. The left margin holds tic labels of 6 digits
-     * and the y label beside them in the PNG's font too. */
+    if (ap->yhi > 0 && (s->log_y || ap->yhi / ap->ylo > 30))
+        fprintf(pf->gp, "set logscale y\nset yrange [%.6g:%.6g]\n", ap->ylo / 1.5, ap->yhi * 1.5);
+    else if (ap->yhi > 0)
+        fprintf(pf->gp, "set yrange [0:%.6g]\n", ap->yhi * 1.1);
+}
+
+/* The panel's plot command: the ceiling, the line at 1, a line per variant. */
+static void along_panel_plot(const plot_ctx *pc, const along_plot *ap, plot_files *pf,
+                             const key_plan *kp, int p, const char *ceiling_title) {
+    const along_spec *s = ap->s;
+    int nv = pc->v->nvariants;
+    fputs("    plot ", pf->gp);
+    int clauses = 0;
+    if (s->ceiling > 0) {
+        fprintf(pf->gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", s->ceiling);
+        gp_quote(pf->gp, ceiling_title);
+        clauses++;
+    }
+    if (s->with_baseline) {
+        fprintf(pf->gp, "%s1 with lines lc rgb \"#555555\" dt 2 notitle", clauses ? ", " : "");
+        clauses++;
+    }
+    for (int i = 0; i < nv; i++) {
+        int k = pc->series.order[i], b = ap->block[p * nv + k];
+        /* The first panel's key names a variant it does not draw (NaN). */
+        if (!ap->drawn[k] || (b < 0 && (p > 0 || !pc->series.named[k]))) continue;
+        if (b < 0)
+            fprintf(pf->gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
+        else {
+            fputs(clauses ? ", \\\n        " : "\\\n        ", pf->gp);
+            gp_file(pf->gp, pf->p->base, "dat");
+            fprintf(pf->gp, " index %d using %s ", b,
+                    s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
+        }
+        line_style(pf->gp, pc, k);
+        clauses++;
+    }
+    if (!clauses)
+        fputs(nothing_drawn, pf->gp);
+    else if (p == 0)
+        others_entry(pf->gp, kp, 0);
+    fputc('\n', pf->gp);
+}
+
+/* Layout in pixels: panels in a grid, the key to their right, panels as
+ * tall as the key needs. The left margin holds tic labels of 6 digits and
+ * the y label beside them in the PNG's font too. */
+static void along_panels(const plot_ctx *pc, const along_plot *ap, plot_files *pf,
+                         const key_plan *kp, const char *ceiling_title) {
+    int np = pc->along.npanels, lines = ap->lines;
     int cols = np <= 3 ? np : np == 4 ? 2 : 3, rows = (np + cols - 1) / cols;
     int pw = np == 1 ? 800 : 560, bottom = 75 + 16 * lines, ph = 380 + 16 * lines, top = 50;
-    if (rows * ph < kp.height) ph = (kp.height + rows - 1) / rows;
-    int width = cols * pw + kp.width, height = rows * ph + top;
-    plot_loop(pc, &pf, width, height);
+    if (rows * ph < kp->height) ph = (kp->height + rows - 1) / rows;
+    int width = cols * pw + kp->width, height = rows * ph + top;
+    plot_loop(pc, pf, width, height);
     if (np > 1) {
         char title[600];
-        title_text(pc, s->what, title, sizeof title);
-        fputs("    set multiplot title ", pf.gp);
-        gp_quote(pf.gp, title);
-        fputc('\n', pf.gp);
+        title_text(pc, ap->s->what, title, sizeof title);
+        fputs("    set multiplot title ", pf->gp);
+        gp_quote(pf->gp, title);
+        fputc('\n', pf->gp);
     }
     for (int p = 0; p < np; p++) {
         int col = p % cols, row = p / cols;
-        fprintf(pf.gp,
+        fprintf(pf->gp,
                 "    set lmargin at screen %.4f\n    set rmargin at screen %.4f\n"
                 "    set tmargin at screen %.4f\n    set bmargin at screen %.4f\n",
                 (col * pw + 115.0) / width, ((col + 1) * pw - 20.0) / width,
                 1 - (top + row * ph + 30.0) / height,
                 1 - (top + (row + 1.0) * ph - bottom) / height);
         /* The panels of a row share the y axis: its label once, at the left. */
-        fputs(col ? "    unset ylabel\n" : "    set ylabel ", pf.gp);
+        fputs(col ? "    unset ylabel\n" : "    set ylabel ", pf->gp);
         if (!col) {
-            gp_quote(pf.gp, ylabel);
-            fputc('\n', pf.gp);
+            gp_quote(pf->gp, ap->ylabel);
+            fputc('\n', pf->gp);
         }
         if (np > 1) {
-            fputs("    set title ", pf.gp);
-            gp_quote(pf.gp, a->panel[p]);
-            fputc('\n', pf.gp);
+            fputs("    set title ", pf->gp);
+            gp_quote(pf->gp, pc->along.panel[p]);
+            fputc('\n', pf->gp);
         }
         /* One key for the image: the first panel's, listing every variant drawn. */
         if (p == 0)
-            key_place(pf.gp, &kp, width, height, cols * pw + 10, top);
+            key_place(pf->gp, kp, width, height, cols * pw + 10, top);
         else
-            fputs("    unset key\n    unset label 1\n", pf.gp);
-        fputs("    plot ", pf.gp);
-        int clauses = 0;
-        if (s->ceiling > 0) {
-            fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", s->ceiling);
-            gp_quote(pf.gp, ceiling_title);
-            clauses++;
-        }
-        if (s->with_baseline) {
-            fprintf(pf.gp, "%s1 with lines lc rgb \"#555555\" dt 2 notitle", clauses ? ", " : "");
-            clauses++;
-        }
-        for (int i = 0; i < nv; i++) {
-            int k = pc->series.order[i], b = block[p * nv + k];
-            /* The first panel's key names a variant it does not draw (NaN). */
-            if (!drawn[k] || (b < 0 && (p > 0 || !pc->series.named[k]))) continue;
-            if (b < 0)
-                fprintf(pf.gp, "%s\\\n        NaN with linespoints ", clauses ? ", " : "");
-            else {
-                fputs(clauses ? ", \\\n        " : "\\\n        ", pf.gp);
-                gp_file(pf.gp, pf.p->base, "dat");
-                fprintf(pf.gp, " index %d using %s ", b,
-                        s->error_bars ? "1:2:3:4 with yerrorlines" : "1:2 with linespoints");
-            }
-            line_style(pf.gp, pc, k);
-            clauses++;
-        }
-        if (!clauses)
-            fputs(nothing_drawn, pf.gp);
-        else if (p == 0)
-            others_entry(pf.gp, &kp, 0);
-        fputc('\n', pf.gp);
+            fputs("    unset key\n    unset label 1\n", pf->gp);
+        along_panel_plot(pc, ap, pf, kp, p, ceiling_title);
     }
-    if (np > 1) fputs("    unset multiplot\n", pf.gp);
-    free(base);
-    free(at);
-    free(block);
-    free(drawn);
+    if (np > 1) fputs("    unset multiplot\n", pf->gp);
+}
+
+static int plot_along(plot_ctx *pc, const along_spec *s, kb_error *e) {
+    along_plot ap;
+    if (along_plot_make(pc, s, &ap, e) != KB_OK) return KB_ERR;
+    plot_files pf;
+    if (plot_open(pc, s->kind, s->caption, s->what, &pf, e) != KB_OK) {
+        along_plot_free(&ap);
+        return KB_ERR;
+    }
+    along_data(pc, &ap, &pf);
+    along_x_axis(pc, &ap, &pf);
+    along_y_axis(pc, &ap, &pf);
+    key_plan kp;
+    const char *ceiling_title = s->ceiling > 0 && s->ceiling_title ? s->ceiling_title : "";
+    key_plan_make(pc, ap.drawn, s->ceiling > 0, strlen(ceiling_title), &kp);
+    series_caption(pc, &kp, pf.p, 0);
+    along_panels(pc, &ap, &pf, &kp, ceiling_title);
+    along_plot_free(&ap);
     return plot_close(pc, &pf, e);
 }
 
@@ -1172,126 +1216,157 @@ static int roofline_row(const kb_result *r, int arithmetic) {
     return arithmetic ? r->flops > 0 && r->gflops > 0 : r->gbps > 0;
 }
 
-static int plot_roofline(plot_ctx *pc, kb_error *e) {
-    const kb_op_view *v = pc->v;
-    int arithmetic = 0, nv = v->nvariants;
-    double ai_lo = INFINITY, ai_hi = 0, gf_lo = INFINITY, gf_hi = 0;
+/* What the steps of plot_roofline share. */
+typedef struct roof_plan {
+    int arithmetic;                    /* GFLOP/s against FLOP per byte, else GB/s against bytes */
+    double ai_lo, ai_hi, gf_lo, gf_hi; /* the arithmetic rows' ranges */
+    double peak_bw, peak_flops;
+    double x_lo, x_hi, ridge; /* the roof's two segments, where both peaks are known */
+    /* The ceilings are key entries of one line each: a title of several lines
+     * would print over the entries under it. "": not drawn. */
+    char copy_title[80], flops_title[80];
+} roof_plan;
+
+static void roofline_ranges(const kb_op_view *v, roof_plan *rl) {
+    *rl = (roof_plan){.ai_lo = INFINITY, .gf_lo = INFINITY};
     for (int c = 0; c < v->ncases; c++)
-        for (int k = 0; k < nv; k++) {
+        for (int k = 0; k < v->nvariants; k++) {
             const kb_result *r = kb_view_cell(v, c, k);
             if (!roofline_row(r, 1)) continue;
-            arithmetic = 1;
-            ai_lo = fmin(ai_lo, r->flops / r->bytes);
-            ai_hi = fmax(ai_hi, r->flops / r->bytes);
-            gf_lo = fmin(gf_lo, r->gflops);
-            gf_hi = fmax(gf_hi, r->gflops);
+            rl->arithmetic = 1;
+            rl->ai_lo = fmin(rl->ai_lo, r->flops / r->bytes);
+            rl->ai_hi = fmax(rl->ai_hi, r->flops / r->bytes);
+            rl->gf_lo = fmin(rl->gf_lo, r->gflops);
+            rl->gf_hi = fmax(rl->gf_hi, r->gflops);
         }
+}
+
+static void roofline_axes(const kb_op_view *v, roof_plan *rl, plot_files *pf) {
+    if (rl->arithmetic) {
+        fputs("set logscale xy\nset xlabel \"arithmetic intensity (FLOP per byte moved)\"\n"
+              "set ylabel \"achieved GFLOP/s\"\n",
+              pf->gp);
+        if (rl->peak_bw > 0 && rl->peak_flops > 0) {
+            /* Show the ridge point, where the two ceilings meet, with the data. */
+            rl->ridge = rl->peak_flops / rl->peak_bw;
+            rl->x_lo = fmin(rl->ai_lo, rl->ridge) / 3;
+            rl->x_hi = fmax(rl->ai_hi, rl->ridge) * 3;
+            fprintf(pf->gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", rl->x_lo, rl->x_hi,
+                    fmin(rl->gf_lo, rl->x_lo * rl->peak_bw) / 2,
+                    fmax(rl->gf_hi, rl->peak_flops) * 2);
+            snprintf(rl->copy_title, sizeof rl->copy_title, "copy %.0f GB/s (measured ceiling)",
+                     rl->peak_bw);
+            snprintf(rl->flops_title, sizeof rl->flops_title,
+                     "SGEMM %.0f GFLOP/s (measured ceiling)", rl->peak_flops);
+        }
+        return;
+    }
+    /* Log y: a latency-bound op reaches a small fraction of the peak, and
+     * still shows against it. */
+    double bw_lo = INFINITY, bw_hi = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r) || !(r->gbps > 0)) continue;
+            bw_lo = fmin(bw_lo, r->gbps);
+            bw_hi = fmax(bw_hi, r->gbps);
+        }
+    size_axis(pf->gp);
+    fputs("set logscale y\nset ylabel \"achieved bandwidth (GB/s, by the cost model)\"\n", pf->gp);
+    if (bw_hi > 0)
+        fprintf(pf->gp, "set yrange [%.6g:%.6g]\n", bw_lo / 2, fmax(bw_hi, rl->peak_bw) * 2);
+    if (rl->peak_bw > 0)
+        snprintf(rl->copy_title, sizeof rl->copy_title, "copy peak %.0f GB/s", rl->peak_bw);
+}
+
+/* The ceilings first, under the points and at the top of the key; *block
+ * and *clauses count the data blocks and plot clauses written. */
+static void roofline_ceilings(const roof_plan *rl, plot_files *pf, int *block, int *clauses) {
+    if (rl->flops_title[0]) {
+        /* The roof as two segments of data that meet at the ridge: sampled
+         * functions would leave a gap there. */
+        fprintf(pf->dat,
+                "# ceiling: copy\n%.6g %.6g\n%.6g %.6g\n\n\n# ceiling: SGEMM\n%.6g %.6g\n"
+                "%.6g %.6g\n",
+                rl->x_lo, rl->x_lo * rl->peak_bw, rl->ridge, rl->peak_flops, rl->ridge,
+                rl->peak_flops, rl->x_hi, rl->peak_flops);
+        const char *title[2] = {rl->copy_title, rl->flops_title};
+        for (int j = 0; j < 2; j++) {
+            fputs((*clauses)++ ? ", \\\n        " : "\\\n        ", pf->gp);
+            gp_file(pf->gp, pf->p->base, "dat");
+            fprintf(pf->gp, " index %d using 1:2 with lines lc rgb \"#000000\" lw 2 dt %d title ",
+                    (*block)++, j ? 4 : 1);
+            gp_quote(pf->gp, title[j]);
+        }
+    } else if (rl->copy_title[0]) {
+        fprintf(pf->gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", rl->peak_bw);
+        gp_quote(pf->gp, rl->copy_title);
+        (*clauses)++;
+    }
+}
+
+/* A data block and a plot clause per variant drawn. */
+static void roofline_points(const plot_ctx *pc, const roof_plan *rl, const int *drawn,
+                            plot_files *pf, int *block, int *clauses) {
+    const kb_op_view *v = pc->v;
+    for (int i = 0; i < v->nvariants; i++) {
+        int k = pc->series.order[i];
+        if (!drawn[k]) continue;
+        fputs(*block ? "\n\n# " : "# ", pf->dat);
+        comment_text(pf->dat, v->variants[k]);
+        fputc('\n', pf->dat);
+        for (int c = 0; c < v->ncases; c++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!roofline_row(r, rl->arithmetic)) continue;
+            fprintf(pf->dat, "%.6g %.6g  # ", rl->arithmetic ? r->flops / r->bytes : r->bytes,
+                    rl->arithmetic ? r->gflops : r->gbps);
+            comment_text(pf->dat, v->cases[c]);
+            fputc('\n', pf->dat);
+        }
+        fputs((*clauses)++ ? ", \\\n        " : "\\\n        ", pf->gp);
+        gp_file(pf->gp, pf->p->base, "dat");
+        fprintf(pf->gp, " index %d using 1:2 with %s ", *block,
+                rl->arithmetic ? "points" : "linespoints");
+        line_style(pf->gp, pc, k);
+        (*block)++;
+    }
+}
+
+static int plot_roofline(plot_ctx *pc, kb_error *e) {
+    const kb_op_view *v = pc->v;
+    int nv = v->nvariants;
+    roof_plan rl;
+    roofline_ranges(v, &rl);
     int *drawn = calloc((size_t)(nv ? nv : 1), sizeof *drawn);
     if (!drawn) return kb_fail(e, "out of host memory");
     for (int k = 0; k < nv; k++)
         for (int c = 0; c < v->ncases; c++)
-            drawn[k] |= roofline_row(kb_view_cell(v, c, k), arithmetic);
-    double peak_bw, peak_flops;
-    view_peaks(pc, &peak_bw, &peak_flops);
+            drawn[k] |= roofline_row(kb_view_cell(v, c, k), rl.arithmetic);
+    view_peaks(pc, &rl.peak_bw, &rl.peak_flops);
     plot_files pf;
     if (plot_open(pc, "roofline",
-                  arithmetic ? "roofline: achieved GFLOP/s against arithmetic intensity, under "
-                               "the measured copy-bandwidth and SGEMM ceilings"
-                             : "achieved bandwidth (by the op's minimum-bytes model) against "
-                               "problem size, under the measured copy peak",
-                  arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf, e) != KB_OK) {
+                  rl.arithmetic ? "roofline: achieved GFLOP/s against arithmetic intensity, under "
+                                  "the measured copy-bandwidth and SGEMM ceilings"
+                                : "achieved bandwidth (by the op's minimum-bytes model) against "
+                                  "problem size, under the measured copy peak",
+                  rl.arithmetic ? "roofline" : "achieved bandwidth vs copy peak", &pf,
+                  e) != KB_OK) {
         free(drawn);
         return KB_ERR;
     }
-    /* The ceilings are key entries of one line each: a title of several lines
-     * would print over the entries under it. */
-    char copy_title[80] = "", flops_title[80] = "";
-    double x_lo = 0, x_hi = 0, ridge = 0;
-    if (arithmetic) {
-        fputs("set logscale xy\nset xlabel \"arithmetic intensity (FLOP per byte moved)\"\n"
-              "set ylabel \"achieved GFLOP/s\"\n",
-              pf.gp);
-        if (peak_bw > 0 && peak_flops > 0) {
-            /* Show the ridge point, where the two ceilings meet, with the data. */
-            ridge = peak_flops / peak_bw;
-            x_lo = fmin(ai_lo, ridge) / 3;
-            x_hi = fmax(ai_hi, ridge) * 3;
-            fprintf(pf.gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", x_lo, x_hi,
-                    fmin(gf_lo, x_lo * peak_bw) / 2, fmax(gf_hi, peak_flops) * 2);
-            snprintf(copy_title, sizeof copy_title, "copy %.0f GB/s (measured ceiling)", peak_bw);
-            snprintf(flops_title, sizeof flops_title, "SGEMM %.0f GFLOP/s (measured ceiling)",
-                     peak_flops);
-        }
-    } else {
-        /* Log y: a latency-bound op reaches a small fraction of the peak, and
-         * still shows against it. */
-        double bw_lo = INFINITY, bw_hi = 0;
-        for (int c = 0; c < v->ncases; c++)
-            for (int k = 0; k < nv; k++) {
-                const kb_result *r = kb_view_cell(v, c, k);
-                if (!r || !kb_result_timed(r) || !(r->gbps > 0)) continue;
-                bw_lo = fmin(bw_lo, r->gbps);
-                bw_hi = fmax(bw_hi, r->gbps);
-            }
-        size_axis(pf.gp);
-        fputs("set logscale y\nset ylabel \"achieved bandwidth (GB/s, by the cost model)\"\n",
-              pf.gp);
-        if (bw_hi > 0)
-            fprintf(pf.gp, "set yrange [%.6g:%.6g]\n", bw_lo / 2, fmax(bw_hi, peak_bw) * 2);
-        if (peak_bw > 0) snprintf(copy_title, sizeof copy_title, "copy peak %.0f GB/s", peak_bw);
-    }
-    if (!copy_title[0])
+    roofline_axes(v, &rl, &pf);
+    if (!rl.copy_title[0])
         note_add(pf.p, "%s", "The CSV records no measured peaks: no ceilings drawn. ");
     key_plan kp;
-    size_t extra_len =
-        strlen(copy_title) > strlen(flops_title) ? strlen(copy_title) : strlen(flops_title);
-    key_plan_make(pc, drawn, !!copy_title[0] + !!flops_title[0], extra_len, &kp);
+    size_t extra_len = strlen(rl.copy_title) > strlen(rl.flops_title) ? strlen(rl.copy_title)
+                                                                      : strlen(rl.flops_title);
+    key_plan_make(pc, drawn, !!rl.copy_title[0] + !!rl.flops_title[0], extra_len, &kp);
     series_caption(pc, &kp, pf.p, 0);
     single_layout(pc, &pf, &kp, 820, 650);
     fputs("    plot ", pf.gp);
     int block = 0, clauses = 0;
-    /* The ceilings first, under the points and at the top of the key. */
-    if (flops_title[0]) {
-        /* The roof as two segments of data that meet at the ridge: sampled
-         * functions would leave a gap there. */
-        fprintf(pf.dat,
-                "# ceiling: copy\n%.6g %.6g\n%.6g %.6g\n\n\n# ceiling: SGEMM\n%.6g %.6g\n"
-                "%.6g %.6g\n",
-                x_lo, x_lo * peak_bw, ridge, peak_flops, ridge, peak_flops, x_hi, peak_flops);
-        const char *title[2] = {copy_title, flops_title};
-        for (int j = 0; j < 2; j++) {
-            fputs(clauses++ ? ", \\\n        " : "\\\n        ", pf.gp);
-            gp_file(pf.gp, pf.p->base, "dat");
-            fprintf(pf.gp, " index %d using 1:2 with lines lc rgb \"#000000\" lw 2 dt %d title ",
-                    block++, j ? 4 : 1);
-            gp_quote(pf.gp, title[j]);
-        }
-    } else if (copy_title[0]) {
-        fprintf(pf.gp, "%.6g with lines lc rgb \"#000000\" lw 2 dt 2 title ", peak_bw);
-        gp_quote(pf.gp, copy_title);
-        clauses++;
-    }
-    for (int i = 0; i < nv; i++) {
-        int k = pc->series.order[i];
-        if (!drawn[k]) continue;
-        fputs(block ? "\n\n# " : "# ", pf.dat);
-        comment_text(pf.dat, v->variants[k]);
-        fputc('\n', pf.dat);
-        for (int c = 0; c < v->ncases; c++) {
-            const kb_result *r = kb_view_cell(v, c, k);
-            if (!roofline_row(r, arithmetic)) continue;
-            fprintf(pf.dat, "%.6g %.6g  # ", arithmetic ? r->flops / r->bytes : r->bytes,
-                    arithmetic ? r->gflops : r->gbps);
-            comment_text(pf.dat, v->cases[c]);
-            fputc('\n', pf.dat);
-        }
-        fputs(clauses++ ? ", \\\n        " : "\\\n        ", pf.gp);
-        gp_file(pf.gp, pf.p->base, "dat");
-        fprintf(pf.gp, " index %d using 1:2 with %s ", block,
-                arithmetic ? "points" : "linespoints");
-        line_style(pf.gp, pc, k);
-        block++;
-    }
+    roofline_ceilings(&rl, &pf, &block, &clauses);
+    roofline_points(pc, &rl, drawn, &pf, &block, &clauses);
     if (!clauses)
         fputs(nothing_drawn, pf.gp);
     else
@@ -1538,43 +1613,70 @@ static void csv_stem(const char *path, char *buf, size_t n) {
     if (len > 4 && strcmp(buf + len - 4, ".csv") == 0) buf[len - 4] = '\0';
 }
 
-int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
-                 kb_plot_list *out, kb_error *e) {
-    plot_ctx pc = {.res = res, .v = v, .o = o, .out = out};
+/* The plots' file stem and the device named in their titles. */
+static void plot_names(plot_ctx *pc) {
+    const kb_results *res = pc->res;
+    const kb_op_view *v = pc->v;
     char stem[210];
     csv_stem(res->files[v->first_file].path, stem, sizeof stem);
-    snprintf(pc.stem, sizeof pc.stem, "%s.%s%s%s", stem, v->op, v->mode_in_name ? "." : "",
+    snprintf(pc->stem, sizeof pc->stem, "%s.%s%s%s", stem, v->op, v->mode_in_name ? "." : "",
              v->mode_in_name ? v->mode : "");
     const char *gpu = res->files[v->first_file].gpu;
-    snprintf(pc.device, sizeof pc.device, "%.*s", (int)strcspn(gpu, "(|"), gpu);
-    size_t dl = strlen(pc.device);
-    while (dl && pc.device[dl - 1] == ' ') pc.device[--dl] = '\0';
+    snprintf(pc->device, sizeof pc->device, "%.*s", (int)strcspn(gpu, "(|"), gpu);
+    size_t dl = strlen(pc->device);
+    while (dl && pc->device[dl - 1] == ' ') pc->device[--dl] = '\0';
+}
 
-    static const bar_spec speedup = {
-        .kind = "speedup",
-        .caption = "speedup of each variant over the case's baseline (baseline time / variant "
-                   "time; above 1 is faster; hatched: peers)",
-        .what = "speedup over the baseline",
-        .ylabel = "speedup over the baseline (×, higher is faster)",
-        .value = speedup_value,
-        .with_baseline = 1,
-    };
-    static const bar_spec workspace = {
-        .kind = "workspace",
-        .caption = "device workspace each variant allocates, per case (hatched: peers)",
-        .what = "device workspace per variant",
-        .ylabel = "workspace (MiB)",
-        .value = workspace_value,
-        .nothing = "No device workspace: ",
-    };
-    if (o->along && kb_view_has_axis(v, o->along)) {
-        if (kb_along_build(v, o->along, &pc.along, e) != KB_OK) return KB_ERR;
-        pc.has_along = 1;
-    } else if (!o->along) {
-        pc.has_along = kb_along_pick(v, &pc.along);
+/* The plot set: only plots that decide something for this op's rows.
+ *  - time and speedup, always: which variant, at which size. Along the
+ *    sweep's axis where the cases form sweeps; else against bytes moved
+ *    where every case has its own size; else bars per case, since a line
+ *    through cases of one size (nms's distributions, class counts and
+ *    thresholds at n=25200) draws a trend that is not there.
+ *  - achieved GB/s and the roofline only where some row reaches a quarter
+ *    of a measured ceiling (copy bandwidth or SGEMM): there they say
+ *    which limit a variant is near, and whether tuning has room left.
+ *    Below that the op is latency-bound (nms, rpn_proposals and topk move
+ *    a few MB in tens of µs): a GB/s or GFLOP/s from its cost model
+ *    measures launch and sync latency, and reads as "far from the memory
+ *    limit" where memory is not the limit.
+ *  - along an axis, GB/s is drawn against it (gbps) and the roofline only
+ *    for ops that do arithmetic: for the others it would be the same
+ *    points against bytes moved.
+ *  - workspace where a variant uses some (memory is part of the choice),
+ *    index_cost where int64/int32 twins ran, V_vs_exact per variant of
+ *    other semantics. */
+typedef struct plot_set {
+    double peak_bw, peak_flops;
+    int near_bw; /* some row reaches a quarter of the copy peak */
+    int sized;   /* every case has a size of its own */
+    int roofline;
+} plot_set;
+
+static void plot_set_pick(const plot_ctx *pc, plot_set *ps) {
+    const kb_op_view *v = pc->v;
+    view_peaks(pc, &ps->peak_bw, &ps->peak_flops);
+    int arithmetic = 0, near_bw = 0, near_flops = 0, sized = 1;
+    for (int c = 0; c < v->ncases; c++) {
+        sized &= v->bytes[c] > 0;
+        for (int d = 0; d < c; d++) sized &= v->bytes[d] != v->bytes[c];
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !kb_result_timed(r)) continue;
+            arithmetic |= r->flops > 0 && r->gflops > 0;
+            near_bw |= ps->peak_bw > 0 && r->gbps >= ps->peak_bw / 4;
+            near_flops |= ps->peak_flops > 0 && r->gflops >= ps->peak_flops / 4;
+        }
     }
+    ps->near_bw = near_bw;
+    ps->sized = sized;
+    ps->roofline = arithmetic ? near_bw || near_flops : near_bw && !pc->has_along;
+}
+
+/* Time, speedup and (near the copy peak) GB/s along the axis. */
+static int plot_along_set(plot_ctx *pc, const plot_set *ps, kb_error *e) {
     char axis_caption[700] = "";
-    if (pc.has_along) along_caption(&pc.along, axis_caption, sizeof axis_caption);
+    along_caption(&pc->along, axis_caption, sizeof axis_caption);
     char time_caption[1000], speedup_caption[1000], gbps_caption[1000];
     snprintf(time_caption, sizeof time_caption,
              "median time per launch %s, one line per variant (error bars p10-p90; dashed: "
@@ -1588,8 +1690,6 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
              "achieved bandwidth (the op's minimum bytes / time) %s, under the measured copy "
              "peak",
              axis_caption);
-    double peak_bw, peak_flops;
-    view_peaks(&pc, &peak_bw, &peak_flops);
     const along_spec time_along = along_time_spec("time", time_caption, "median time");
     const along_spec speedup_along = {
         .kind = "speedup",
@@ -1600,16 +1700,24 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         .with_baseline = 1,
     };
     char peak_title[64];
-    snprintf(peak_title, sizeof peak_title, "copy peak %.0f GB/s", peak_bw);
+    snprintf(peak_title, sizeof peak_title, "copy peak %.0f GB/s", ps->peak_bw);
     const along_spec gbps_along = {
         .kind = "gbps",
         .caption = gbps_caption,
         .what = "achieved bandwidth",
         .ylabel = "achieved bandwidth (GB/s, by the cost model)",
         .value = along_gbps,
-        .ceiling = peak_bw,
+        .ceiling = ps->peak_bw,
         .ceiling_title = peak_title,
     };
+    return plot_along(pc, &time_along, e) != KB_OK || plot_along(pc, &speedup_along, e) != KB_OK ||
+                   (ps->near_bw && plot_along(pc, &gbps_along, e) != KB_OK)
+               ? KB_ERR
+               : KB_OK;
+}
+
+/* Time (against bytes moved, else bars) and speedup bars per case. */
+static int plot_case_set(plot_ctx *pc, const plot_set *ps, kb_error *e) {
     static const bar_spec time_bars = {
         .kind = "time",
         .caption = "median time per launch of each variant, per case (the cases are scenarios "
@@ -1619,66 +1727,64 @@ int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts 
         .ylabel = "median time per launch (µs)",
         .value = time_value,
     };
-    /* The plot set: only plots that decide something for this op's rows.
-     *  - time and speedup, always: which variant, at which size. Along the
-     *    sweep's axis where the cases form sweeps; else against bytes moved
-     *    where every case has its own size; else bars per case, since a line
-     *    through cases of one size (nms's distributions, class counts and
-     *    thresholds at n=25200) draws a trend that is not there.
-     *  - achieved GB/s and the roofline only where some row reaches a quarter
-     *    of a measured ceiling (copy bandwidth or SGEMM): there they say
-     *    which limit a variant is near, and whether tuning has room left.
-     *    Below that the op is latency-bound (nms, rpn_proposals and topk move
-     *    a few MB in tens of µs): a GB/s or GFLOP/s from its cost model
-     *    measures launch and sync latency, and reads as "far from the memory
-     *    limit" where memory is not the limit.
-     *  - along an axis, GB/s is drawn against it (gbps) and the roofline only
-     *    for ops that do arithmetic: for the others it would be the same
-     *    points against bytes moved.
-     *  - workspace where a variant uses some (memory is part of the choice),
-     *    index_cost where int64/int32 twins ran, V_vs_exact per variant of
-     *    other semantics. */
-    int arithmetic = 0, near_bw = 0, near_flops = 0, sized = 1;
-    for (int c = 0; c < v->ncases; c++) {
-        sized &= v->bytes[c] > 0;
-        for (int d = 0; d < c; d++) sized &= v->bytes[d] != v->bytes[c];
-        for (int k = 0; k < v->nvariants; k++) {
-            const kb_result *r = kb_view_cell(v, c, k);
-            if (!r || !kb_result_timed(r)) continue;
-            arithmetic |= r->flops > 0 && r->gflops > 0;
-            near_bw |= peak_bw > 0 && r->gbps >= peak_bw / 4;
-            near_flops |= peak_flops > 0 && r->gflops >= peak_flops / 4;
-        }
+    static const bar_spec speedup = {
+        .kind = "speedup",
+        .caption = "speedup of each variant over the case's baseline (baseline time / variant "
+                   "time; above 1 is faster; hatched: peers)",
+        .what = "speedup over the baseline",
+        .ylabel = "speedup over the baseline (×, higher is faster)",
+        .value = speedup_value,
+        .with_baseline = 1,
+    };
+    return (ps->sized ? plot_time(pc, e) : plot_bars(pc, &time_bars, e)) != KB_OK ||
+                   plot_bars(pc, &speedup, e) != KB_OK
+               ? KB_ERR
+               : KB_OK;
+}
+
+/* Workspace, index cost, variants of other semantics, CPU against GPU. */
+static int plot_extras(plot_ctx *pc, kb_error *e) {
+    static const bar_spec workspace = {
+        .kind = "workspace",
+        .caption = "device workspace each variant allocates, per case (hatched: peers)",
+        .what = "device workspace per variant",
+        .ylabel = "workspace (MiB)",
+        .value = workspace_value,
+        .nothing = "No device workspace: ",
+    };
+    const kb_op_view *v = pc->v;
+    int uses_workspace = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(pc, c, k, 0) > 0;
+    if (uses_workspace && plot_bars(pc, &workspace, e) != KB_OK) return KB_ERR;
+    if (plot_index_cost(pc, e) != KB_OK) return KB_ERR;
+    for (int k = 0; k < v->nvariants; k++) {
+        const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
+        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(pc, k, e) != KB_OK) return KB_ERR;
     }
-    int roofline = arithmetic ? near_bw || near_flops : near_bw && !pc.has_along;
+    return plot_cpu_gpu(pc, e);
+}
+
+int kb_plot_view(const kb_results *res, const kb_op_view *v, const kb_plot_opts *o,
+                 kb_plot_list *out, kb_error *e) {
+    plot_ctx pc = {.res = res, .v = v, .o = o, .out = out};
+    plot_names(&pc);
+    if (o->along && kb_view_has_axis(v, o->along)) {
+        if (kb_along_build(v, o->along, &pc.along, e) != KB_OK) return KB_ERR;
+        pc.has_along = 1;
+    } else if (!o->along) {
+        pc.has_along = kb_along_pick(v, &pc.along);
+    }
+    plot_set ps;
+    plot_set_pick(&pc, &ps);
     if (series_pick(v, 1, &pc.series, e) != KB_OK) {
         kb_along_free(&pc.along);
         return KB_ERR;
     }
-    int rc = KB_OK;
-    if (pc.has_along)
-        rc = plot_along(&pc, &time_along, e) != KB_OK ||
-                     plot_along(&pc, &speedup_along, e) != KB_OK ||
-                     (near_bw && plot_along(&pc, &gbps_along, e) != KB_OK)
-                 ? KB_ERR
-                 : KB_OK;
-    else
-        rc = (sized ? plot_time(&pc, e) : plot_bars(&pc, &time_bars, e)) != KB_OK ||
-                     plot_bars(&pc, &speedup, e) != KB_OK
-                 ? KB_ERR
-                 : KB_OK;
-    if (rc == KB_OK && roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
+    int rc = pc.has_along ? plot_along_set(&pc, &ps, e) : plot_case_set(&pc, &ps, e);
+    if (rc == KB_OK && ps.roofline && plot_roofline(&pc, e) != KB_OK) rc = KB_ERR;
     kb_along_free(&pc.along);
-    int uses_workspace = 0;
-    for (int c = 0; c < v->ncases; c++)
-        for (int k = 0; k < v->nvariants; k++) uses_workspace |= workspace_value(&pc, c, k, 0) > 0;
-    if (rc == KB_OK && uses_workspace && plot_bars(&pc, &workspace, e) != KB_OK) rc = KB_ERR;
-    if (rc == KB_OK && plot_index_cost(&pc, e) != KB_OK) rc = KB_ERR;
-    for (int k = 0; k < v->nvariants && rc == KB_OK; k++) {
-        const kb_variant *var = kb_find_variant(v->op, v->variants[k]);
-        if (var && (var->flags & KB_INEXACT) && plot_vs_exact(&pc, k, e) != KB_OK) rc = KB_ERR;
-    }
-    if (rc == KB_OK) rc = plot_cpu_gpu(&pc, e);
+    if (rc == KB_OK) rc = plot_extras(&pc, e);
     series_free(&pc.series);
     return rc;
 }

@@ -8,12 +8,9 @@
  * the size where the winner changes (host_device.h); the runs the rows came
  * from; and every row that did not pass, with its reason. The page opens on
  * the decision across ops (write_decision), so that the answer is on the
- * first screen and the detail below it.
- *
- * Both pages are written by one set of doc_* calls, so they say the same.
- * DIR/summary.md is the excerpt a README shows (scripts/make-report.sh puts
- * it there): the same decision table, then per op the headline plots and
- * its "which variant to ship" table.
+ * first screen and the detail below it. Both pages are written by one set
+ * of doc_* calls, so they say the same; DIR/summary.md is the excerpt a
+ * README shows (write_summary).
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -830,6 +827,9 @@ static void run_times(const kb_results *res, char *first, char *last, size_t n) 
     }
 }
 
+/* DIR/summary.md, the excerpt a README shows (scripts/make-report.sh puts
+ * it there): the report's decision table, then per op the headline plots and
+ * its "which variant to ship" table. */
 static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
                          const kb_op_view *views, int nviews, const kb_plot_list *plots,
                          const int *first_plot, kb_error *e) {

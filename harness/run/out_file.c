@@ -1,31 +1,17 @@
 /* out_file.c — output files that a failed run leaves as they were.
  *
  * A run can end before its first row for many reasons (no device, no driver,
- * a worker that cannot start, Ctrl-C during the peaks' measurement). Opening
- * FILE for writing up front would empty a results file in every one of those
- * cases. So each file is written to FILE.kbench-tmp-PID in FILE's folder (the
- * same file system, so rename() is atomic) and renamed onto FILE right after
- * its first row is flushed: FILE is either what it was, or the new header
- * with at least one row. Rows after the first go into FILE directly (the
- * stream follows the renamed inode), each flushed as it completes. A file
- * written whole (kbench merge) is renamed once its last byte is written.
- *
- * One writer at a time. Two runs writing one FILE at once would each rename
- * their temporary onto it, and the rows of the first would be lost without a
- * word. What to lock: not FILE, which may not exist yet, and whose inode the
- * rename replaces (a lock on the old one guards nothing); not the folder,
- * which would refuse two runs writing two files of it. A lock file beside
- * the target, FILE.kbench-lock, locked with fcntl (POSIX record locks: the
- * kernel says who holds one, so the refusal names the holder's pid, and
- * they work over NFS where flock may not). It is removed when the file
- * closes; a run that took it after its holder removed it finds the name no
- * longer its inode and takes it again (take_lock). A killed run's lock dies
- * with it; the empty file it leaves is taken and removed by the next run.
- *
- * A temporary that a killed run left (SIGKILL: no handler ran) is found by
- * the next run on FILE, which holds the lock, so no kbench is writing FILE
- * now; it is named on stderr, and removed only when provably stale and
- * holding nothing FILE lacks (stale_temporaries).
+ * a worker that cannot start, Ctrl-C during the peaks' measurement), and
+ * opening FILE for writing up front would empty it in every one of them. So
+ * each file is written to FILE.kbench-tmp-PID in FILE's folder (the same file
+ * system, so rename() is atomic) and renamed onto FILE right after its first
+ * row is flushed: FILE is either what it was, or the new header with at least
+ * one row. Later rows go into FILE directly (the stream follows the renamed
+ * inode), each flushed as it completes. A file written whole (kbench merge)
+ * is renamed once its last byte is written. One writer at a time: a lock
+ * file beside FILE (take_lock says why there). A temporary that a killed run
+ * left (SIGKILL: no handler ran) is found, and removed only when provably
+ * stale, by the next run on FILE (stale_temporaries).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "out_file.h"
@@ -139,7 +125,19 @@ static void drop_lock(kb_out_file *o) {
     o->lock[0] = '\0';
 }
 
-/* The lock on o->target.kbench-lock, or KB_OUT_BUSY naming who holds it. A
+/* One writer at a time. Two runs writing one FILE at once would each rename
+ * their temporary onto it, and the rows of the first would be lost without a
+ * word. What to lock: not FILE, which may not exist yet, and whose inode the
+ * rename replaces (a lock on the old one guards nothing); not the folder,
+ * which would refuse two runs writing two files of it. A lock file beside
+ * the target, FILE.kbench-lock, locked with fcntl (POSIX record locks: the
+ * kernel says who holds one, so the refusal names the holder's pid, and
+ * they work over NFS where flock may not). It is removed when the file
+ * closes; a run that took it after its holder removed it finds the name no
+ * longer its inode and takes it again. A killed run's lock dies with it;
+ * the empty file it leaves is taken and removed by the next run.
+ *
+ * The lock on o->target.kbench-lock, or KB_OUT_BUSY naming who holds it. A
  * file system without locks (ENOLCK) is said on stderr, and the run goes on
  * unguarded rather than not at all. */
 static int take_lock(kb_out_file *o, kb_error *e) {

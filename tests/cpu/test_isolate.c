@@ -1,7 +1,7 @@
-/* Worker isolation (harness/run/isolate.c) without a GPU: this file stands in for
- * the device and the runner (kb_device_open, kb_runner_run_one, kb_runner_emit,
- * ...), so the real fork / pipe / queue / timeout / crash bookkeeping runs
- * against scripted workers, one or several. One letter per pair of the plan:
+/* Worker isolation (harness/run/isolate.c) without a GPU: this file stands in for the device and
+ * the runner (kb_device_open, kb_runner_run_one, kb_runner_emit, ...), so the real fork / pipe /
+ * queue / timeout / crash bookkeeping runs against scripted workers, one or several. One letter
+ * per pair of the plan, each pair a case of its own unless a case map says otherwise:
  *   r  START, then a PASS row with max_samples samples (larger than a pipe)
  *   w  the same after 300 ms (a slow pair: later pairs finish first)
  *   u  an UNSUPPORTED row, no START        s  skipped (another function)
@@ -12,7 +12,6 @@
  *   i  preparing its case: stalls 5 s making the inputs, then START and a PASS row
  *   f  preparing its case: makes the inputs, stalls 5 s in the CPU reference, ...
  *   q  preparing its case for 200 ms, then START and a PASS row 200 ms later
- * Each pair is a case of its own, unless a case map says otherwise.
  */
 #define _GNU_SOURCE
 #include "run/runner.h"

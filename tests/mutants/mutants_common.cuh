@@ -1,5 +1,4 @@
 /* mutants_common.cuh — how a mutant is made, shared by the mutants of every op.
- *
  * Most mutants are an op's real variant with one bug put in around it, so
  * that the bug is the only thing wrong with them:
  *   edit_case    the bug is a changed parameter (IoU >= thr is IoU > the float

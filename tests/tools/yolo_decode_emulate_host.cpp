@@ -2,13 +2,10 @@
  * of the build: a host emulation of the yolo_decode block code in
  * variants/yolo_decode/yolo_device.cuh, for machines with no GPU. One block =
  * 1024 pthreads with real barriers (__syncthreads) and per-warp barriers
- * (shuffles, ballots); static "shared" variables. Checks fused_image (mode
- * 0), the atomic stages with fast (1) and greedy (2) NMS on max_det slots,
- * and atomic_greedy's stage (3: every candidate a slot, take_top) (atomic
- * compaction emulated in reversed index order, classes kept as the decode
- * keeps them) against the reference through the op's compare. Not covered: CUB (scan_greedy's
- * select/sort), the nms launchers (atomic_bitmask's NMS), timing. Build against a build folder's
- * libraries (here build/) and run, from the repository root:
+ * (shuffles, ballots); static "shared" variables. What it checks against
+ * the reference, through the op's compare, and what not: above main. Build
+ * against a build folder's libraries (here build/) and run, from the
+ * repository root:
  *   g++ -O1 -std=c++17 -ffp-contract=off -w -Iinclude -Iharness/core -Ikernels -I. \
  *     -Ivariants/yolo_decode -I/usr/local/cuda/include \
  *     tests/tools/yolo_decode_emulate_host.cpp -o /tmp/yolo_emu \
@@ -173,6 +170,13 @@ static void body(void *a) {
     else
         finish_image<false>(s, m, c->pred, c->d2i, c->p, img, c->cls, c->mask, c->count, c->dets);
 }
+
+/* The mode (argv[1]) checks fused_image (0), the atomic stages with fast (1)
+ * and greedy (2) NMS on max_det slots, or atomic_greedy's stage (3: every
+ * candidate a slot, take_top); atomic compaction is emulated in reversed
+ * index order, classes kept as the decode keeps them. Not covered: CUB
+ * (scan_greedy's select/sort), the nms launchers (atomic_bitmask's NMS),
+ * timing. */
 int main(int argc, char **argv) {
     // argv: mode (0 fused, 1 atomic fast, 2 atomic greedy on max_det slots,
     // 3 atomic_greedy), then axis=value...
