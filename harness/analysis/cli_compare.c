@@ -17,7 +17,8 @@
 
 static void compare_help(void) {
     puts("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
-         "                      [--format table|md] [--all] [--allow-removed]\n\n"
+         "                      [--format table|md] [--all] [--allow-removed]\n"
+         "                      [--timer events|kernels]\n\n"
          "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
          "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
          "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
@@ -58,6 +59,11 @@ static void compare_help(void) {
          "  --all             also list the SAME rows (default: only counted)\n"
          "  --allow-removed   rows of OLD that NEW lacks do not fail the gate (NEW ran\n"
          "                    fewer cases on purpose); they are still listed\n"
+         "  --timer T         events (default): judge median_us, p10_us, p90_us; kernels:\n"
+         "                    judge kernel_us, kernel_p10_us, kernel_p90_us (CUPTI's kernel\n"
+         "                    time, `run --timer kernels`) where both rows have them; a pair\n"
+         "                    where either lacks them (an older file, no CUPTI, a host or\n"
+         "                    Python row) falls back to event time, and a note counts them\n"
          "  -h, --help\n"
          "exit codes: 0 no row BROKEN, STILL FAILING, INVALID, SLOWER or REMOVED (REMOVED\n"
          "            rows allowed by --allow-removed); 5 at least one;\n"
@@ -312,7 +318,7 @@ static void file_models(const kb_result_file *file, char *buf, size_t n) {
 int kb_cmd_compare(int argc, char **argv) {
     const char *paths[2] = {NULL, NULL};
     double threshold = 5, max_noise = -1;
-    int md = 0, all = 0, allow_removed = 0, npaths = 0;
+    int md = 0, all = 0, allow_removed = 0, npaths = 0, kernels = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (kb_is_help(o)) {
@@ -329,6 +335,12 @@ int kb_cmd_compare(int argc, char **argv) {
                 return kb_usage_error("compare", "--format %s: expected table or md",
                                       v ? v : "(missing)");
             md = strcmp(v, "md") == 0;
+            i++;
+        } else if (strcmp(o, "--timer") == 0) {
+            if (!v || (strcmp(v, "events") != 0 && strcmp(v, "kernels") != 0))
+                return kb_usage_error("compare", "--timer %s: expected events or kernels",
+                                      v ? v : "(missing)");
+            kernels = strcmp(v, "kernels") == 0;
             i++;
         } else if (strcmp(o, "--all") == 0) {
             all = 1;
@@ -371,7 +383,7 @@ int kb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "kbench compare: out of host memory\n");
         return KB_EXIT_RUNTIME;
     }
-    int n = 0, counts[KB_NCHANGES] = {0}, gates = 0;
+    int n = 0, counts[KB_NCHANGES] = {0}, gates = 0, by_kernels = 0, by_events = 0;
     for (int i = 0; i < res.count; i++) {
         const kb_result *r = &res.rows[i];
         if (find_key(&res, r->file, r) != r) continue; /* an earlier duplicate */
@@ -382,6 +394,14 @@ int kb_cmd_compare(int argc, char **argv) {
         } else {
             if (find_key(&res, 0, r)) continue; /* paired from the OLD side */
             p->after = r;
+        }
+        /* The rows are res's own, each in one pairing: the judged time may replace theirs. */
+        if (kernels && p->before && p->after && kb_result_timed(p->before) &&
+            kb_result_timed(p->after)) {
+            if (kb_use_kernel_time(&res.rows[p->before - res.rows], &res.rows[p->after - res.rows]))
+                by_kernels++;
+            else
+                by_events++;
         }
         p->change = kb_compare_rows(p->before, p->after, threshold, max_noise, &p->j);
         note_code_change(&res, p);
@@ -394,6 +414,11 @@ int kb_cmd_compare(int argc, char **argv) {
     print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all,
                  allow_removed, kb_result_file_flushes(&res, 0), kb_result_file_flushes(&res, 1),
                  gpus[0], gpus[1]);
+    if (kernels)
+        printf("%stimer kernels: %d pair(s) judged by kernel time (kernel_us), %d by event time "
+               "(median_us: a row without kernel time, from an older file, a run without CUPTI, "
+               "a host or a Python variant)\n",
+               md ? "\n" : "", by_kernels, by_events);
     free(ps);
     kb_results_free(&res);
     return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;

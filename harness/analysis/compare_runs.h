@@ -26,6 +26,12 @@ kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, do
                              double max_noise);
 const char *kb_verdict_name(kb_verdict v);
 
+/* `--timer kernels`: when both rows carry CUPTI's kernel time (kernel_us),
+ * their median, p10 and p90 become the kernel time's, so that the rule
+ * judges it; 1 then, else 0 with both rows as they were (event time: a
+ * kernel time is never judged against an event time). */
+int kb_use_kernel_time(kb_result *before, kb_result *after);
+
 /* PASS or UNCHECKED: the row claims a result, and its median is its time. */
 int kb_status_passing(kb_status s);
 /* FAIL, ERROR, CRASH or TIMEOUT (UNSUPPORTED is a refusal, not a failure). */

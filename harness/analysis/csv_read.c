@@ -74,6 +74,13 @@ static const column columns[] = {
     NUMBER(pair),
     TEXT(where, 0),
     TEXT(source, 0),
+    NUMBER(kernel_us),
+    NUMBER(kernel_p10_us),
+    NUMBER(kernel_p90_us),
+    NUMBER(span_us),
+    NUMBER(kernels),
+    NUMBER(repeats),
+    NUMBER(repeat_spread_pct),
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 _Static_assert(NCOLUMNS <= 64, "kb_result_file.has_columns holds a bit per column");

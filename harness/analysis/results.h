@@ -28,16 +28,22 @@ typedef struct kb_result {
     double rel_l2, max_abs, max_rel, tolerance, throttled;
     int deterministic; /* 1 yes, 0 no, -1 not checked or not recorded */
     char note[512];
-    double dropped;  /* kb_accuracy.dropped; NAN where not counted (from the note where the
-                        file is of the schema before the column: "... drops N ...") */
-    char device[64]; /* the UUID of the GPU that measured it; "" in files before the column */
-    double pair;     /* its place among every pair of the sweep; NAN before the column */
-    char where[8];   /* "device" or "host" (a KB_HOST variant); "" in a file from before the
-                        column, whose rows all ran on the device */
+    double dropped;   /* kb_accuracy.dropped; NAN where not counted (from the note where the
+                         file is of the schema before the column: "... drops N ...") */
+    char device[64];  /* the UUID of the GPU that measured it; "" in files before the column */
+    double pair;      /* its place among every pair of the sweep; NAN before the column */
+    char where[8];    /* "device" or "host" (a KB_HOST variant); "" in a file from before the
+                         column, whose rows all ran on the device */
     char source[128]; /* builtin, plugin:<file> or py:<file>; "" in a file from before the
                          column (built-in variants, and peers named "peer:...") */
-    int file;        /* index into kb_results.files */
-    int line;        /* the line the record starts on, 1-based */
+    /* CUPTI's kernel time per launch (`run --timer kernels`): the sum of a
+     * sample's kernel, memset and copy durations (median, p10, p90), its
+     * span, its records; a host row's repeats and the spread of their
+     * medians (%). NAN where the file leaves them empty or has no column. */
+    double kernel_us, kernel_p10_us, kernel_p90_us, span_us, kernels;
+    double repeats, repeat_spread_pct;
+    int file; /* index into kb_results.files */
+    int line; /* the line the record starts on, 1-based */
 } kb_result;
 
 /* What a file's '#' lines say (kb_meta_print_lines wrote them). */

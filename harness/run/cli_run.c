@@ -101,6 +101,17 @@ static void run_help(const char *cmd) {
                "  --max-noise PCT     stop when the relative std-dev is under PCT %% (default 1)\n"
                "  --min-samples N     ... with at least N samples (default 20)\n"
                "  --max-time S        or after S seconds of sampling per row (default 2)\n"
+               "  --timer T           events (default: CUDA events around each sample) or\n"
+               "                      kernels: also CUPTI's kernel time per launch, the sum of\n"
+               "                      the variant's kernel, memset and copy durations (kernel_us,\n"
+               "                      p10, p90) and their span (span_us), from the GPU's own\n"
+               "                      stamps: no launch gap of the event pair. libcupti is\n"
+               "                      loaded at run time ($KB_CUPTI_LIB, else the toolkit's);\n"
+               "                      where it cannot be (kbench info says why) the columns\n"
+               "                      stay empty. Host and Python rows have none\n"
+               "  --host-repeats N    a host row's samples in N repeats of the rule, each with\n"
+               "                      1/N of --max-time; the row keeps the lowest repeat median\n"
+               "                      and the medians' spread (repeat_spread_pct; default 3)\n"
                "  --no-check          time only: rows say UNCHECKED\n",
                kb_flush_name(KB_FLUSH_DEFAULT));
     puts("reliability:\n"
@@ -258,6 +269,14 @@ static int parse_args(int argc, char **argv, run_args *a) {
         } else if (strcmp(o, "--max-time") == 0 && a->opts.timing) {
             if (kb_opt_double(cmd, o, v, 0, 3600, &x) != KB_OK) return KB_EXIT_USAGE;
             a->opts.rule.max_time_s = x;
+        } else if (strcmp(o, "--timer") == 0 && a->opts.timing) {
+            if (!v || (strcmp(v, "events") != 0 && strcmp(v, "kernels") != 0))
+                return kb_usage_error(cmd, "--timer %s: expected events or kernels",
+                                      v ? v : "(missing)");
+            a->opts.ktime = strcmp(v, "kernels") == 0;
+        } else if (strcmp(o, "--host-repeats") == 0 && a->opts.timing) {
+            if (kb_opt_int(cmd, o, v, 1, 100, &n) != KB_OK) return KB_EXIT_USAGE;
+            a->opts.host_repeats = (int)n;
         } else if (strcmp(o, "--seed") == 0) {
             if (kb_opt_int(cmd, o, v, 0, 0x7FFFFFFFL, &n) != KB_OK) return KB_EXIT_USAGE;
             a->opts.seed = (uint64_t)n;
@@ -1166,7 +1185,8 @@ int kb_cmd_run(int argc, char **argv) {
         .check = 1,
         .timing = timing,
         .isolate = 1,
-        .case_timeout_s = 60};
+        .case_timeout_s = 60,
+        .host_repeats = 3};
     a.format = KB_FMT_TABLE;
     a.max_cases = -1;
     a.devices.n = 1; /* device 0 */

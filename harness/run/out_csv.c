@@ -42,6 +42,16 @@ const char *const kb_csv_columns[] = {
     "pair",
     "where",
     "source",
+    /* --timer kernels (ktime.h): CUPTI's kernel time per launch beside the
+     * event time, empty where there is none (no CUPTI, a host or Python row) */
+    "kernel_us",
+    "kernel_p10_us",
+    "kernel_p90_us",
+    "span_us",
+    "kernels",
+    /* a host row's repeats (measure_host.c) and the spread of their medians */
+    "repeats",
+    "repeat_spread_pct",
     NULL,
 };
 
@@ -114,6 +124,15 @@ static void csv_row(kb_printer *p, const kb_row *r) {
     fprintf(f, ",%d", r->pair);
     fprintf(f, ",%s,", r->flags & KB_HOST ? "host" : "device");
     put_field(f, r->source);
+    if (r->kn > 0)
+        fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.2f", r->ksum_median * 1e6, r->ksum_p10 * 1e6,
+                r->ksum_p90 * 1e6, r->kspan_median * 1e6, r->krecords);
+    else
+        fputs(",,,,,", f);
+    if (r->repeats > 0)
+        fprintf(f, ",%d,%.2f", r->repeats, r->repeat_spread * 100);
+    else
+        fputs(",,", f);
     fputc('\n', f);
     fflush(f);
 }

@@ -111,6 +111,15 @@ static void json_row(kb_printer *p, const kb_row *r) {
     fprintf(f, ",\"where\":\"%s\"", r->flags & KB_HOST ? "host" : "device");
     fputs(",\"source\":", f);
     kb_json_put_str(f, r->source);
+    if (r->kn > 0)
+        fprintf(f,
+                ",\"kernel_us\":%.4f,\"kernel_p10_us\":%.4f,\"kernel_p90_us\":%.4f,"
+                "\"span_us\":%.4f,\"kernels\":%.2f",
+                r->ksum_median * 1e6, r->ksum_p10 * 1e6, r->ksum_p90 * 1e6, r->kspan_median * 1e6,
+                r->krecords);
+    if (r->repeats > 0)
+        fprintf(f, ",\"repeats\":%d,\"repeat_spread_pct\":%.2f", r->repeats,
+                r->repeat_spread * 100);
     fputs(",\"samples_us\":[", f);
     for (int i = 0; i < s->n && r->samples; i++)
         fprintf(f, "%s%.4f", i ? "," : "", r->samples[i] * 1e6);

@@ -50,7 +50,7 @@ check "the rest of the sweep: PASS" [ "$(grep -c ',PASS,' rows.csv)" -eq 4 ]
 expect_file rows.csv "^topk,plug_sort,.*,host,plugin:libkbt_plugin_plain.so$"
 expect_file rows.csv "^topk,cpu_select,.*,host,builtin$"
 expect_file rows.csv "^# plugin: libkbt_plugin_plain.so sha256 [0-9a-f]{64} /"
-expect_file rows.csv "^op,variant,.*,where,source$"
+expect_file rows.csv "^op,variant,.*,where,source,kernel_us,.*,repeat_spread_pct$"
 
 # report groups the variants by where they come from.
 if command -v gnuplot >/dev/null; then
