@@ -108,16 +108,18 @@ static int has_kernel_time(const kb_result *r) {
     return isfinite(r->kernel_us) && r->kernel_us > 0;
 }
 
-static void take_kernel_time(kb_result *r) {
+int kb_result_use_kernel_time(kb_result *r) {
+    if (!has_kernel_time(r)) return 0;
     r->median_us = r->kernel_us;
     r->p10_us = r->kernel_p10_us;
     r->p90_us = r->kernel_p90_us;
     r->noise_pct = NAN; /* the events' spread: the percentiles speak for the kernels */
+    return 1;
 }
 
 int kb_use_kernel_time(kb_result *before, kb_result *after) {
     if (!before || !after || !has_kernel_time(before) || !has_kernel_time(after)) return 0;
-    take_kernel_time(before);
-    take_kernel_time(after);
+    kb_result_use_kernel_time(before);
+    kb_result_use_kernel_time(after);
     return 1;
 }

@@ -31,6 +31,9 @@ const char *kb_verdict_name(kb_verdict v);
  * judges it; 1 then, else 0 with both rows as they were (event time: a
  * kernel time is never judged against an event time). */
 int kb_use_kernel_time(kb_result *before, kb_result *after);
+/* One row alone (a report's table of one run): its kernel time in place of
+ * the event time when it has one; 1 then, else 0 and the row as it was. */
+int kb_result_use_kernel_time(kb_result *r);
 
 /* PASS or UNCHECKED: the row claims a result, and its median is its time. */
 int kb_status_passing(kb_status s);

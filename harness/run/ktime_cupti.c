@@ -213,12 +213,22 @@ int kb_ktime_collect(const kb_kwindow *wins, int n, int launches, double *sum_s,
     CUptiResult rc = cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (rc != CUPTI_SUCCESS) return kb_fail(e, "cuptiActivityFlushAll: %s", result_text(rc));
     pthread_mutex_lock(&lock);
-    size_t lost = atomic_load(&dropped_recs);
+    size_t lost = atomic_load(&dropped_recs), collected = nrecs;
     int ok = lost == 0 &&
              kb_ktime_attribute(recs, nrecs, wins, n, launches, sum_s, span_s, count) == KB_OK;
+    int attributed = 0;
+    for (int i = 0; ok && i < n; i++) attributed += count[i];
     nrecs = 0;
     atomic_store(&dropped_recs, 0);
     pthread_mutex_unlock(&lock);
     if (lost) return kb_fail(e, "CUPTI dropped %zu activity records", lost);
-    return ok ? KB_OK : kb_fail(e, "out of host memory attributing kernel records");
+    if (!ok) return kb_fail(e, "out of host memory attributing kernel records");
+    /* A variant always launches something: none in any window means the
+     * windows missed the records, and a 0 would read as a time. */
+    if (!attributed)
+        return kb_fail(e,
+                       "none of the %zu activity records collected fell in a sample's API "
+                       "window (%d samples)",
+                       collected, n);
+    return KB_OK;
 }

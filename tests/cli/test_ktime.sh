@@ -17,11 +17,13 @@ expect 2 "--timer cycles: expected events or kernels" -- compare a.csv b.csv --t
 csv=$tmp/host.csv
 prefix=(env KB_CUPTI_LIB=/nonexistent/libcupti.so)
 expect 0 "" -- run topk -v cpu_select --sweep smoke --max-cases 2 --max-time 0.05 --min-samples 3 \
-    --timer kernels --host-repeats 2 -o "$csv"
+    --timer kernels --host-repeats 2 -o "$csv" -o "$tmp/host.json"
 prefix=()
 expect_file "$csv" ",source,kernel_us,kernel_p10_us,kernel_p90_us,span_us,kernels,repeats,repeat_spread_pct$"
 # a host row: no kernel time (5 empty fields), 2 repeats and their spread
 expect_file "$csv" "^topk,cpu_select,.*,host,builtin,,,,,,2,[0-9.]+$"
+expect_file "$tmp/host.json" '"source":"builtin","repeats":2,"repeat_spread_pct":[0-9.]+,"samples_us"'
+check "a host row's JSON has no kernel_us" bash -c "! grep -q kernel_us '$tmp/host.json'"
 
 # compare --timer kernels: event times equal, kernel time 20% slower
 hdr="op,variant,params,mode,status,median_us,p10_us,p90_us,kernel_us,kernel_p10_us,kernel_p90_us"
