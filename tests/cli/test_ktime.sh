@@ -3,7 +3,8 @@
 # machine without a GPU: a libcupti that cannot be loaded is a line of
 # `kbench info` with the dlopen error; a run of host variants with the timer
 # on still runs, its kernel columns empty and its repeats written; compare
-# judges kernel time where both rows have it and says how many fell back.
+# judges kernel time where both rows have it and says how many fell back;
+# report --timer kernels ranks by kernel time and says so.
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 prefix=(env KB_CUPTI_LIB=/nonexistent/libcupti.so)
@@ -35,5 +36,22 @@ expect 0 "2 SAME" -- compare "$tmp/old.csv" "$tmp/new.csv"
 expect 5 "SLOWER" -- compare "$tmp/old.csv" "$tmp/new.csv" --timer kernels
 expect 5 "timer kernels: 1 pair\(s\) judged by kernel time \(kernel_us\), 1 by event time" -- \
     compare "$tmp/old.csv" "$tmp/new.csv" --timer kernels --format md
+
+# report --timer kernels: the event time ships blockwalk, the kernel time
+# bitmask; the page says which time it judged by, and of how many rows
+printf '%s\n%s\n%s\n%s\n' "$hdr" "nms,blockwalk,n=1000,cold,PASS,100,99.5,100.5,80,79.8,80.2" \
+    "nms,bitmask,n=1000,cold,PASS,110,109.5,110.5,50,49.8,50.2" \
+    "nms,bitmask_host,n=1000,cold,PASS,900,899,901,,," >"$tmp/k.csv"
+expect 2 "--timer cycles: expected events or kernels" -- report "$tmp/k.csv" --timer cycles
+rrc=0 # the pages are written without gnuplot too, and the exit says it was missing
+command -v gnuplot >/dev/null || rrc=4
+expect $rrc "" -- report "$tmp/k.csv" -o "$tmp/ev"
+expect_file "$tmp/ev/report.md" "^\| nms \| \(defaults\) \| blockwalk \| 100.00 us \|"
+expect_file "$tmp/ev/report.md" "Judged by event time \(median_us: CUDA events around each sample\)"
+expect $rrc "" -- report "$tmp/k.csv" --timer kernels -o "$tmp/kt"
+expect_file "$tmp/kt/report.md" "^\| nms \| \(defaults\) \| bitmask \| 50.00 us \|"
+expect_file "$tmp/kt/report.md" \
+    "Judged by kernel time \(--timer kernels: kernel_us\) for 2 of 3 rows; 1 without it"
+expect_file "$tmp/kt/report.html" "Judged by kernel time"
 
 finish test_ktime
