@@ -1,11 +1,10 @@
 /* ktime.h — kernel time from CUPTI's activity records, beside the event time
  * (`kbench run --timer kernels`). The event pair around a sample also times
  * its own launch gap (+1.5% to +5% on 20-300 us kernels, +20% on a 6 us one
- * cold); the GPU's start and end stamps of each kernel do not.
- *
- * Two halves: the attribution of records to samples (ktime.c: plain
- * arithmetic, unit-tested on synthetic records) and CUPTI itself
- * (ktime_cupti.c: libcupti loaded with dlopen at run time, never linked, so
+ * cold); the GPU's start and end stamps of each kernel do not. Two halves:
+ * the attribution of records to samples (ktime.c: plain arithmetic, tested
+ * on synthetic records) and CUPTI itself (ktime_cupti.c: libcupti loaded
+ * with dlopen at run time, never linked, so
  * that a machine without it, or a virtualised GPU that refuses it, still runs
  * every row, with the kernel columns empty and `kbench info` saying why).
  *
