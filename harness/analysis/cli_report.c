@@ -836,9 +836,11 @@ static void run_times(const kb_results *res, char *first, char *last, size_t n) 
     }
 }
 
+/* timer: the provenance's sentence of which time ranked the rows, NULL for
+ * event time (the summary a README shows stays as it was). */
 static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
                          const kb_op_view *views, int nviews, const kb_plot_list *plots,
-                         const int *first_plot, kb_error *e) {
+                         const int *first_plot, const char *timer, kb_error *e) {
     char path[1100];
     snprintf(path, sizeof path, "%s/summary.md", dir);
     FILE *f = fopen(path, "w");
@@ -859,8 +861,13 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
     fputs(". Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
           "to ship is faster); the fastest peer is the fastest that ran the op (a peer that "
           "FAILs the same check is named with why; an unchecked one only where no checked "
-          "one ran).\n",
+          "one ran).",
           f);
+    if (timer) {
+        fputc(' ', f);
+        kb_md_text(f, timer, 0);
+    }
+    fputc('\n', f);
     int failed = 0;
     for (int i = 0; i < nviews && !failed; i++)
         failed = summary_view(f, o, &views[i], plots->items + first_plot[i],
@@ -1010,7 +1017,8 @@ int kb_cmd_report(int argc, char **argv) {
         if (kb_plot_render(&o, &plots.items[i], &e) != KB_OK) rc = KB_EXIT_RUNTIME;
     if (rc == KB_EXIT_OK &&
         (write_pages(o.dir, &res, &o, views, nviews, &plots, first_plot, timer, &e) != KB_OK ||
-         write_summary(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK))
+         write_summary(o.dir, &res, &o, views, nviews, &plots, first_plot,
+                       args.kernels ? timer : NULL, &e) != KB_OK))
         rc = KB_EXIT_RUNTIME;
     if (rc != KB_EXIT_OK) fprintf(stderr, "kbench report: error: %s\n", e.msg);
     if (rc == KB_EXIT_OK && !have_gnuplot) {

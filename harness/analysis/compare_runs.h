@@ -34,7 +34,8 @@ double kb_result_spread(const kb_result *r);
  * kernel time is never judged against an event time). */
 int kb_use_kernel_time(kb_result *before, kb_result *after);
 /* One row alone (a report's table of one run): its kernel time in place of
- * the event time when it has one; 1 then, else 0 and the row as it was. */
+ * the event time when it has one, its rates (gbps, gflops, % of peak) scaled
+ * to that time; 1 then, else 0 and the row as it was. */
 int kb_result_use_kernel_time(kb_result *r);
 /* 0 when the row claims a result (PASS/UNCHECKED) but its median_us is not a
  * positive finite time (0, negative, NaN, inf, or no median_us column). */

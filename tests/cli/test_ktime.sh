@@ -53,5 +53,8 @@ expect_file "$tmp/kt/report.md" "^\| nms \| \(defaults\) \| bitmask \| 50.00 us 
 expect_file "$tmp/kt/report.md" \
     "Judged by kernel time \(--timer kernels: kernel_us\) for 2 of 3 rows; 1 without it"
 expect_file "$tmp/kt/report.html" "Judged by kernel time"
+expect_file "$tmp/kt/summary.md" "one ran\)\. Judged by kernel time \(--timer kernels: kernel_us\) for 2 of 3"
+check "the summary of an event-time report stays as it was" \
+    bash -c '! grep -q "Judged by" "$1"' _ "$tmp/ev/summary.md"
 
 finish test_ktime
