@@ -2,10 +2,22 @@
 #include "cli.h"
 
 #include "run/device.h"
+#include "run/ktime.h"
 #include "run/row.h" /* kb_git_commit */
 
 #include <stdio.h>
 #include <string.h>
+
+/* Last, once the peaks are measured (CUPTI's tracing would run under
+ * them): loaded as a run loads it (runner.c), and needing no device to say
+ * why it cannot be. */
+static void kernel_timer_line(void) {
+    kb_error e;
+    if (kb_ktime_open(&e) == KB_OK)
+        printf("kernel timer (--timer kernels): CUPTI activity enabled\n");
+    else
+        printf("kernel timer (--timer kernels): unavailable: %s\n", e.msg);
+}
 
 int kb_cmd_info(int argc, char **argv) {
     long ordinal = 0;
@@ -20,6 +32,9 @@ int kb_cmd_info(int argc, char **argv) {
                  "under $XDG_CACHE_HOME/kbench (or ~/.cache/kbench).\n\n"
                  "  --device N    CUDA device ordinal (default 0)\n"
                  "  --remeasure   measure the peaks again and refresh the cache\n"
+                 "It also says whether `run --timer kernels` can read kernel time: libcupti\n"
+                 "loaded ($KB_CUPTI_LIB, else the toolkit's) and its activity enabled, or\n"
+                 "why not (the dlopen or CUPTI error).\n"
                  "With no CUDA device it says so and exits 0: there is nothing wrong with\n"
                  "asking.");
             return KB_EXIT_OK;
@@ -39,6 +54,7 @@ int kb_cmd_info(int argc, char **argv) {
     int rc = kb_device_open((int)ordinal, &d, &e);
     if (rc == KB_NO_DEVICE) {
         printf("%s\n", e.msg);
+        kernel_timer_line();
         return KB_EXIT_OK;
     }
     if (rc != KB_OK) {
@@ -49,5 +65,6 @@ int kb_cmd_info(int argc, char **argv) {
         fprintf(stderr, "kbench info: could not measure the peaks: %s\n", e.msg);
     kb_device_describe(&d, stdout);
     if (kb_gpu_have_code(&e) != KB_OK) printf("  %s\n", e.msg);
+    kernel_timer_line();
     return KB_EXIT_OK;
 }

@@ -21,7 +21,7 @@ typedef struct compare_args {
     const char *paths[2];
     int npaths;
     double threshold, max_noise;
-    int md, all, allow_removed;
+    int md, all, allow_removed, kernels;
 } compare_args;
 
 const kb_opt kb_compare_opts[] = {
@@ -37,6 +37,13 @@ const kb_opt kb_compare_opts[] = {
                   "rows of OLD that NEW lacks do not fail the gate (NEW ran\n"
                   "fewer cases on purpose); they are still listed",
                   compare_args, allow_removed),
+    KB_OPT_CHOICE("--timer", "T",
+                  "events (default): judge median_us, p10_us, p90_us; kernels:\n"
+                  "judge kernel_us, kernel_p10_us, kernel_p90_us (CUPTI's kernel\n"
+                  "time, `run --timer kernels`) where both rows have them; a pair\n"
+                  "where either lacks them (an older file, no CUPTI, a host or\n"
+                  "Python row) falls back to event time, and a note counts them",
+                  compare_args, kernels, "events|kernels"),
     KB_OPT_END,
 };
 
@@ -49,7 +56,8 @@ static int compare_path(void *dst, const char *arg, kb_error *e) {
 
 static void compare_help(void) {
     fputs("usage: kbench compare OLD.csv NEW.csv [--threshold PCT] [--max-noise PCT]\n"
-          "                      [--format table|md] [--all] [--allow-removed]\n\n"
+          "                      [--format table|md] [--all] [--allow-removed]\n"
+          "                      [--timer events|kernels]\n\n"
           "Match the rows of two kbench CSVs by (op, variant, params, mode) and judge each.\n"
           "params match by value: each axis=value as the op's axis reads it (iou=0.50 is\n"
           "iou=0.5; order does not matter); an op or axis this build does not know, as text.\n"
@@ -347,6 +355,7 @@ int kb_cmd_compare(int argc, char **argv) {
     if (rc != KB_EXIT_OK) return rc;
     const char **paths = args.paths;
     int npaths = args.npaths, md = args.md, all = args.all, allow_removed = args.allow_removed;
+    int kernels = args.kernels;
     double threshold = args.threshold, max_noise = args.max_noise;
     if (npaths < 2) return kb_usage_error("compare", "needs two files: OLD.csv NEW.csv");
     threshold /= 100;
@@ -377,7 +386,7 @@ int kb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "kbench compare: out of host memory\n");
         return KB_EXIT_RUNTIME;
     }
-    int n = 0, counts[KB_NCHANGES] = {0}, gates = 0;
+    int n = 0, counts[KB_NCHANGES] = {0}, gates = 0, by_kernels = 0, by_events = 0;
     for (int i = 0; i < res.count; i++) {
         const kb_result *r = &res.rows[i];
         if (find_key(&res, r->file, r) != r) continue; /* an earlier duplicate */
@@ -388,6 +397,14 @@ int kb_cmd_compare(int argc, char **argv) {
         } else {
             if (find_key(&res, 0, r)) continue; /* paired from the OLD side */
             p->after = r;
+        }
+        /* The rows are res's own, each in one pairing: the judged time may replace theirs. */
+        if (kernels && p->before && p->after && kb_result_timed(p->before) &&
+            kb_result_timed(p->after)) {
+            if (kb_use_kernel_time(&res.rows[p->before - res.rows], &res.rows[p->after - res.rows]))
+                by_kernels++;
+            else
+                by_events++;
         }
         p->change = kb_compare_rows(p->before, p->after, threshold, max_noise, &p->j);
         note_code_change(&res, p);
@@ -400,6 +417,11 @@ int kb_cmd_compare(int argc, char **argv) {
     print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all,
                  allow_removed, kb_result_file_flushes(&res, 0), kb_result_file_flushes(&res, 1),
                  gpus[0], gpus[1]);
+    if (kernels)
+        printf("%stimer kernels: %d pair(s) judged by kernel time (kernel_us), %d by event time "
+               "(median_us: a row without kernel time, from an older file, a run without CUPTI, "
+               "a host or a Python variant)\n",
+               md ? "\n" : "", by_kernels, by_events);
     free(ps);
     kb_results_free(&res);
     return gates ? KB_EXIT_SLOWER : KB_EXIT_OK;

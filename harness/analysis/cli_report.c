@@ -33,6 +33,7 @@ typedef struct report_args {
     kb_plot_opts o;
     const char *files[64];
     int nfiles;
+    int kernels; /* --timer kernels */
 } report_args;
 
 static int add_file(void *dst, const char *arg, kb_error *e) {
@@ -45,11 +46,17 @@ static int add_file(void *dst, const char *arg, kb_error *e) {
 const kb_opt kb_report_opts[] = {
     KB_OPT_STRING("-o, --output", "DIR", "where the pages and plots go (default report/; created)",
                   report_args, o.dir),
+    KB_OPT_CHOICE("--timer", "T",
+                  "events (default): rank by median_us, the CUDA events' time;\n"
+                  "kernels: by kernel_us (CUPTI's kernel time, `run --timer\n"
+                  "kernels`) where a row has it, else by its event time; the\n"
+                  "page says which, and how many rows had none",
+                  report_args, kernels, "events|kernels"),
     KB_OPT_END,
 };
 
 static void report_help(void) {
-    fputs("usage: kbench report RESULTS.csv... [-o DIR]\n\n"
+    fputs("usage: kbench report RESULTS.csv... [-o DIR] [--timer events|kernels]\n\n"
           "Write DIR/report.md and DIR/report.html (one page, plots embedded, viewable\n"
           "offline) from kbench CSVs and peers' CSVs (peer:* rows). The page opens on the\n"
           "decision, one table across ops: per op and case the variant to ship (the fastest\n"
@@ -745,8 +752,7 @@ static int best_passing_peer(const kb_op_view *v, int c) {
     int best = -1;
     for (int k = 0; k < v->nvariants; k++) {
         const kb_result *r = kb_view_cell(v, c, k);
-        if (!v->variant_peer[k] || !peer_ran(r) || r->status != KB_ROW_PASS)
-            continue;
+        if (!v->variant_peer[k] || !peer_ran(r) || r->status != KB_ROW_PASS) continue;
         if (best < 0 || r->median_us < kb_view_cell(v, c, best)->median_us) best = k;
     }
     return best;
@@ -829,10 +835,11 @@ static void run_times(const kb_results *res, char *first, char *last, size_t n) 
 
 /* DIR/summary.md, the excerpt a README shows (scripts/make-report.sh puts
  * it there): the report's decision table, then per op the headline plots and
- * its "which variant to ship" table. */
+ * its "which variant to ship" table. timer: the provenance's sentence of
+ * which time ranked the rows, NULL for event time. */
 static int write_summary(const char *dir, const kb_results *res, const kb_plot_opts *o,
                          const kb_op_view *views, int nviews, const kb_plot_list *plots,
-                         const int *first_plot, kb_error *e) {
+                         const int *first_plot, const char *timer, kb_error *e) {
     char path[1100];
     snprintf(path, sizeof path, "%s/summary.md", dir);
     FILE *f = fopen(path, "w");
@@ -853,8 +860,13 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
     fputs(". Medians, cold L2; speedups are time ratios on the same case (above 1× the variant "
           "to ship is faster); the fastest peer is the fastest that ran the op (a peer that "
           "FAILs the same check is named with why; an unchecked one only where no checked "
-          "one ran).\n",
+          "one ran).",
           f);
+    if (timer) {
+        fputc(' ', f);
+        kb_md_text(f, timer, 0);
+    }
+    fputc('\n', f);
     int failed = 0;
     for (int i = 0; i < nviews && !failed; i++)
         failed = summary_view(f, o, &views[i], plots->items + first_plot[i],
@@ -868,7 +880,7 @@ static int write_summary(const char *dir, const kb_results *res, const kb_plot_o
 
 static int write_pages(const char *dir, const kb_results *res, const kb_plot_opts *o,
                        const kb_op_view *views, int nviews, const kb_plot_list *plots,
-                       const int *first_plot, kb_error *e) {
+                       const int *first_plot, const char *timer, kb_error *e) {
     char md_path[1100], html_path[1100];
     snprintf(md_path, sizeof md_path, "%s/report.md", dir);
     snprintf(html_path, sizeof html_path, "%s/report.html", dir);
@@ -903,9 +915,9 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
                  "kbench commit(s): %s. The rows come from more than one device or build, and "
                  "the tables below set them side by side: a case's rows may not be from the "
                  "same run. Times are medians of the samples; noise is their relative standard "
-                 "deviation. Each file's device and commit: under the first table.",
+                 "deviation. %s Each file's device and commit: under the first table.",
                  kb_git_commit, res->nfiles, res->count, devices[0] ? devices : "(not recorded)",
-                 commits[0] ? commits : "(not recorded)");
+                 commits[0] ? commits : "(not recorded)", timer);
     doc_heading(&d, 2, "Which variant to ship");
     doc_para(&d, "%s Each op's section below has the runner-up, the workspace and the plots.",
              decision_what);
@@ -926,10 +938,10 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
         doc_para(&d,
                  "Made by kbench %s from %d file(s) and %d rows, measured on %s by kbench %s%s. "
                  "Times are medians of the samples; noise is their relative standard deviation. "
-                 "Each file's host and command: Runs, at the end.",
+                 "%s Each file's host and command: Runs, at the end.",
                  kb_git_commit, res->nfiles, res->count,
                  devices[0] ? devices : "(device not recorded)",
-                 commits[0] ? commits : "(commit not recorded)", when);
+                 commits[0] ? commits : "(commit not recorded)", when, timer);
     }
     int failed = 0;
     for (int i = 0; i < nviews && !failed; i++)
@@ -947,6 +959,25 @@ static int write_pages(const char *dir, const kb_results *res, const kb_plot_opt
     if (bad) return kb_fail(e, "%s or %s: write error", md_path, html_path);
     printf("%s\n%s\n", md_path, html_path);
     return KB_OK;
+}
+
+/* --timer kernels: every row that has CUPTI's kernel time ranks by it (its
+ * median, p10 and p90 become the kernel time's; the views point at the rows,
+ * so every table and plot follows). Which time the page judged by goes into
+ * its provenance, timer: a kernel time and an event time of one case are not
+ * the same measure, so the count of rows left on event time is said too. */
+static void apply_timer(kb_results *res, int kernels, char *timer, size_t n) {
+    if (!kernels) {
+        snprintf(timer, n, "Judged by event time (median_us: CUDA events around each sample).");
+        return;
+    }
+    int by_kernels = 0;
+    for (int i = 0; i < res->count; i++) by_kernels += kb_result_use_kernel_time(&res->rows[i]);
+    snprintf(timer, n,
+             "Judged by kernel time (--timer kernels: kernel_us) for %d of %d rows; %d without "
+             "it (an older file, a run without CUPTI, a host or Python row) by event time "
+             "(median_us): where a case mixes the two, its ratios are of unlike times.",
+             by_kernels, res->count, res->count - by_kernels);
 }
 
 int kb_cmd_report(int argc, char **argv) {
@@ -967,7 +998,9 @@ int kb_cmd_report(int argc, char **argv) {
     int nviews = 0, rc = KB_EXIT_OK, *first_plot = NULL;
     kb_plot_list plots = {0};
     kb_error e;
+    char timer[400];
     rc = kb_results_load(files, nfiles, &res, &views, &nviews, &e);
+    if (rc == KB_EXIT_OK) apply_timer(&res, args.kernels, timer, sizeof timer);
     if (rc == KB_EXIT_OK && kb_make_dirs(o.dir, &e) != KB_OK) rc = KB_EXIT_RUNTIME;
     if (rc == KB_EXIT_OK && !(first_plot = calloc((size_t)nviews + 1, sizeof *first_plot))) {
         kb_fail(&e, "out of host memory");
@@ -982,8 +1015,9 @@ int kb_cmd_report(int argc, char **argv) {
     for (int i = 0; i < plots.count && rc == KB_EXIT_OK && have_gnuplot; i++)
         if (kb_plot_render(&o, &plots.items[i], &e) != KB_OK) rc = KB_EXIT_RUNTIME;
     if (rc == KB_EXIT_OK &&
-        (write_pages(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK ||
-         write_summary(o.dir, &res, &o, views, nviews, &plots, first_plot, &e) != KB_OK))
+        (write_pages(o.dir, &res, &o, views, nviews, &plots, first_plot, timer, &e) != KB_OK ||
+         write_summary(o.dir, &res, &o, views, nviews, &plots, first_plot,
+                       args.kernels ? timer : NULL, &e) != KB_OK))
         rc = KB_EXIT_RUNTIME;
     if (rc != KB_EXIT_OK) fprintf(stderr, "kbench report: error: %s\n", e.msg);
     if (rc == KB_EXIT_OK && !have_gnuplot) {

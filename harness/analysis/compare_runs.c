@@ -18,12 +18,21 @@
  * normal distribution (p90 - p10 = 2.563 sigma). A few outliers — a
  * preempted sample, one cold page — move neither the median nor this, where
  * they can push the relative standard deviation (noise_pct) past 50% and
- * make every such row UNSURE. Files without p10/p90 fall back to noise_pct. */
-double kb_result_spread(const kb_result *r) {
+ * make every such row UNSURE. Files without p10/p90 fall back to noise_pct.
+ * A host row taken in repeats (measure_host.c) is as noisy as its repeats'
+ * medians disagree when that is the larger: half their range, (max - min) /
+ * 2 min, the drift of a shared host that the samples of one repeat miss. */
+static double sample_spread(const kb_result *r) {
     if (isfinite(r->p10_us) && isfinite(r->p90_us) && r->p10_us > 0 && r->p90_us >= r->p10_us &&
         r->median_us > 0)
         return (r->p90_us - r->p10_us) / (2.563 * r->median_us);
     return r->noise_pct >= 0 ? r->noise_pct / 100 : 0; /* NAN (no column) reads as 0 */
+}
+
+double kb_result_spread(const kb_result *r) {
+    double s = sample_spread(r);
+    double rep = r->repeat_spread_pct >= 0 ? r->repeat_spread_pct / 200 : 0; /* NAN: 0 */
+    return rep > s ? rep : s;
 }
 
 kb_judgement kb_judge_timing(const kb_result *before, const kb_result *after, double threshold,
@@ -85,4 +94,33 @@ const char *kb_change_name(kb_change c) {
 int kb_change_gates(kb_change c, int allow_removed) {
     return c == KB_CHANGE_BROKEN || c == KB_CHANGE_STILL_FAILING || c == KB_CHANGE_INVALID ||
            c == KB_CHANGE_SLOWER || (c == KB_CHANGE_REMOVED && !allow_removed);
+}
+
+static int has_kernel_time(const kb_result *r) {
+    return isfinite(r->kernel_us) && r->kernel_us > 0;
+}
+
+int kb_result_use_kernel_time(kb_result *r) {
+    if (!has_kernel_time(r)) return 0;
+    /* The rates are the cost model over the time: over the kernel time now,
+     * so that the GB/s and roofline plots say what the tables rank by. */
+    if (isfinite(r->median_us) && r->median_us > 0) {
+        double scale = r->median_us / r->kernel_us;
+        r->gbps *= scale;
+        r->gflops *= scale;
+        r->pct_peak_bw *= scale;
+        r->pct_peak_flops *= scale;
+    }
+    r->median_us = r->kernel_us;
+    r->p10_us = r->kernel_p10_us;
+    r->p90_us = r->kernel_p90_us;
+    r->noise_pct = NAN; /* the events' spread: the percentiles speak for the kernels */
+    return 1;
+}
+
+int kb_use_kernel_time(kb_result *before, kb_result *after) {
+    if (!before || !after || !has_kernel_time(before) || !has_kernel_time(after)) return 0;
+    kb_result_use_kernel_time(before);
+    kb_result_use_kernel_time(after);
+    return 1;
 }

@@ -28,6 +28,15 @@ const char *kb_verdict_name(kb_verdict v);
 
 /* The relative spread compare judges a row's median with. */
 double kb_result_spread(const kb_result *r);
+/* `--timer kernels`: when both rows carry CUPTI's kernel time (kernel_us),
+ * their median, p10 and p90 become the kernel time's, so that the rule
+ * judges it; 1 then, else 0 with both rows as they were (event time: a
+ * kernel time is never judged against an event time). */
+int kb_use_kernel_time(kb_result *before, kb_result *after);
+/* One row alone (a report's table of one run): its kernel time in place of
+ * the event time when it has one, its rates (gbps, gflops, % of peak) scaled
+ * to that time; 1 then, else 0 and the row as it was. */
+int kb_result_use_kernel_time(kb_result *r);
 /* 0 when the row claims a result (PASS/UNCHECKED) but its median_us is not a
  * positive finite time (0, negative, NaN, inf, or no median_us column). */
 int kb_result_time_valid(const kb_result *r);

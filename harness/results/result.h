@@ -42,6 +42,12 @@ typedef struct kb_result {
                          column (built-in variants, and peers named "peer:...") */
     int forced;       /* 1: --force ran it past its variant's supports(); 0 not */
     int peer;         /* 1: a peer's row (a library, peers/); 0 a variant's */
+    /* CUPTI's kernel time per launch (`run --timer kernels`): the sum of a
+     * sample's kernel, memset and copy durations (median, p10, p90), its
+     * span, its records; a host row's repeats and the spread of their
+     * medians (%). NAN where the file leaves them empty or has no column. */
+    double kernel_us, kernel_p10_us, kernel_p90_us, span_us, kernels;
+    double repeats, repeat_spread_pct;
     /* Not columns: what the reader adds. */
     char key[1024]; /* params by value (kb_params_key): what rows are matched by */
     int file;       /* index into kb_results.files */
@@ -88,8 +94,15 @@ typedef struct kb_result {
     X(pair, NUMBER, 0, "%.0f", "its place among every pair of the sweep")                          \
     X(where, TEXT, 0, "", "device, or host for a KB_HOST variant")                                 \
     X(source, TEXT, 0, "", "builtin, plugin:FILE or py:FILE")                                      \
-    X(forced, YESNO, 0, "", "--force ran it past its variant's limit")                            \
-    X(peer, YESNO, 0, "", "a peer's row: a library's implementation (peers/), not a variant")
+    X(forced, YESNO, 0, "", "--force ran it past its variant's limit")                             \
+    X(peer, YESNO, 0, "", "a peer's row: a library's implementation (peers/), not a variant")      \
+    X(kernel_us, NUMBER, 0, "%.4f", "CUPTI kernel time per launch, median (--timer kernels)")      \
+    X(kernel_p10_us, NUMBER, 0, "%.4f", "CUPTI kernel time per launch, 10th percentile")           \
+    X(kernel_p90_us, NUMBER, 0, "%.4f", "CUPTI kernel time per launch, 90th percentile")           \
+    X(span_us, NUMBER, 0, "%.4f", "first kernel start to last end per launch, median (CUPTI)")     \
+    X(kernels, NUMBER, 0, "%.2f", "CUPTI records (kernels, memsets, copies) per launch")           \
+    X(repeats, NUMBER, 0, "%.0f", "a host row's repeats of the stop rule")                         \
+    X(repeat_spread_pct, NUMBER, 0, "%.2f", "spread of a host row's repeat medians, percent")
 
 typedef enum kb_column_type {
     KB_COL_TEXT,

@@ -111,6 +111,13 @@ static int set_min_samples(const kb_opt *o, void *dst, const char *v, kb_error *
     return KB_OK;
 }
 
+static int set_host_repeats(const kb_opt *o, void *dst, const char *v, kb_error *e) {
+    long n;
+    if (kb_set_long(o, &n, v, e) != KB_OK) return KB_ERR; /* o->at is 0 */
+    ((run_args *)dst)->opts.host_repeats = (int)n;
+    return KB_OK;
+}
+
 static int set_seed(const kb_opt *o, void *dst, const char *v, kb_error *e) {
     long n;
     if (kb_set_long(o, &n, v, e) != KB_OK) return KB_ERR; /* o->at is 0 */
@@ -283,6 +290,26 @@ static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error 
          NULL},                                                                                    \
         KB_OPT_DOUBLE("--max-time", "S", "or after S seconds of sampling per row (default 2)",     \
                       run_args, opts.rule.max_time_s, 0, 3600),                                    \
+        KB_OPT_CHOICE("--timer", "T",                                                              \
+                      "events (default: CUDA events around each sample) or\n"                      \
+                      "kernels: also CUPTI's kernel time per launch, the sum of\n"                 \
+                      "the variant's kernel, memset and copy durations (kernel_us,\n"              \
+                      "p10, p90) and their span (span_us), from the GPU's own\n"                   \
+                      "stamps: no launch gap of the event pair. libcupti is\n"                     \
+                      "loaded at run time ($KB_CUPTI_LIB, else the toolkit's);\n"                  \
+                      "where it cannot be (kbench info says why) the columns\n"                    \
+                      "stay empty. Host and Python rows have none",                                \
+                      run_args, opts.ktime, "events|kernels"),                                     \
+        {"--host-repeats",                                                                         \
+         "N",                                                                                      \
+         "a host row's samples in N repeats of the rule, each with\n"                              \
+         "1/N of --max-time; the row keeps the lowest repeat median\n"                             \
+         "and the medians' spread (repeat_spread_pct; default 3)",                                 \
+         set_host_repeats,                                                                         \
+         0,                                                                                        \
+         1,                                                                                        \
+         100,                                                                                      \
+         NULL},                                                                                    \
         KB_OPT_CALL("--no-check", NULL, "time only: rows say UNCHECKED", set_no_check)
 
 #define RELIABILITY_OPTS                                                                           \
@@ -1323,7 +1350,8 @@ int kb_cmd_run(int argc, char **argv) {
         .check = 1,
         .timing = timing,
         .isolate = 1,
-        .case_timeout_s = 60};
+        .case_timeout_s = 60,
+        .host_repeats = 3};
     a.format = KB_FMT_TABLE;
     a.max_cases = -1;
     a.devices.n = 1; /* device 0 */

@@ -10,6 +10,7 @@
 #define KB_MEASURE_H
 
 #include "kbench.h"
+#include "ktime.h"
 #include "l2_flush.h"
 #include "stats.h"
 
@@ -41,13 +42,29 @@ typedef struct kb_measure {
     const struct kb_device *dev;
     double throttle_frac;
     int throttled;
+    /* --timer kernels (ktime.h): each kept sample's API window (kwin), and
+     * after the loop its kernel time per launch, the sum (ksum) and the span
+     * (kspan), and its records (kcount) over klaunches launches; kn the
+     * samples that have them, 0 when none do (CUPTI off or refused: the
+     * kernel columns stay empty). The arrays are rule.max_samples long. */
+    int ktime;
+    kb_kwindow *kwin;
+    double *ksum, *kspan;
+    int *kcount;
+    int kn, klaunches;
+    /* Host rows (measure_host.c): the samples are taken in `repeats` runs
+     * of the stopping rule, each with its share of --max-time; after them,
+     * how many ran, the lowest of their medians and the spread of the
+     * medians, (max - min) / min. */
+    int repeats, repeats_done;
+    double repeat_min_median, repeat_spread;
 } kb_measure;
 
 int kb_measure_cold(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
 int kb_measure_hot(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
 int kb_measure_graph(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e);
 /* A KB_HOST variant: wall clock, fn called with a NULL stream; m->mode cold
- * or hot (measure_host.c). */
+ * or hot; the samples in m->repeats repeats (measure_host.c). */
 int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e);
 /* Warm-up shared by the modes: at least 2 launches and ~warmup_s seconds.
  * Returns the time of one launch (seconds), for batch sizing. */

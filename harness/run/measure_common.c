@@ -5,6 +5,7 @@
 
 #include "device.h" /* the SM clock */
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -85,27 +86,46 @@ int kb_sample_loop(kb_measure *m, const kb_sampler *sp, cudaStream_t s, kb_error
     double t0 = kb_now_s();
     m->nsamples = 0;
     m->throttled = 0;
+    m->kn = 0;
+    m->klaunches = sp->launches;
+    if (m->ktime) kb_ktime_begin();
     kb_nvtx_push("samples");
     while (rc == KB_OK && !done) {
+        kb_kwindow win = {0, 0, 0};
         if (m->before_sample) rc = m->before_sample(m->before_sample_ctx, s, e);
         if (rc == KB_OK && sp->before) rc = sp->before(sp->ctx, s, e);
         if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.start, s), "cudaEventRecord", e);
+        /* The window opens and closes on the event records' own ids: host
+         * loads only, so nothing is added between the events. */
+        if (m->ktime) kb_ktime_mark(&win, 0);
         if (rc == KB_OK) rc = sp->body(sp->ctx, s, e);
         if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.stop, s), "cudaEventRecord", e);
+        if (m->ktime) kb_ktime_mark(&win, 1);
         double t = 0;
         if (rc == KB_OK) rc = kb_events_elapsed(&ev, &t, e);
         if (rc != KB_OK) break;
         /* The clock is read right after the sample, while it still reflects it. */
-        if (clock_low(m))
+        if (clock_low(m)) {
             m->throttled++;
-        else
+        } else {
+            if (m->ktime) m->kwin[m->nsamples] = win;
             m->samples[m->nsamples++] = t / sp->launches;
+        }
         double elapsed = kb_now_s() - t0;
         done = kb_should_stop(&m->rule, m->samples, m->nsamples, elapsed) ||
                (m->nsamples == 0 && elapsed >= 4 * m->rule.max_time_s);
     }
     kb_nvtx_pop();
     kb_events_destroy(&ev);
+    /* After the samples, never among them: the flush takes time of its own. */
+    kb_error ke;
+    if (rc == KB_OK && m->ktime && m->nsamples > 0) {
+        if (kb_ktime_collect(m->kwin, m->nsamples, sp->launches, m->ksum, m->kspan, m->kcount,
+                             &ke) == KB_OK)
+            m->kn = m->nsamples;
+        else
+            fprintf(stderr, "kbench: no kernel time for this row: %s\n", ke.msg);
+    }
     if (rc == KB_OK && m->nsamples == 0)
         rc = kb_fail(e, "every sample (%d) ran with the SM clock under %.0f%% of its maximum",
                      m->throttled, 100 * m->throttle_frac);

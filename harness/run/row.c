@@ -52,6 +52,17 @@ void kb_row_result(const kb_row *r, kb_result *out) {
     snprintf(out->source, sizeof out->source, "%s", r->source);
     out->forced = r->forced != 0;
     out->peer = r->peer != 0;
+    if (r->kn > 0) {
+        out->kernel_us = r->ksum_median * 1e6;
+        out->kernel_p10_us = r->ksum_p10 * 1e6;
+        out->kernel_p90_us = r->ksum_p90 * 1e6;
+        out->span_us = r->kspan_median * 1e6;
+        out->kernels = r->krecords;
+    }
+    if (r->repeats > 0) {
+        out->repeats = r->repeats;
+        out->repeat_spread_pct = r->repeat_spread * 100;
+    }
 }
 
 /* The first "model name" of /proc/cpuinfo (Linux); "" where there is none. */

@@ -34,6 +34,16 @@ typedef struct kb_row {
     int pair;          /* its place among every pair of the sweep (kb_pair.index) */
     int peer;          /* 1: a peer's row (kb_loaded.peer), the peer column */
     char source[128];  /* where the variant comes from: builtin, plugin:<file>, py:<file> */
+    /* --timer kernels (ktime.h), seconds per launch over the kn samples that
+     * have them (0: none, the columns stay empty): the median, p10 and p90 of
+     * each sample's sum of kernel, memset and copy durations, the median of
+     * its span (first start to last end), and its records per launch. */
+    int kn;
+    double ksum_median, ksum_p10, ksum_p90, kspan_median, krecords;
+    /* A host row (measure_host.c): the repeats its samples were taken in,
+     * and the spread of their medians, (max - min) / min; 0 repeats: not one. */
+    int repeats;
+    double repeat_spread;
 } kb_row;
 
 /* What every output file records once (DESIGN.md "Output"). */

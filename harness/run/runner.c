@@ -41,8 +41,19 @@ int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     m->flush = opts->flush;
     m->warmup_s = 0.02;
     m->throttle_frac = 0.75;
-    m->samples = malloc((size_t)opts->rule.max_samples * sizeof *m->samples);
+    m->repeats = opts->host_repeats > 0 ? opts->host_repeats : 1;
+    size_t ns = (size_t)opts->rule.max_samples;
+    m->samples = malloc(ns * sizeof *m->samples);
     if (!m->samples) return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
+    if (opts->ktime && opts->timing) {
+        m->kwin = malloc(ns * sizeof *m->kwin);
+        m->ksum = malloc(ns * sizeof *m->ksum);
+        m->kspan = malloc(ns * sizeof *m->kspan);
+        m->kcount = malloc(ns * sizeof *m->kcount);
+        if (!m->kwin || !m->ksum || !m->kspan || !m->kcount)
+            return kb_fail(e, "out of host memory for %d samples' kernel times",
+                           opts->rule.max_samples);
+    }
     return KB_OK;
 }
 
@@ -115,6 +126,16 @@ int kb_runner_attach(kb_runner *r, kb_device *dev, kb_error *e) {
     kb_error why;
     if (r->opts.timing && m->mode == KB_MODE_COLD && kb_flush_supported(m->flush, &why) != KB_OK)
         return kb_fail(e, "--flush %s: %s", kb_flush_name(m->flush), why.msg);
+    /* --timer kernels: CUPTI, or empty kernel columns and why, once */
+    if (r->opts.ktime && r->opts.timing) {
+        kb_error ke;
+        m->ktime = kb_ktime_open(&ke) == KB_OK;
+        if (!m->ktime)
+            fprintf(stderr,
+                    "kbench: --timer kernels: no kernel time in this run (%s); the kernel "
+                    "columns stay empty (kbench info says the same)\n",
+                    ke.msg);
+    }
     KB_CUDA_TRY(cudaMalloc(&m->l2_flush, m->l2_flush_bytes), e);
     KB_CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), e);
     /* Persisting L2 lines are reset before each pair (run_variant) where the
@@ -143,6 +164,10 @@ void kb_runner_free(kb_runner *r) {
         cudaFree(r->measure.l2_flush);
     }
     free(r->measure.samples);
+    free(r->measure.kwin);
+    free(r->measure.ksum);
+    free(r->measure.kspan);
+    free(r->measure.kcount);
     free(r->mem);
     free(r->pairs);
     memset(r, 0, sizeof *r);
@@ -458,17 +483,41 @@ out:
     return rc;
 }
 
+/* The kernel columns from the samples CUPTI's records were attributed to. */
+static void kernel_time(const kb_measure *m, kb_row *row) {
+    if (m->kn <= 0) return;
+    kb_stats st;
+    kb_stats_compute(m->ksum, m->kn, &st);
+    row->ksum_median = st.median;
+    row->ksum_p10 = st.p10;
+    row->ksum_p90 = st.p90;
+    kb_stats_compute(m->kspan, m->kn, &st);
+    row->kspan_median = st.median;
+    double recs = 0;
+    for (int i = 0; i < m->kn; i++) recs += m->kcount[i];
+    row->krecords = recs / m->kn / (m->klaunches > 0 ? m->klaunches : 1);
+    row->kn = m->kn;
+}
+
 /* The row's statistics and rates from the measure's samples. */
 static void timed_row(kb_runner *r, const kb_variant *v, kb_row *row) {
     kb_measure *m = &r->measure;
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->samples = m->samples;
+    /* A host row of several repeats is its lowest repeat's median: the
+     * repeat that the host's other load disturbed least (measure_host.c). */
+    if ((v->flags & KB_HOST) && m->repeats_done > 0) {
+        row->repeats = m->repeats_done;
+        row->repeat_spread = m->repeat_spread;
+        row->stats.median = m->repeat_min_median;
+    }
     double t = row->stats.median;
     if (t <= 0) return;
     row->gbps = row->cost.bytes / t * 1e-9;
     row->gflops = row->cost.flops / t * 1e-9;
     /* The peaks are the GPU's: a host row's percentages of them would mislead. */
     if ((v->flags & KB_HOST) || !r->dev) return;
+    kernel_time(m, row);
     if (r->dev->peak_copy_gbps > 0) row->pct_peak_bw = 100 * row->gbps / r->dev->peak_copy_gbps;
     if (r->dev->peak_sgemm_gflops > 0)
         row->pct_peak_flops = 100 * row->gflops / r->dev->peak_sgemm_gflops;
@@ -739,6 +788,8 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
         if (r->opts.timing) {
             m->nsamples = rep.nsamples;
             m->throttled = 0;
+            m->kn = 0; /* timed in the Python worker: no CUPTI there */
+            m->repeats_done = 0;
             timed_row(r, v, row);
         }
         if (r->opts.timing && row->checked && row->status == KB_ROW_PASS && rep.have[2])

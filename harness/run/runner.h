@@ -29,6 +29,8 @@ typedef struct kb_run_opts {
                                      and so is every pair of a case still being prepared */
     int force;                    /* run int32-index variants on cases their supports() refuses */
     int shard_index, shard_count; /* --shard I/N (shard.h); count 0: the whole sweep */
+    int ktime;                    /* --timer kernels: CUPTI's kernel time beside the events */
+    int host_repeats;             /* a host row's samples in this many repeats (measure_host.c) */
 } kb_run_opts;
 
 /* One row's worth of work: indices into the sweep's case and variant lists,

@@ -202,3 +202,50 @@ KB_TEST(verdict_names_are_the_words_the_report_prints) {
     KB_EXPECT(strcmp(kb_verdict_name(KB_VERDICT_SAME), "SAME") == 0);
     KB_EXPECT(strcmp(kb_verdict_name(KB_VERDICT_UNSURE), "UNSURE") == 0);
 }
+
+KB_TEST(a_host_rows_repeat_spread_is_its_noise_when_larger) {
+    /* 30% slower with quiet samples: SLOWER, unless the repeats' medians of
+     * either run spread 20% (a shared host's drift): then too noisy to tell */
+    kb_result a = timed(100, 1), b = timed(130, 1);
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_SLOWER);
+    a.repeat_spread_pct = b.repeat_spread_pct = 20;
+    KB_EXPECT_NEAR(kb_result_spread(&a), 0.10, 1e-12);
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_UNSURE);
+}
+
+KB_TEST(timer_kernels_judges_kernel_time_when_both_rows_have_it) {
+    kb_result a = timed(100, 1), b = timed(100, 1);
+    a.kernel_us = 50, a.kernel_p10_us = 49.5, a.kernel_p90_us = 50.5;
+    b.kernel_us = 60, b.kernel_p10_us = 59.5, b.kernel_p90_us = 60.5;
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_SAME);
+    KB_EXPECT(kb_use_kernel_time(&a, &b) == 1);
+    KB_EXPECT_NEAR(a.median_us, 50, 0);
+    KB_EXPECT_NEAR(b.p90_us, 60.5, 0);
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_SLOWER);
+}
+
+/* A report ranked by kernel time draws its GB/s and roofline from the same
+ * time: the rates scale with it, and a row without kernel time keeps its own. */
+KB_TEST(a_rows_rates_follow_its_kernel_time) {
+    kb_result r = timed(100, 1), old = timed(100, 1);
+    r.gbps = 10, r.gflops = 4, r.pct_peak_bw = 5, r.pct_peak_flops = NAN;
+    r.kernel_us = 50, r.kernel_p10_us = 49, r.kernel_p90_us = 51;
+    KB_EXPECT(kb_result_use_kernel_time(&r) == 1);
+    KB_EXPECT_NEAR(r.median_us, 50, 0);
+    KB_EXPECT_NEAR(r.gbps, 20, 1e-12);
+    KB_EXPECT_NEAR(r.gflops, 8, 1e-12);
+    KB_EXPECT_NEAR(r.pct_peak_bw, 10, 1e-12);
+    KB_EXPECT(isnan(r.pct_peak_flops));
+    old.gbps = 10, old.kernel_us = NAN;
+    KB_EXPECT(kb_result_use_kernel_time(&old) == 0);
+    KB_EXPECT_NEAR(old.gbps, 10, 0);
+}
+
+KB_TEST(timer_kernels_keeps_event_time_when_a_row_lacks_kernel_time) {
+    kb_result a = timed(100, 1), b = timed(120, 1);
+    a.kernel_us = 50;
+    b.kernel_us = NAN; /* an older file, or no CUPTI where NEW ran */
+    KB_EXPECT(kb_use_kernel_time(&a, &b) == 0);
+    KB_EXPECT_NEAR(a.median_us, 100, 0);
+    KB_EXPECT(kb_judge_timing(&a, &b, threshold, max_noise).verdict == KB_VERDICT_SLOWER);
+}

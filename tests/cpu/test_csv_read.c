@@ -246,6 +246,37 @@ KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     kb_results_free(&res);
 }
 
+KB_TEST(kernel_time_and_host_repeats_round_trip_and_are_empty_where_absent) {
+    kb_row rows[3] = {fast_nms_row("n=10"), fast_nms_row("n=20"), fast_nms_row("n=30")};
+    rows[0].kn = 40;
+    rows[0].ksum_median = 6.1e-6;
+    rows[0].ksum_p10 = 6.0e-6;
+    rows[0].ksum_p90 = 6.3e-6;
+    rows[0].kspan_median = 6.4e-6;
+    rows[0].krecords = 2;
+    snprintf(rows[2].variant, sizeof rows[2].variant, "cpu_greedy");
+    rows[2].flags = KB_HOST;
+    rows[2].repeats = 3;
+    rows[2].repeat_spread = 0.125;
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("", 0, 0, rows, 3, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 3);
+    const kb_result *r = &res.rows[0];
+    KB_EXPECT_NEAR(r->kernel_us, 6.1, 1e-9);
+    KB_EXPECT_NEAR(r->kernel_p10_us, 6.0, 1e-9);
+    KB_EXPECT_NEAR(r->kernel_p90_us, 6.3, 1e-9);
+    KB_EXPECT_NEAR(r->span_us, 6.4, 1e-9);
+    KB_EXPECT_NEAR(r->kernels, 2, 1e-9);
+    KB_EXPECT(isnan(r->repeats) && isnan(r->repeat_spread_pct));
+    KB_EXPECT(isnan(res.rows[1].kernel_us) && isnan(res.rows[1].span_us)); /* no CUPTI */
+    KB_EXPECT(isnan(res.rows[2].kernel_us));
+    KB_EXPECT_NEAR(res.rows[2].repeats, 3, 0);
+    KB_EXPECT_NEAR(res.rows[2].repeat_spread_pct, 12.5, 1e-9);
+    KB_EXPECT(kb_result_file_has_column(&res.files[0], "kernel_us"));
+    kb_results_free(&res);
+}
+
 KB_TEST(quoted_newline_keeps_line_numbers_right) {
     kb_results res = {0};
     kb_error e;

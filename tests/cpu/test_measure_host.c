@@ -30,3 +30,48 @@ KB_TEST(a_run_longer_than_the_warm_up_is_warmed_once) {
     KB_EXPECT(calls == 1 + m.nsamples); /* one warm-up run, then the samples */
     KB_EXPECT(samples[0] >= 0.019);
 }
+
+/* A run whose time drifts up with each call: 1 ms for the first repeat's
+ * runs, then 2 ms, then 3 ms (a host whose other load comes and goes). */
+static int drifting_run(void *ctx, cudaStream_t s, kb_error *e) {
+    (void)s, (void)e;
+    int per_repeat = *(int *)ctx;
+    int phase = calls++ / per_repeat; /* the warm-up run is call 0 */
+    struct timespec ts = {0, (long)(phase > 2 ? 3 : phase + 1) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return KB_OK;
+}
+
+KB_TEST(host_rows_take_repeats_and_keep_the_lowest_median_with_the_spread) {
+    double samples[64];
+    int per_repeat = 4; /* min_samples 4, any noise: each repeat stops at 4 samples */
+    kb_measure m = {.mode = KB_MODE_COLD,
+                    .rule = {.max_noise = 1, .min_samples = 4, .max_time_s = 1, .max_samples = 64},
+                    .samples = samples,
+                    .warmup_s = 0,
+                    .repeats = 3};
+    kb_error e = {0};
+    calls = 0;
+    KB_EXPECT(kb_measure_host(&m, drifting_run, &per_repeat, &e) == KB_OK);
+    KB_EXPECT(m.repeats_done == 3);
+    KB_EXPECT(m.nsamples == 12);
+    /* repeat medians ~1, ~2, ~3 ms (the warm-up run shifts one call) */
+    KB_EXPECT(m.repeat_min_median >= 0.0009 && m.repeat_min_median < 0.0018);
+    KB_EXPECT(m.repeat_spread > 0.8);
+}
+
+KB_TEST(a_host_run_past_the_time_bound_takes_one_repeat) {
+    double samples[8];
+    kb_measure m = {
+        .mode = KB_MODE_COLD,
+        .rule = {.max_noise = 1, .min_samples = 20, .max_time_s = 0.001, .max_samples = 8},
+        .samples = samples,
+        .warmup_s = 0,
+        .repeats = 3};
+    kb_error e = {0};
+    calls = 0;
+    KB_EXPECT(kb_measure_host(&m, slow_run, NULL, &e) == KB_OK);
+    KB_EXPECT(m.repeats_done == 1); /* 20 ms > 4 x 1 ms: no second repeat */
+    KB_EXPECT(m.nsamples == 1);
+    KB_EXPECT(m.repeat_spread == 0);
+}
