@@ -154,13 +154,13 @@ static unsigned name_hash(const char *s) {
 /* Variant k's place among the view's peers. */
 static int peer_index(const kb_op_view *v, int k) {
     int i = 0;
-    for (int j = 0; j < k; j++) i += kb_result_is_peer(v->variants[j]);
+    for (int j = 0; j < k; j++) i += v->variant_peer[j];
     return i;
 }
 
 static const char *colour_of(const kb_op_view *v, int k) {
     if (v->variant_rank[k] >= 0) return palette[v->variant_rank[k] % 10];
-    if (kb_result_is_peer(v->variants[k])) return peer_palette[peer_index(v, k) % 6];
+    if (v->variant_peer[k]) return peer_palette[peer_index(v, k) % 6];
     return palette[name_hash(v->variants[k]) % 10];
 }
 
@@ -168,7 +168,7 @@ static const char *colour_of(const kb_op_view *v, int k) {
  * so that no two of the first 100 variants (36 peers) share colour and
  * marker: places i and i + 10 share a colour, not a marker. */
 static int point_of(const kb_op_view *v, int k) {
-    if (kb_result_is_peer(v->variants[k])) {
+    if (v->variant_peer[k]) {
         int i = peer_index(v, k);
         return peer_points[(i + i / 6) % 6];
     }
@@ -206,7 +206,7 @@ static double ours_fastest(const kb_op_view *v, int c) {
     double best = NAN;
     for (int k = 0; k < v->nvariants; k++) {
         const kb_result *r = kb_view_cell(v, c, k);
-        if (kb_result_is_peer(v->variants[k]) || !r || !kb_result_timed(r)) continue;
+        if (v->variant_peer[k] || !r || !kb_result_timed(r)) continue;
         if (!(r->median_us >= best)) best = r->median_us;
     }
     return best;
@@ -236,11 +236,11 @@ static int series_pick(const kb_op_view *v, int with_ship, series_set *s, kb_err
         double best = ours_fastest(v, c);
         for (int k = 0; k < nv; k++) {
             const kb_result *r = kb_view_cell(v, c, k);
-            if (kb_result_is_peer(v->variants[k]) || !r || !kb_result_timed(r)) continue;
+            if (v->variant_peer[k] || !r || !kb_result_timed(r)) continue;
             int ahead = 0;
             for (int j = 0; j < nv; j++) {
                 const kb_result *q = kb_view_cell(v, c, j);
-                ahead += !kb_result_is_peer(v->variants[j]) && q && kb_result_timed(q) &&
+                ahead += !v->variant_peer[j] && q && kb_result_timed(q) &&
                          q->median_us < r->median_us;
             }
             place[k] = ahead < place[k] ? ahead : place[k];
@@ -250,7 +250,7 @@ static int series_pick(const kb_op_view *v, int with_ship, series_set *s, kb_err
     }
     int drawn = 0, npeers = 0, nours = 0;
     for (int k = 0; k < nv; k++) {
-        int peer = kb_result_is_peer(v->variants[k]);
+        int peer = v->variant_peer[k];
         int timed = 0;
         for (int c = 0; c < v->ncases && !timed; c++) {
             const kb_result *r = kb_view_cell(v, c, k);
@@ -282,7 +282,7 @@ static int series_pick(const kb_op_view *v, int with_ship, series_set *s, kb_err
     int at = 0;
     for (int pass = 0; pass < 3; pass++)
         for (int k = 0; k < nv; k++) {
-            int peer = kb_result_is_peer(v->variants[k]);
+            int peer = v->variant_peer[k];
             if ((pass == 0 && !s->named[k]) || (pass == 1 && s->named[k] && !peer) ||
                 (pass == 2 && s->named[k] && peer))
                 s->order[at++] = k;
@@ -485,7 +485,7 @@ static void line_style(FILE *f, const plot_ctx *pc, int k) {
         fprintf(f, "lc rgb \"%s\" lw 1 pt 7 ps 0.4 dt 1 notitle", others_colour);
         return;
     }
-    int peer = kb_result_is_peer(v->variants[k]), ship = pc->series.ship[k];
+    int peer = v->variant_peer[k], ship = pc->series.ship[k];
     fprintf(f, "lc rgb \"%s\" lw %d pt %d ps %.1f dt %d title ", colour_of(v, k), ship ? 4 : 2,
             point_of(v, k), ship ? 1.5 : 1.1, peer ? 2 : 1);
     gp_quote(f, v->variants[k]);
@@ -496,7 +496,7 @@ static void bar_style(FILE *f, const plot_ctx *pc, int k) {
     if (!pc->series.named[k])
         fprintf(f, "lc rgb \"%s\" fs solid 0.9 border lc rgb \"%s\" notitle", others_colour,
                 others_colour);
-    else if (kb_result_is_peer(v->variants[k]))
+    else if (v->variant_peer[k])
         fprintf(f, "lc rgb \"%s\" fs pattern 4 border lc rgb \"%s\" title ", colour_of(v, k),
                 colour_of(v, k));
     else
@@ -614,7 +614,7 @@ static void series_caption(const plot_ctx *pc, const key_plan *kp, kb_plot *p, i
     int ships = 0, named = 0;
     for (int k = 0; k < pc->v->nvariants; k++) {
         ships += pc->series.ship[k];
-        named += pc->series.named[k] && !kb_result_is_peer(pc->v->variants[k]);
+        named += pc->series.named[k] && !pc->v->variant_peer[k];
     }
     size_t used = strlen(p->caption);
     char *at = p->caption + used;
@@ -817,7 +817,7 @@ static int plot_bars(plot_ctx *pc, const bar_spec *s, kb_error *e) {
     for (int k = 0; s->nothing && k < nv; k++) {
         int timed = 0;
         for (int c = 0; c < nc; c++) timed |= timed_us(v, c, k) > 0;
-        if (!timed || drawn[k] || kb_result_is_peer(v->variants[k])) continue;
+        if (!timed || drawn[k] || v->variant_peer[k]) continue;
         note_add(pf.p, "%s", listed++ ? ", " : s->nothing);
         note_add(pf.p, "%s", v->variants[k]);
     }

@@ -478,10 +478,6 @@ void kb_results_free(kb_results *res) {
     memset(res, 0, sizeof *res);
 }
 
-int kb_result_is_peer(const char *variant) {
-    return strncmp(variant, "peer:", 5) == 0;
-}
-
 const char *kb_result_file_flushes(const kb_results *res, int file) {
     if (res->files[file].l2_flushes[0]) return res->files[file].l2_flushes;
     for (int i = 0; i < res->count; i++) {

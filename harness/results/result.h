@@ -198,8 +198,5 @@ int kb_result_file_has_column(const kb_result_file *f, const char *name);
  * before them that holds timed cold device rows (kbench flushed by a memset
  * then); "" when it has none. */
 const char *kb_result_file_flushes(const kb_results *res, int file);
-/* A peer's row: a library timed beside ours for comparison, not a variant
- * to ship. */
-int kb_result_is_peer(const char *variant);
 
 #endif
