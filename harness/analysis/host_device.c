@@ -57,6 +57,7 @@ void kb_host_device_free(kb_host_device *hd) {
     free(hd->has_host);
     free(hd->both.variants);
     free(hd->both.variant_rank);
+    free(hd->both.variant_peer);
     free(hd->both.cases);
     free(hd->both.bytes);
     free(hd->both.cells);
@@ -95,11 +96,12 @@ int kb_host_device_build(const kb_op_view *v, const char *along, kb_host_device 
     kb_op_view *b = &hd->both;
     b->variants = calloc(2, sizeof *b->variants);
     b->variant_rank = calloc(2, sizeof *b->variant_rank);
+    b->variant_peer = calloc(2, sizeof *b->variant_peer); /* the two series are ours */
     b->cases = calloc(nc, sizeof *b->cases);
     b->bytes = calloc(nc, sizeof *b->bytes);
     b->cells = calloc(2 * nc, sizeof *b->cells);
     if (!hd->host || !hd->device || !hd->has_host || !b->variants || !b->variant_rank ||
-        !b->cases || !b->bytes || !b->cells) {
+        !b->variant_peer || !b->cases || !b->bytes || !b->cells) {
         kb_host_device_free(hd);
         return kb_fail(e, "out of host memory comparing %s's host and device rows", v->op);
     }
@@ -116,8 +118,7 @@ int kb_host_device_build(const kb_op_view *v, const char *along, kb_host_device 
     for (int c = 0; c < v->ncases; c++) {
         /* A peer on the CPU (OpenCV) is not one of ours: it makes no section. */
         for (int k = 0; k < v->nvariants; k++)
-            hd->has_host[c] |=
-                !v->variant_peer[k] && kb_result_on_host(kb_view_cell(v, c, k));
+            hd->has_host[c] |= !v->variant_peer[k] && kb_result_on_host(kb_view_cell(v, c, k));
         hd->any |= hd->has_host[c];
         hd->host[c] = fastest(v, c, 1);
         hd->device[c] = fastest(v, c, 0);

@@ -10,32 +10,32 @@ set title 'nms: CPU or GPU (cold mode) — NVIDIA H200'
 set xlabel 'n'
 set xtics nomirror font ",9"
 unset mxtics
-set xtics ('1000' 1000, '25200' 25200, '100000' 100000)
+set xtics ('1000' 1000, '4096' 4096, '25200' 25200, '100000' 100000)
 set xlabel offset 0,0
 set logscale x
 set xrange [714.286:140000]
 set logscale y
-set yrange [11.1147:1.45487e+07]
+set yrange [10.9653:1.75257e+07]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1443,842 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 2003,842 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1443,842 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 2003,842 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.cpu_vs_gpu.'.fmt
     set multiplot title 'nms: CPU or GPU (cold mode) — NVIDIA H200'
-    set lmargin at screen 0.0797
-    set rmargin at screen 0.3742
+    set lmargin at screen 0.0574
+    set rmargin at screen 0.2696
     set tmargin at screen 0.9050
     set bmargin at screen 0.5784
     set ylabel 'median time per launch (µs)'
     set title 'iou=0.5 classes=1 dist=uniform'
-    set key at screen 0.7831, screen 0.9050 left top Left reverse samplen 3
+    set key at screen 0.8437, screen 0.9050 left top Left reverse samplen 3
     plot \
         './nms.nms.cpu_vs_gpu.dat' index 0 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
         './nms.nms.cpu_vs_gpu.dat' index 1 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
-    set lmargin at screen 0.4678
-    set rmargin at screen 0.7623
+    set lmargin at screen 0.3370
+    set rmargin at screen 0.5492
     set tmargin at screen 0.9050
     set bmargin at screen 0.5784
     unset ylabel
@@ -45,8 +45,19 @@ do for [fmt in "png svg"] {
     plot \
         './nms.nms.cpu_vs_gpu.dat' index 2 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
         './nms.nms.cpu_vs_gpu.dat' index 3 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
-    set lmargin at screen 0.0797
-    set rmargin at screen 0.3742
+    set lmargin at screen 0.6166
+    set rmargin at screen 0.8288
+    set tmargin at screen 0.9050
+    set bmargin at screen 0.5784
+    unset ylabel
+    set title 'iou=0.5 classes=1 dist=pixels'
+    unset key
+    unset label 1
+    plot \
+        './nms.nms.cpu_vs_gpu.dat' index 4 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+    set lmargin at screen 0.0574
+    set rmargin at screen 0.2696
     set tmargin at screen 0.4347
     set bmargin at screen 0.1081
     set ylabel 'median time per launch (µs)'
@@ -54,10 +65,10 @@ do for [fmt in "png svg"] {
     unset key
     unset label 1
     plot \
-        './nms.nms.cpu_vs_gpu.dat' index 4 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
-        './nms.nms.cpu_vs_gpu.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
-    set lmargin at screen 0.4678
-    set rmargin at screen 0.7623
+        './nms.nms.cpu_vs_gpu.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+    set lmargin at screen 0.3370
+    set rmargin at screen 0.5492
     set tmargin at screen 0.4347
     set bmargin at screen 0.1081
     unset ylabel
@@ -65,8 +76,8 @@ do for [fmt in "png svg"] {
     unset key
     unset label 1
     plot \
-        './nms.nms.cpu_vs_gpu.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
-        './nms.nms.cpu_vs_gpu.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
+        './nms.nms.cpu_vs_gpu.dat' index 8 using 1:2:3:4 with yerrorlines lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'CPU: fastest host variant', \
+        './nms.nms.cpu_vs_gpu.dat' index 9 using 1:2:3:4 with yerrorlines lc rgb "#f28e2b" lw 2 pt 5 ps 1.1 dt 1 title 'GPU: fastest device variant'
     unset multiplot
     unset output
 }

@@ -7,7 +7,7 @@ set grid xtics ytics mxtics mytics lc rgb "#e4e4e4"
 set border lc rgb "#444444"
 set key outside right top Left reverse samplen 3
 set title 'nms: pairwise_fast vs the fastest exact variant (cold mode) — NVIDIA H200'
-set xtics ('(defaults)'."\n".'vs rounds' 0, 'n=25200'."\n".'vs rounds' 1, 'n=25200'."\n".'iou=0.7'."\n".'vs rounds' 2, 'n=25200'."\n".'dist=clustered'."\n".'vs rounds' 3, 'n=25200'."\n".'classes=80'."\n".'dist=clustered'."\n".'vs rounds' 4, 'n=100000'."\n".'vs rounds' 5)
+set xtics ('(defaults)'."\n".'vs rounds' 0, 'n=4096'."\n".'dist=pixels'."\n".'vs rounds' 1, 'n=25200'."\n".'vs rounds' 2, 'n=25200'."\n".'iou=0.7'."\n".'vs rounds' 3, 'n=25200'."\n".'dist=clustered'."\n".'vs rounds' 4, 'n=25200'."\n".'classes=80'."\n".'dist=clustered'."\n".'vs rounds' 5, 'n=25200'."\n".'dist=pixels'."\n".'vs rounds' 6, 'n=100000'."\n".'vs rounds' 7)
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set style data histogram
@@ -20,9 +20,9 @@ set lmargin at screen 0.09
 set rmargin at screen 0.74
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1320,820 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1620,820 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1320,820 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1620,820 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.pairwise_fast_vs_exact.'.fmt
     set multiplot layout 2,1

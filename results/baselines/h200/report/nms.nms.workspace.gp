@@ -15,17 +15,17 @@ set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
 set yrange [0.0195541:2831.58]
-set xtics ('(defaults)' 0, 'n=25200' 1, 'n=25200'."\n".'iou=0.7' 2, 'n=25200'."\n".'dist=clustered' 3, 'n=25200'."\n".'classes=80'."\n".'dist=clustered' 4, 'n=100000' 5)
+set xtics ('(defaults)' 0, 'n=4096'."\n".'dist=pixels' 1, 'n=25200' 2, 'n=25200'."\n".'iou=0.7' 3, 'n=25200'."\n".'dist=clustered' 4, 'n=25200'."\n".'classes=80'."\n".'dist=clustered' 5, 'n=25200'."\n".'dist=pixels' 6, 'n=100000' 7)
 set bmargin 6
-set rmargin at screen 0.8681
+set rmargin at screen 0.8923
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1493,565 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1829,565 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1493,565 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1829,565 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.workspace.'.fmt
-    set key at screen 0.8747, screen 0.8761 left top Left reverse samplen 3
+    set key at screen 0.8978, screen 0.8761 left top Left reverse samplen 3
     plot \
         './nms.nms.workspace.dat' using 2 lc rgb "#4e79a7" lw 1 fs solid 0.9 border lc rgb "#333333" title 'bitmask_host', \
         './nms.nms.workspace.dat' using 3 lc rgb "#f28e2b" lw 1 fs solid 0.9 border lc rgb "#333333" title 'bitmask_gpu', \

@@ -27,9 +27,10 @@ do for [fmt in "png svg"] {
         './topk.topk.time.dat' index 2 using 1:2:3:4 with yerrorlines lc rgb "#e15759" lw 4 pt 9 ps 1.5 dt 1 title 'radix_select', \
         './topk.topk.time.dat' index 3 using 1:2:3:4 with yerrorlines lc rgb "#76b7b2" lw 4 pt 11 ps 1.5 dt 1 title 'grid_select', \
         './topk.topk.time.dat' index 4 using 1:2:3:4 with yerrorlines lc rgb "#59a14f" lw 4 pt 13 ps 1.5 dt 1 title 'coop_select', \
-        './topk.topk.time.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'cpu_select', \
-        './topk.topk.time.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#222222" lw 2 pt 6 ps 1.1 dt 2 title 'peer:torch_compile_topk', \
-        './topk.topk.time.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#7f3b08" lw 2 pt 4 ps 1.1 dt 2 title 'peer:torch_sort', \
-        './topk.topk.time.dat' index 8 using 1:2:3:4 with yerrorlines lc rgb "#2d004b" lw 2 pt 8 ps 1.1 dt 2 title 'peer:torch_topk'
+        './topk.topk.time.dat' index 5 using 1:2:3:4 with yerrorlines lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'cub_topk', \
+        './topk.topk.time.dat' index 6 using 1:2:3:4 with yerrorlines lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title 'cpu_select', \
+        './topk.topk.time.dat' index 7 using 1:2:3:4 with yerrorlines lc rgb "#7f3b08" lw 2 pt 4 ps 1.1 dt 2 title 'peer:torch_compile_topk', \
+        './topk.topk.time.dat' index 8 using 1:2:3:4 with yerrorlines lc rgb "#2d004b" lw 2 pt 8 ps 1.1 dt 2 title 'peer:torch_sort', \
+        './topk.topk.time.dat' index 9 using 1:2:3:4 with yerrorlines lc rgb "#1b7837" lw 2 pt 10 ps 1.1 dt 2 title 'peer:torch_topk'
     unset output
 }
