@@ -156,6 +156,54 @@ void kb_along_free(kb_along *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* Panels (their first cases, panel_case) in the order of their axes' values. */
+static void sort_panels(const kb_op_view *v, const along_grid *g, const int *in_panel,
+                        int *panel_case, int np) {
+    for (int i = 1; i < np; i++)
+        for (int j = i; j > 0; j--) {
+            int before = 0, x = panel_case[j], y = panel_case[j - 1];
+            for (int b = 0; b < g->naxes; b++) {
+                if (!in_panel[b]) continue;
+                double rx = grid_rank(v, g, b, x), ry = grid_rank(v, g, b, y);
+                if (rx != ry) {
+                    before = rx < ry;
+                    break;
+                }
+            }
+            if (!before) break;
+            panel_case[j] = y;
+            panel_case[j - 1] = x;
+        }
+}
+
+/* The x positions (order[i]: the case of the i-th value) and their labels:
+ * numbers where the axis is numeric alone, else its value with the axes
+ * that follow it; a log scale where they span over 30x. */
+static void label_x(const kb_op_view *v, const along_grid *g, int ax, const int *order,
+                    const int *follows, kb_along *a) {
+    int nx = a->nx;
+    a->numeric = grid_numeric(v, g, ax) && !a->with[0];
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < nx; i++) {
+        const char *s = grid_val(g, order[i], ax);
+        a->x[i] = a->numeric ? strtod(s, NULL) : i;
+        lo = fmin(lo, a->x[i]);
+        hi = fmax(hi, a->x[i]);
+        if (a->numeric) {
+            snprintf(a->xlabel[i], KB_ALONG_LABEL, "%s", s);
+            continue;
+        }
+        snprintf(a->xlabel[i], KB_ALONG_LABEL, "%s=%s", a->axis, s);
+        for (int b = 0; b < g->naxes; b++) {
+            if (!follows[b]) continue;
+            char item[KB_NAME + KB_STR + 2];
+            snprintf(item, sizeof item, "%s=%s", g->names[b], grid_val(g, order[i], b));
+            list_add(a->xlabel[i], KB_ALONG_LABEL, " ", item);
+        }
+    }
+    a->log_x = a->numeric && lo > 0 && hi / lo > 30;
+}
+
 static int along_layout(const kb_op_view *v, const along_grid *g, int ax, kb_along *a,
                         kb_error *e) {
     int n = g->ncases;
@@ -220,22 +268,7 @@ static int along_layout(const kb_op_view *v, const along_grid *g, int ax, kb_alo
                      a->axis, others, np, v->op, KB_ALONG_MAX_PANELS);
         goto done;
     }
-    /* Panels in the order of their axes' values. */
-    for (int i = 1; i < np; i++)
-        for (int j = i; j > 0; j--) {
-            int before = 0, x = panel_case[j], y = panel_case[j - 1];
-            for (int b = 0; b < g->naxes; b++) {
-                if (!in_panel[b]) continue;
-                double rx = grid_rank(v, g, b, x), ry = grid_rank(v, g, b, y);
-                if (rx != ry) {
-                    before = rx < ry;
-                    break;
-                }
-            }
-            if (!before) break;
-            panel_case[j] = y;
-            panel_case[j - 1] = x;
-        }
+    sort_panels(v, g, in_panel, panel_case, np);
     a->nx = nx;
     a->npanels = np;
     a->x = calloc((size_t)nx, sizeof *a->x);
@@ -249,26 +282,7 @@ static int along_layout(const kb_op_view *v, const along_grid *g, int ax, kb_alo
     for (int c = 0; c < n; c++)
         for (int p = 0; p < np; p++)
             if (strcmp(pkey[c], pkey[panel_case[p]]) == 0) a->case_panel[c] = p;
-    a->numeric = grid_numeric(v, g, ax) && !a->with[0];
-    double lo = INFINITY, hi = -INFINITY;
-    for (int i = 0; i < nx; i++) {
-        const char *s = grid_val(g, order[i], ax);
-        a->x[i] = a->numeric ? strtod(s, NULL) : i;
-        lo = fmin(lo, a->x[i]);
-        hi = fmax(hi, a->x[i]);
-        if (a->numeric) {
-            snprintf(a->xlabel[i], KB_ALONG_LABEL, "%s", s);
-            continue;
-        }
-        snprintf(a->xlabel[i], KB_ALONG_LABEL, "%s=%s", a->axis, s);
-        for (int b = 0; b < g->naxes; b++) {
-            if (!follows[b]) continue;
-            char item[KB_NAME + KB_STR + 2];
-            snprintf(item, sizeof item, "%s=%s", g->names[b], grid_val(g, order[i], b));
-            list_add(a->xlabel[i], KB_ALONG_LABEL, " ", item);
-        }
-    }
-    a->log_x = a->numeric && lo > 0 && hi / lo > 30;
+    label_x(v, g, ax, order, follows, a);
     a->min_points = n;
     for (int p = 0; p < np; p++) {
         int count = 0;

@@ -11,9 +11,8 @@
  * complete early and writes them, and flushes them, in plan order. What a
  * crash, a death or a timeout costs: above settle. Fork without exec is safe
  * here because the parent created no CUDA context and no NVML handle; the
- * worker inherits the cases, variants and options as they are. A plan of
- * host variants only (KB_HOST) runs in workers too, which then open no device.
- */
+ * worker inherits the cases, variants and options as they are (a plan of
+ * host variants only runs in workers too, which then open no device). */
 #define _GNU_SOURCE
 #include "runner.h"
 

@@ -4,10 +4,9 @@
  * device-memory check -> host inputs (made from the seed, or read from
  * --inputs) -> CPU reference -> device inputs. Per variant: supports ->
  * device-memory check -> persisting L2 lines reset -> setup -> [check:
- * poison, run, compare; poison, run, compare bitwise] -> [timing, the
- * outputs poisoned before every sample] ->
- * [the last timed launch's outputs against the checked ones] -> teardown ->
- * row, flushed to every printer.
+ * poison, run, compare; poison, run, compare bitwise] -> [timing, the outputs
+ * poisoned before every sample] -> [the last timed launch's outputs against
+ * the checked ones] -> teardown -> row, flushed to every printer.
  * A failure in one variant becomes that row's status; the sweep goes on. A
  * sticky CUDA error makes a CRASH row; in a worker process (isolate.c) the
  * worker then stops, and the next one continues with the next pair.
@@ -806,6 +805,65 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
 }
 
 /* case_err: the case itself could not be prepared; every variant's row says so. */
+/* A device variant's pair after its refusals: setup, check, timing and
+ * teardown in its NVTX range, then its row (limit: the supports() message
+ * --force ran past; free_b: device memory free before it). */
+static void run_device_variant(kb_runner *r, int p, case_data *cd, kb_row *rowp, const char *limit,
+                               size_t free_b) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    kb_row row = *rowp;
+    kb_error e = {{0}};
+    start_pair(r, p, limit);
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
+    kb_nvtx_push(range);
+    kb_tensors dev_out = cd->out_desc;
+    void *state = NULL;
+    int rc = alloc_device(&dev_out, &e);
+    /* Lines an earlier pair left persisting in L2 (stored under an evict_last
+     * policy, or in an access policy window) outlive its teardown and the
+     * cold flush, holding part of L2 through this pair's check and timing:
+     * each pair starts with none. */
+    if (rc == KB_OK && r->reset_persisting)
+        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", &e);
+    /* A failed setup may still hand back state: teardown releases it below. */
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
+    /* Setup's device work, on whatever stream, done before the first run:
+     * the run stream is non-blocking, so a cudaMemset on the legacy stream
+     * could otherwise land in the middle of the checked run. */
+    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", &e);
+    if (rc == KB_OK) {
+        launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
+        rc = check_and_time(r, cd, &lc, &row, &e);
+    }
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of device memory: %s", e.msg);
+        set_status(&row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(&row, KB_ROW_ERROR, e.msg);
+    }
+    if (state) v->impl->teardown(state);
+    free_device(&dev_out);
+    kb_nvtx_pop();
+    /* A row that passed its checks can still have faulted afterwards (work left
+     * on another stream, teardown): the fault is this pair's, not the next's. */
+    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
+    if (late != cudaSuccess) {
+        kb_fail(&e, "after its run (work still in flight, or teardown): %s (%s)",
+                cudaGetErrorString(late), cudaGetErrorName(late));
+        set_status(&row, KB_ROW_CRASH, e.msg);
+        r->context_lost = 1;
+    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
+        set_status(&row, KB_ROW_CRASH, e.msg);
+        r->context_lost = 1;
+    } else {
+        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
+    }
+    if (row.forced) mark_forced(&row, limit);
+    kb_runner_emit(r, &row);
+}
+
 static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
                         const char *case_err) {
     const kb_variant *v = r->variants[r->pairs[p].v];
@@ -889,55 +947,7 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         return;
     }
 
-    start_pair(r, p, limit);
-    char range[1200];
-    snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
-    kb_nvtx_push(range);
-    kb_tensors dev_out = cd->out_desc;
-    void *state = NULL;
-    int rc = alloc_device(&dev_out, &e);
-    /* Lines an earlier pair left persisting in L2 (stored under an evict_last
-     * policy, or in an access policy window) outlive its teardown and the
-     * cold flush, holding part of L2 through this pair's check and timing:
-     * each pair starts with none. */
-    if (rc == KB_OK && r->reset_persisting)
-        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", &e);
-    /* A failed setup may still hand back state: teardown releases it below. */
-    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
-    /* Setup's device work, on whatever stream, done before the first run:
-     * the run stream is non-blocking, so a cudaMemset on the legacy stream
-     * could otherwise land in the middle of the checked run. */
-    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", &e);
-    if (rc == KB_OK) {
-        launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
-        rc = check_and_time(r, cd, &lc, &row, &e);
-    }
-    if (rc == KB_OUT_OF_MEMORY) {
-        char why[1100];
-        snprintf(why, sizeof why, "out of device memory: %s", e.msg);
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-    } else if (rc != KB_OK) {
-        set_status(&row, KB_ROW_ERROR, e.msg);
-    }
-    if (state) v->impl->teardown(state);
-    free_device(&dev_out);
-    kb_nvtx_pop();
-    /* A row that passed its checks can still have faulted afterwards (work left
-     * on another stream, teardown): the fault is this pair's, not the next's. */
-    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
-    if (late != cudaSuccess) {
-        kb_fail(&e, "after its run (work still in flight, or teardown): %s (%s)",
-                cudaGetErrorString(late), cudaGetErrorName(late));
-        set_status(&row, KB_ROW_CRASH, e.msg);
-        r->context_lost = 1;
-    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
-        set_status(&row, KB_ROW_CRASH, e.msg);
-        r->context_lost = 1;
-    } else {
-        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
-    }
-    if (row.forced) mark_forced(&row, limit);
-    kb_runner_emit(r, &row);
+    run_device_variant(r, p, cd, &row, limit, free_b);
 }
 
 /* ---- one case ---- */
