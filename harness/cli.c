@@ -7,7 +7,7 @@ const kb_command kb_commands[] = {
     {"list", kb_cmd_list, "ops, their axes, sweeps, tensors and variants", kb_list_opts},
     {"run", kb_cmd_run, "check and time variants over a sweep", kb_run_table},
     {"check", kb_cmd_run, "correctness only, over a sweep and random cases", kb_check_table},
-    {"info", kb_cmd_info, "the device, its clocks and measured peaks", NULL},
+    {"info", kb_cmd_info, "the device, its clocks and measured peaks", kb_info_opts},
     {"plot", kb_cmd_plot, "draw a results CSV with gnuplot (PNG + SVG)", kb_plot_opts_table},
     {"report", kb_cmd_report, "Markdown + HTML report of results CSVs, plots embedded",
      kb_report_opts},

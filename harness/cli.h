@@ -26,8 +26,8 @@ typedef struct kb_command {
     const kb_opt *opts;
 } kb_command;
 extern const kb_command kb_commands[];
-extern const kb_opt kb_list_opts[], kb_run_table[], kb_check_table[], kb_compare_opts[],
-    kb_merge_opts[], kb_verify_opts[], kb_plot_opts_table[], kb_report_opts[];
+extern const kb_opt kb_list_opts[], kb_info_opts[], kb_run_table[], kb_check_table[],
+    kb_compare_opts[], kb_merge_opts[], kb_verify_opts[], kb_plot_opts_table[], kb_report_opts[];
 
 /* --plugin, --py, --python, --peers (cli_ext.c): what run, check and list share. */
 enum { KB_EXT_MAX = 32 };

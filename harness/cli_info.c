@@ -5,6 +5,7 @@
 #include "run/ktime.h"
 #include "run/row.h" /* kb_git_commit */
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,35 +20,45 @@ static void kernel_timer_line(void) {
         printf("kernel timer (--timer kernels): unavailable: %s\n", e.msg);
 }
 
+typedef struct info_args {
+    long ordinal;
+    int remeasure;
+} info_args;
+
+const kb_opt kb_info_opts[] = {
+    KB_OPT_LONG("--device", "N", "CUDA device ordinal (default 0)", info_args, ordinal, 0, 1023),
+    KB_OPT_SWITCH("--remeasure", "measure the peaks again and refresh the cache", info_args,
+                  remeasure),
+    KB_OPT_END,
+};
+
+static void info_help(void) {
+    fputs("usage: kbench info [--device N] [--remeasure]\n\n"
+          "The device (name, UUID, compute capability, SMs, L2, memory), its maximum\n"
+          "and current clocks, the driver and runtime, and the peaks every row's\n"
+          "percentages are taken of, measured here: device-to-device copy bandwidth\n"
+          "(bytes read + written) and cuBLAS SGEMM fp32. Peaks are cached per device\n"
+          "under $XDG_CACHE_HOME/kbench (or ~/.cache/kbench).\n\n",
+          stdout);
+    kb_opts_help(stdout, kb_info_opts);
+    puts("  -h, --help\n"
+         "It also says whether `run --timer kernels` can read kernel time: libcupti\n"
+         "loaded ($KB_CUPTI_LIB, else the toolkit's) and its activity enabled, or\n"
+         "why not (the dlopen or CUPTI error).\n"
+         "With no CUDA device it says so and exits 0: there is nothing wrong with\n"
+         "asking.");
+}
+
 int kb_cmd_info(int argc, char **argv) {
-    long ordinal = 0;
-    int remeasure = 0;
-    for (int i = 1; i < argc; i++) {
-        if (kb_is_help(argv[i])) {
-            puts("usage: kbench info [--device N] [--remeasure]\n\n"
-                 "The device (name, UUID, compute capability, SMs, L2, memory), its maximum\n"
-                 "and current clocks, the driver and runtime, and the peaks every row's\n"
-                 "percentages are taken of, measured here: device-to-device copy bandwidth\n"
-                 "(bytes read + written) and cuBLAS SGEMM fp32. Peaks are cached per device\n"
-                 "under $XDG_CACHE_HOME/kbench (or ~/.cache/kbench).\n\n"
-                 "  --device N    CUDA device ordinal (default 0)\n"
-                 "  --remeasure   measure the peaks again and refresh the cache\n"
-                 "It also says whether `run --timer kernels` can read kernel time: libcupti\n"
-                 "loaded ($KB_CUPTI_LIB, else the toolkit's) and its activity enabled, or\n"
-                 "why not (the dlopen or CUPTI error).\n"
-                 "With no CUDA device it says so and exits 0: there is nothing wrong with\n"
-                 "asking.");
-            return KB_EXIT_OK;
-        } else if (strcmp(argv[i], "--device") == 0) {
-            if (kb_opt_int("info", "--device", i + 1 < argc ? argv[++i] : NULL, 0, 1023,
-                           &ordinal) != KB_OK)
-                return KB_EXIT_USAGE;
-        } else if (strcmp(argv[i], "--remeasure") == 0) {
-            remeasure = 1;
-        } else {
-            return kb_usage_error("info", "unexpected argument '%s'", argv[i]);
-        }
+    info_args args = {0, 0};
+    int prc = kb_opts_parse("info", kb_info_opts, &args, argc, argv, NULL);
+    if (prc == KB_OPTS_HELP) {
+        info_help();
+        return KB_EXIT_OK;
     }
+    if (prc != KB_EXIT_OK) return prc;
+    long ordinal = args.ordinal;
+    int remeasure = args.remeasure;
     printf("kbench %s, built for CUDA architectures %s\n", kb_git_commit, kb_cuda_architectures);
     kb_device d;
     kb_error e;

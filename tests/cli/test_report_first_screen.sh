@@ -35,13 +35,13 @@ cases=$(cat "$base"/*.csv | awk -F, '!/^#/ && $1 != "op" { print $1 "," $3 }' | 
 rows=$(awk '/^\| op \| case \| ship/ { on = 1; next } on && /^\|---/ { next } on && /^\|/ { n++ } on && !/^\|/ { exit } END { print n }' "$md")
 check "the decision table has one row per case ($rows rows, $cases cases)" test "$rows" -eq "$cases"
 # f16: torchvision FAILs its check, so no peer PASSed; the one that ran is named with why.
-expect_file "$md" '^\| deform_conv2d \| c_in=256 c_out=256 h=50 w=84 dtype=f16 \| nhwc_ws_f16 \| 35\.26 us \| \(no peer PASSed\) \| 3\.33× peer:torchvision \(FAILs its check: rel-L2 0\.019, bound 0\.002\) \|$'
+expect_file "$md" '^\| deform_conv2d \| c_in=256 c_out=256 h=50 w=84 dtype=f16 \| nhwc_ws_f16 \| 35\.07 us \| \(no peer PASSed\) \| 2\.76× peer:torchvision \(FAILs its check: rel-L2 0\.019, bound 0\.002\) \|$'
 # f32: torchvision PASSes: the fastest peer that ran is the same one.
-expect_file "$md" '^\|  \| c_in=256 c_out=256 h=50 w=84 \| nhwc_ws_tf32 \(tf32 precision\) \| 51\.63 us \| 3\.59× peer:torchvision \| \(the same\) \|$'
+expect_file "$md" '^\|  \| c_in=256 c_out=256 h=50 w=84 \| nhwc_ws_tf32 \(tf32 precision\) \| 51\.52 us \| 3\.56× peer:torchvision \| \(the same\) \|$'
 # A peer that ran unchecked, where none was checked: named as such.
-expect_file "$md" '^\| yolo_decode \| \(defaults\) \| atomic_greedy \| .* \| \(no peer PASSed\) \| [0-9.]+× peer:torch_ultralytics \(was not checked\) \|$'
+expect_file "$md" '^\| yolo_decode \| \(defaults\) \| atomic_greedy \| .* \| \(no peer PASSed\) \| [0-9.]+× peer:torch_compile_ultralytics \(was not checked\) \|$'
 # Provenance: one line after the table, before the first op; the runs table at the end.
-expect_file "$md" '^Made by kbench [^ ]+ from 6 file\(s\) and [0-9]+ rows, measured on NVIDIA H200 \(GPU-5e5aae7e-f544-0519-0233-b66525345811\) by kbench 21a732a4b2ad-dirty, from 2026-12-02T00:00:23Z to 2026-12-02T00:09:16Z\.'
+expect_file "$md" '^Made by kbench [^ ]+ from 6 file\(s\) and [0-9]+ rows, measured on NVIDIA H200 \(GPU-a9b1b9c7-4828-6134-8f7d-57a101483222\) by kbench 5b8f9e5ca019-dirty, from 2026-12-02T02:38:16Z to 2026-12-02T02:44:02Z\.'
 check "report.html: the table, the provenance line, the ops, then the runs (folded)" test \
     "$(line_of "$html" '<table class="decision">')" -lt "$(line_of "$html" '<p>Made by kbench')" -a \
     "$(line_of "$html" '<p>Made by kbench')" -lt "$(line_of "$html" '<h2>deform_conv2d')" -a \
@@ -53,7 +53,7 @@ check "report.html: one paragraph names the device (not a row per file before th
 # ---- two devices and two commits: said before the table, the runs folded under it ----
 expect 4 "gnuplot is not on PATH" -- report "$d/nms.csv" "$base/deform_conv2d.csv" -o "$tmp/mixed"
 html=$tmp/mixed/report.html md=$tmp/mixed/report.md
-expect_file "$html" '^<p>Made by kbench .* measured on device\(s\): NVIDIA H100 80GB HBM3 .*; NVIDIA H200 .*; by kbench commit\(s\): 3623961; 21a732a4b2ad-dirty\. The rows come from more than one device or build'
+expect_file "$html" '^<p>Made by kbench .* measured on device\(s\): NVIDIA H100 80GB HBM3 .*; NVIDIA H200 .*; by kbench commit\(s\): 3623961; 5b8f9e5ca019-dirty\. The rows come from more than one device or build'
 check "mixed: the warning, the table, the runs folded, then the ops" test \
     "$(line_of "$html" '<p>Made by kbench')" -lt "$(line_of "$html" '<table class="decision">')" -a \
     "$(line_of "$html" '<table class="decision">')" -lt "$(line_of "$html" '<details><summary>Runs: 2 file')" -a \

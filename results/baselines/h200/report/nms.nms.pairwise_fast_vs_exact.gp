@@ -20,9 +20,9 @@ set lmargin at screen 0.09
 set rmargin at screen 0.74
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1620,820 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 2100,820 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1620,820 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 2100,820 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.pairwise_fast_vs_exact.'.fmt
     set multiplot layout 2,1

@@ -20,9 +20,9 @@ set lmargin at screen 0.09
 set rmargin at screen 0.74
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1470,790 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 1890,790 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1470,790 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 1890,790 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './rpn_proposals.rpn_proposals.cuda_port_vs_exact.'.fmt
     set multiplot layout 2,1
