@@ -237,12 +237,12 @@ static void write_runs(doc *d, const kb_results *res, const char *summary) {
         const kb_result_file *m = &res->files[f];
         char cells[6][CELL];
         snprintf(cells[0], CELL, "%s", m->path);
-        snprintf(cells[1], CELL, "%s", m->commit[0] ? m->commit : "-");
-        snprintf(cells[2], CELL, "%s", m->time[0] ? m->time : "-");
-        snprintf(cells[3], CELL, "%s", m->host[0] ? m->host : "-");
+        snprintf(cells[1], CELL, "%s", m->run.commit[0] ? m->run.commit : "-");
+        snprintf(cells[2], CELL, "%s", m->run.time[0] ? m->run.time : "-");
+        snprintf(cells[3], CELL, "%s", m->run.host[0] ? m->run.host : "-");
         snprintf(cells[4], CELL, "%.700s%s%.600s", m->gpu[0] ? m->gpu : "(not recorded)",
                  m->other[0] ? "\n" : "", m->other);
-        snprintf(cells[5], CELL, "%.1300s", m->command[0] ? m->command : "-");
+        snprintf(cells[5], CELL, "%.1300s", m->run.command[0] ? m->run.command : "-");
         doc_row(d, 6, cells, 0);
     }
     doc_table_end(d);
@@ -826,7 +826,7 @@ static void write_decision(doc *d, const kb_op_view *views, int nviews) {
 static void run_times(const kb_results *res, char *first, char *last, size_t n) {
     first[0] = last[0] = '\0';
     for (int f = 0; f < res->nfiles; f++) {
-        const char *t = res->files[f].time;
+        const char *t = res->files[f].run.time;
         if (!t[0]) continue;
         if (!first[0] || strcmp(t, first) < 0) snprintf(first, n, "%s", t);
         if (!last[0] || strcmp(t, last) > 0) snprintf(last, n, "%s", t);

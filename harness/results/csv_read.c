@@ -196,25 +196,14 @@ static void read_meta_line(kb_result_file *f, const char *line, size_t len) {
         add_distinct(f->l2_flushes, sizeof f->l2_flushes, body + 10, strcspn(body + 10, "\n"));
     if (resumed) {
         append_line(f->other, sizeof f->other, s, strlen(s));
-    } else if (strncmp(s, "command: ", 9) == 0) {
-        snprintf(f->command, sizeof f->command, "%s", s + 9);
     } else if (strncmp(s, "gpu: ", 5) == 0) {
         snprintf(f->gpu, sizeof f->gpu, "%s", s + 5);
-    } else if (strncmp(s, "kbench ", 7) == 0 && strstr(s, " | ")) {
-        char *time = strstr(s, " | ");
-        *time = '\0';
-        time += 3;
-        char *host = strstr(time, " | ");
-        if (host) {
-            *host = '\0';
-            host += 3;
-            if (strncmp(host, "host ", 5) == 0) host += 5;
-            snprintf(f->host, sizeof f->host, "%s", host);
-        }
-        snprintf(f->commit, sizeof f->commit, "%s", s + 7);
-        snprintf(f->time, sizeof f->time, "%s", time);
     } else {
-        append_line(f->other, sizeof f->other, s, strlen(s));
+        /* The run's facts by name; the lines but the first two are also kept
+         * as they read, for the report's table of runs. */
+        kb_header_read_line(s, &f->run);
+        if (strncmp(s, "command: ", 9) != 0 && !(strncmp(s, "kbench ", 7) == 0 && strstr(s, " | ")))
+            append_line(f->other, sizeof f->other, s, strlen(s));
     }
 }
 

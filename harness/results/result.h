@@ -11,6 +11,7 @@
 #ifndef KB_RESULT_H
 #define KB_RESULT_H
 
+#include "header.h"
 #include "status.h"
 
 #include "kbench.h" /* kb_error */
@@ -149,9 +150,8 @@ void kb_header_print_peaks(FILE *f, const char *prefix, const char *uuid, double
 /* What a file's '#' lines say (kb_meta_print_lines wrote them). */
 typedef struct kb_result_file {
     char path[1024];
-    char commit[64], time[64], host[128];
-    char command[2048];
-    char gpu[1024];                           /* device, driver, clocks and peaks, one line */
+    kb_run_header run; /* the first run's facts (header.h); a --resume's are in other */
+    char gpu[1024];    /* device, driver, clocks and peaks, one line */
     double peak_copy_gbps, peak_sgemm_gflops; /* the measured peaks; 0 where not recorded */
     int peaks_line;   /* 1: the peaks came from a "peaks:" line (kb_header_print_peaks) */
     char other[2048]; /* any other '#' lines, joined by newlines */

@@ -959,10 +959,10 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
     bc->ndev = ndevs;
     kb_meta_init(&bc->meta, ndevs ? bc->dev : NULL, bc->argc, bc->argv); /* none: host variants */
     bc->meta.ndev = ndevs;
-    snprintf(bc->meta.shard, sizeof bc->meta.shard, "%s", bc->shard);
+    snprintf(bc->meta.run.shard, sizeof bc->meta.run.shard, "%s", bc->shard);
     const kb_run_opts *o = &bc->r->opts;
     if (ndevs && o->timing && o->mode == KB_MODE_COLD)
-        snprintf(bc->meta.l2_flush, sizeof bc->meta.l2_flush, "%s", kb_flush_name(o->flush));
+        snprintf(bc->meta.run.l2_flush, sizeof bc->meta.run.l2_flush, "%s", kb_flush_name(o->flush));
     bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
     for (int i = 0; i < bc->r->nprinters; i++)
         bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);

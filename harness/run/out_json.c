@@ -23,21 +23,21 @@ void kb_json_put_str(FILE *f, const char *s) {
 static void json_begin(kb_printer *p, const kb_meta *m) {
     FILE *f = p->f;
     fputs("{\"meta\":{\"kbench_commit\":", f);
-    kb_json_put_str(f, m->commit);
+    kb_json_put_str(f, m->run.commit);
     fputs(",\"command\":", f);
-    kb_json_put_str(f, m->command);
+    kb_json_put_str(f, m->run.command);
     fputs(",\"time\":", f);
-    kb_json_put_str(f, m->time);
+    kb_json_put_str(f, m->run.time);
     fputs(",\"host\":", f);
-    kb_json_put_str(f, m->host);
-    if (m->shard[0]) {
+    kb_json_put_str(f, m->run.host);
+    if (m->run.shard[0]) {
         fputs(",\"shard\":", f);
-        kb_json_put_str(f, m->shard);
+        kb_json_put_str(f, m->run.shard);
     }
-    fprintf(f, ",\"omp_threads\":%d", m->omp_threads);
-    if (m->l2_flush[0]) {
+    fprintf(f, ",\"omp_threads\":%d", m->run.omp_threads);
+    if (m->run.l2_flush[0]) {
         fputs(",\"l2_flush\":", f);
-        kb_json_put_str(f, m->l2_flush);
+        kb_json_put_str(f, m->run.l2_flush);
     }
     if (m->dev) {
         const kb_device *d = m->dev;

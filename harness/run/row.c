@@ -85,32 +85,24 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
     memset(meta, 0, sizeof *meta);
     meta->dev = dev;
     meta->ndev = dev ? 1 : 0;
-    meta->commit = kb_git_commit;
+    snprintf(meta->run.commit, sizeof meta->run.commit, "%s", kb_git_commit);
     meta->sm_clock_now_mhz = -1; /* the caller reads it where the device is open */
     size_t used = 0;
-    for (int i = 0; i < argc && used < sizeof meta->command; i++)
-        used += (size_t)snprintf(meta->command + used, sizeof meta->command - used, "%s%s",
+    for (int i = 0; i < argc && used < sizeof meta->run.command; i++)
+        used += (size_t)snprintf(meta->run.command + used, sizeof meta->run.command - used, "%s%s",
                                  i ? " " : "", argv[i]);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
-    strftime(meta->time, sizeof meta->time, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (gethostname(meta->host, sizeof meta->host) != 0) snprintf(meta->host, 8, "unknown");
-    meta->omp_threads = omp_get_max_threads();
-    cpu_model(meta->cpu, sizeof meta->cpu);
+    strftime(meta->run.time, sizeof meta->run.time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (gethostname(meta->run.host, sizeof meta->run.host) != 0)
+        snprintf(meta->run.host, 8, "unknown");
+    meta->run.omp_threads = omp_get_max_threads();
+    cpu_model(meta->run.cpu, sizeof meta->run.cpu);
 }
 
 void kb_meta_print_lines(FILE *f, const kb_meta *m, const char *prefix) {
-    fprintf(f, "%skbench %s | %s | host %s\n", prefix, m->commit, m->time, m->host);
-    /* The command line holds what the user typed: a CR or LF in an argument
-     * would end the '#' line early, and a reader take the rest for a row. */
-    char command[4 * sizeof m->command];
-    kb_format_visible(m->command, command, sizeof command);
-    fprintf(f, "%scommand: %s\n", prefix, command);
-    if (m->shard[0]) fprintf(f, "%sshard: %s\n", prefix, m->shard);
-    fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, m->cpu, m->cpu[0] ? ", " : "",
-            m->omp_threads);
-    if (m->l2_flush[0]) fprintf(f, "%sl2 flush: %s\n", prefix, m->l2_flush);
+    kb_header_print(f, prefix, &m->run);
     kb_loaded_meta_lines(f, prefix);
     for (int i = 0; m->dev && i < m->ndev; i++) {
         const kb_device *d = &m->dev[i];

@@ -48,22 +48,13 @@ typedef struct kb_row {
 
 /* What every output file records once (DESIGN.md "Output"). */
 typedef struct kb_meta {
+    /* commit, time, host, command (kb_meta_init); shard (--shard); the CPU
+     * and omp_get_max_threads() that host rows and references ran on; the
+     * L2 flush of a cold `run` on a device (results/header.h) */
+    kb_run_header run;
     const kb_device *dev; /* NULL without a device; else ndev of them */
     int ndev;
-    const char *commit;
-    char command[2048];
-    char time[64]; /* ISO 8601 UTC */
-    char host[128];
     int sm_clock_now_mhz; /* when the run began; -1 unknown (kb_meta_init) */
-    char shard[256];      /* --shard: "I/N of OP: K of the sweep's P pairs, sweep HASH"; "" */
-    /* What host rows (KB_HOST variants) and the CPU references ran on:
-     * omp_get_max_threads() (OMP_NUM_THREADS, else the cores this process may
-     * use) and the CPU's model name ("" where unknown). */
-    int omp_threads;
-    char cpu[128];
-    /* How cold mode emptied L2 before each sample (kb_flush_name): set by a
-     * `run` in cold mode on a device; "" where nothing was flushed. */
-    char l2_flush[16];
 } kb_meta;
 
 /* r as the row of a results file: times in microseconds, accuracy NAN

@@ -36,10 +36,10 @@ KB_TEST(fixture_rows_and_metadata_read_back) {
     KB_EXPECT(kb_results_read(&res, kbt_src("tests/data/preprocess.csv"), NULL, &e) == KB_OK);
     KB_EXPECT(res.nfiles == 1 && res.count == 12);
     const kb_result_file *m = &res.files[0];
-    KB_EXPECT(strcmp(m->commit, "3623961") == 0);
-    KB_EXPECT(strcmp(m->time, "2025-05-12T09:14:03Z") == 0);
-    KB_EXPECT(strcmp(m->host, "gpu-h100-01") == 0);
-    KB_EXPECT_STR_CONTAINS(m->command, "kbench run preprocess --sweep default");
+    KB_EXPECT(strcmp(m->run.commit, "3623961") == 0);
+    KB_EXPECT(strcmp(m->run.time, "2025-05-12T09:14:03Z") == 0);
+    KB_EXPECT(strcmp(m->run.host, "gpu-h100-01") == 0);
+    KB_EXPECT_STR_CONTAINS(m->run.command, "kbench run preprocess --sweep default");
     KB_EXPECT_STR_CONTAINS(m->gpu, "NVIDIA H100 80GB HBM3");
     KB_EXPECT_STR_CONTAINS(m->gpu, "driver 12.4");
     KB_EXPECT_NEAR(m->peak_copy_gbps, 2950, 0);
@@ -132,6 +132,37 @@ KB_TEST(a_file_before_the_forced_column_reads_forced_from_its_reason) {
     KB_EXPECT(res.count == 2);
     KB_EXPECT(res.rows[0].forced == 1 && !kb_result_timed(&res.rows[0]));
     KB_EXPECT(res.rows[1].forced == 0 && kb_result_timed(&res.rows[1]));
+    kb_results_free(&res);
+}
+
+/* The run's facts are one struct (results/header.h): what the writer put in
+ * a file's header is what the reader gives back, field by field. */
+KB_TEST(the_run_header_reads_back_as_it_was_written) {
+    char path[] = "/tmp/kb_test_header_XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    kb_meta meta;
+    char *argv[] = {"kbench", "run", "nms", "-a", "n=[10,20]"};
+    kb_meta_init(&meta, NULL, 5, argv);
+    snprintf(meta.run.shard, sizeof meta.run.shard, "1/4 of nms: 3 of the sweep's 12 pairs");
+    snprintf(meta.run.cpu, sizeof meta.run.cpu, "Some CPU, 2.1 GHz");
+    meta.run.omp_threads = 24;
+    snprintf(meta.run.l2_flush, sizeof meta.run.l2_flush, "write-read");
+    kb_printer p;
+    kb_printer_init(&p, KB_FMT_CSV, f);
+    p.begin(&p, &meta);
+    kb_row row = fast_nms_row("n=10");
+    p.row(&p, &row);
+    p.end(&p);
+    fclose(f);
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(kb_results_read(&res, path, NULL, &e) == KB_OK);
+    remove(path);
+    const kb_run_header *w = &meta.run, *r = &res.files[0].run;
+    KB_EXPECT(strcmp(r->commit, w->commit) == 0 && strcmp(r->time, w->time) == 0);
+    KB_EXPECT(strcmp(r->host, w->host) == 0 && strcmp(r->command, w->command) == 0);
+    KB_EXPECT(strcmp(r->shard, w->shard) == 0 && strcmp(r->l2_flush, w->l2_flush) == 0);
+    KB_EXPECT(strcmp(r->cpu, w->cpu) == 0 && r->omp_threads == 24);
     kb_results_free(&res);
 }
 
@@ -242,7 +273,7 @@ KB_TEST(printer_output_round_trips_with_quotes_and_commas) {
     KB_EXPECT_NEAR(r->noise_pct, 0.6, 1e-9);
     KB_EXPECT_NEAR(r->workspace_bytes, 128000, 0);
     KB_EXPECT_NEAR(r->rel_l2, 1.5e-3, 1e-12);
-    KB_EXPECT_STR_CONTAINS(res.files[0].command, "kbench run nms");
+    KB_EXPECT_STR_CONTAINS(res.files[0].run.command, "kbench run nms");
     kb_results_free(&res);
 }
 
@@ -591,13 +622,13 @@ KB_TEST(l2_flush_kinds_of_a_file_and_its_resumed_runs_are_listed) {
     char *argv[] = {"kbench", "run", "nms"};
     kb_meta m;
     kb_meta_init(&m, NULL, 3, argv);
-    snprintf(m.l2_flush, sizeof m.l2_flush, "read");
+    snprintf(m.run.l2_flush, sizeof m.run.l2_flush, "read");
     char path[64];
     snprintf(path, sizeof path, "/tmp/kb_test_csv_XXXXXX");
     FILE *f = fdopen(mkstemp(path), "w");
     kb_meta_print_lines(f, &m, "# ");
     fputs("op,variant,params,status\nnms,a,n=1,PASS\n", f);
-    snprintf(m.l2_flush, sizeof m.l2_flush, "discard");
+    snprintf(m.run.l2_flush, sizeof m.run.l2_flush, "discard");
     kb_meta_print_lines(f, &m, "# resumed: ");
     kb_meta_print_lines(f, &m, "# resumed: ");
     fclose(f);
