@@ -37,6 +37,24 @@ constexpr int kSlack = 256;
 
 typedef unsigned long long u64;
 
+/* The segments one launch selects: blockIdx.y is the segment itself, or the
+ * y-th entry of a table passed by value (a class of the batch, split by
+ * length: split_classes below). 2 KB of parameters, under the 4 KB that
+ * every driver takes. */
+constexpr int kListedMax = 1024;
+struct SegIds {
+    unsigned short id[kListedMax];
+};
+struct NoTable {};
+template <bool kListed> struct SegTable {
+    typedef NoTable type;
+    static __device__ __forceinline__ int segment(NoTable, unsigned y) { return (int)y; }
+};
+template <> struct SegTable<true> {
+    typedef SegIds type;
+    static __device__ __forceinline__ int segment(const SegIds &t, unsigned y) { return t.id[y]; }
+};
+
 /* Exclusive scan of one u64 per thread over the block; *total gets the sum. */
 __device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *total) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -95,12 +113,13 @@ __device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *
  *
  * (kThreads, 1): without the 1, ptxas aims at 2 blocks per SM and caps the kernel at 32
  * registers with spills; the shared-memory cache wants one block per SM anyway. */
+template <bool kListed>
 __global__ void __launch_bounds__(kThreads, 1)
     radix_select_kernel(const float *values, const int *offsets, int k, int cache_cap, float *out_v,
-                        int *out_i, int *out_n) {
+                        int *out_i, int *out_n, typename SegTable<kListed>::type table) {
     auto cluster = kb_this_cluster();
     const int blocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
-    const int seg = blockIdx.y, tid = threadIdx.x;
+    const int seg = SegTable<kListed>::segment(table, blockIdx.y), tid = threadIdx.x;
     const unsigned lane = tid & 31;
     const int begin = offsets[seg], n = offsets[seg + 1] - begin, want = min(k, n);
     float *seg_v = out_v + (size_t)seg * k;
@@ -308,40 +327,6 @@ size_t workspace_bytes(const kb_case *) {
     return 0;
 }
 
-struct State {
-    int k, segments, longest;
-};
-
-int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
-    int64_t segments = 0, total = 0;
-    int64_t *len = kb_topk_lengths(c, &segments, &total, e);
-    if (!len) return KB_ERR;
-    free(len);
-    State *st = (State *)malloc(sizeof(State));
-    if (!st) return kb_fail(e, "out of host memory");
-    *st = State{(int)kb_topk_params_of(c).k, (int)segments, (int)kb_topk_max_segment(c)};
-    *state = st;
-    return KB_OK;
-}
-
-int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
-        kb_error *e) {
-    const State *st = (const State *)state;
-    kb_nvtx_push("select");
-    cudaError_t rc =
-        kb_topk_select((const float *)kb_tensors_get(dev_in, "values")->data,
-                       (const int *)kb_tensors_get(dev_in, "offsets")->data, st->segments,
-                       st->longest, st->k, (float *)kb_tensors_find(dev_out, "topk_values")->data,
-                       (int *)kb_tensors_find(dev_out, "topk_indices")->data,
-                       (int *)kb_tensors_find(dev_out, "counts")->data, stream);
-    kb_nvtx_pop();
-    return kb_cuda_check(rc, "radix_select_kernel", e);
-}
-
-void teardown(void *state) {
-    free(state);
-}
-
 /* Clusters of 1, 2, 4, 8 and 16 blocks that fit on the device at once (0:
  * cannot run; 16 is non-portable), at the largest shared-memory size. Asked
  * once, at the first call (outside any graph capture). */
@@ -356,7 +341,7 @@ struct Occupancy {
 size_t smem_limit() {
     const kb_gpu *g = kb_gpu_current();
     cudaFuncAttributes a;
-    if (!g || cudaFuncGetAttributes(&a, radix_select_kernel) != cudaSuccess) {
+    if (!g || cudaFuncGetAttributes(&a, radix_select_kernel<false>) != cudaSuccess) {
         cudaGetLastError();
         return kSmemWanted;
     }
@@ -364,21 +349,29 @@ size_t smem_limit() {
     return have < kSmemWanted ? have : kSmemWanted;
 }
 
+template <bool kListed> void allow_clusters(size_t smem) {
+    if (cudaFuncSetAttribute(radix_select_kernel<kListed>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem) != cudaSuccess ||
+        cudaFuncSetAttribute(radix_select_kernel<kListed>,
+                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+        cudaGetLastError(); /* then only the portable sizes (<= 8) can run */
+}
+
+/* The two kernels differ only in where blockIdx.y's segment comes from: the
+ * plain one's occupancy stands for both. */
 const Occupancy &occupancy() {
     static Occupancy occ = {0, {0}, 0};
     if (occ.largest) return occ;
     occ.largest = 1;
     occ.smem = smem_limit();
-    if (cudaFuncSetAttribute(radix_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)occ.smem) != cudaSuccess ||
-        cudaFuncSetAttribute(radix_select_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                             1) != cudaSuccess)
-        cudaGetLastError(); /* then only the portable sizes (<= 8) can run */
+    allow_clusters<false>(occ.smem);
+    allow_clusters<true>(occ.smem);
     for (int i = 0; i < kClusterSizes; i++) {
         kb_cluster_config probe;
         kb_cluster_config_fill(&probe, dim3(1u << i), kThreads, occ.smem, 1 << i, 0);
         int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel, &probe.cfg) ==
+        if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel<false>, &probe.cfg) ==
                 cudaSuccess &&
             clusters > 0) {
             occ.active[i] = clusters;
@@ -395,16 +388,22 @@ int waves(int segments, const Occupancy &occ, int size) {
     return (segments + active - 1) / active;
 }
 
-/* Blocks per segment: enough that each block scans <= kKeysPerBlock keys and
- * ranks <= kRankPerBlock candidates (rpn5: 16); then halved while that means
- * fewer waves of clusters and a block's keys still fit in shared memory
- * (rpn5 x 32 images: 8, 10 waves instead of 23). */
+/* Blocks a segment of n keys wants before the waves are counted: each block
+ * scans <= kKeysPerBlock keys and ranks <= kRankPerBlock candidates. Not
+ * capped at the device's largest cluster: it names a length class. */
+int blocks_wanted(int64_t n, int k) {
+    int size = 1;
+    while ((n + size - 1) / size > kKeysPerBlock || k > size * kRankPerBlock) size *= 2;
+    return size;
+}
+
+/* Blocks per segment: blocks_wanted of the longest, capped at the largest
+ * cluster (rpn5: 16); then halved while that means fewer waves of clusters
+ * and a block's keys still fit in shared memory (rpn5 x 32 images in one
+ * launch: 8, 10 waves instead of 23). */
 int cluster_blocks(int segments, int longest, int k) {
     const Occupancy &occ = occupancy();
-    int size = 1;
-    while (size < occ.largest &&
-           ((longest + size - 1) / size > kKeysPerBlock || k > size * kRankPerBlock))
-        size *= 2;
+    int size = min(blocks_wanted(longest, k), occ.largest);
     while (size > 1) {
         const int half = size / 2;
         const size_t bytes =
@@ -415,21 +414,168 @@ int cluster_blocks(int segments, int longest, int k) {
     return size;
 }
 
+/* One launch of the kernel: `count` segments (all of them in order, or the
+ * table's), `blocks` a cluster, keys cached up to the longest's chunk. */
+struct Launch {
+    int count, blocks, longest;
+    SegIds table; /* the segments, where count is not all of them in order */
+};
+
+template <bool kListed>
+cudaError_t launch_select(const Launch &l, const typename SegTable<kListed>::type &table,
+                          const float *values, const int *offsets, int k, float *out_v, int *out_i,
+                          int *out_n, cudaStream_t stream) {
+    const size_t chunk = ((size_t)l.longest + l.blocks - 1) / l.blocks;
+    const size_t cand_bytes = (size_t)(k + kSlack) * sizeof(u64);
+    const size_t cache_cap = cand_bytes + 4 * chunk <= occupancy().smem ? chunk : 0;
+    kb_cluster_config c;
+    kb_cluster_config_fill(&c, dim3((unsigned)l.blocks, (unsigned)l.count), kThreads,
+                           cand_bytes + 4 * cache_cap, l.blocks, stream);
+    return cudaLaunchKernelEx(&c.cfg, radix_select_kernel<kListed>, values, offsets, k,
+                              (int)cache_cap, out_v, out_i, out_n, table);
+}
+
+/* A batch of mixed lengths (rpn5 x 32 images: 32 segments of 201,600 keys,
+ * 32 of 50,400, 96 of 819-12,600) in one launch gives every segment the
+ * longest's cluster: 160 clusters of 8 blocks, 10 waves, most of whose
+ * blocks hold a few hundred keys. Split instead into classes by the blocks
+ * a segment wants (blocks_wanted: 64, 16 and 4 there), each class its own
+ * launch with its own cluster size (8, 4 and 1 blocks: 256 + 128 + 96
+ * blocks), the launches side by side on forked streams. Only where one
+ * launch would take more than one wave and there are two classes or more;
+ * at most kClassMax classes (the shortest merged into the last). */
+constexpr int kClassMax = 3;
+
+struct Plan {
+    int nclass; /* 0: one launch over every segment */
+    Launch cls[kClassMax];
+};
+
+void split_classes(const int64_t *len, int segments, int longest, int k, Plan *plan) {
+    plan->nclass = 0;
+    const Occupancy &occ = occupancy();
+    if (segments < 2 || waves(segments, occ, cluster_blocks(segments, longest, k)) <= 1) return;
+    int keys[kClassMax], nkeys = 0; /* the classes' blocks_wanted, descending */
+    for (;;) {
+        int next = 0;
+        for (int s = 0; s < segments; s++) {
+            const int w = blocks_wanted(len[s], k);
+            if ((nkeys == 0 || w < keys[nkeys - 1]) && w > next) next = w;
+        }
+        if (next == 0) break;
+        if (nkeys == kClassMax) break; /* the rest joins the last class */
+        keys[nkeys++] = next;
+    }
+    if (nkeys < 2) return;
+    for (int c = 0; c < nkeys; c++) {
+        Launch *l = &plan->cls[c];
+        l->count = l->longest = 0;
+        const int lower = c + 1 < nkeys ? keys[c + 1] : 0; /* the last class takes the rest */
+        for (int s = 0; s < segments; s++) {
+            const int w = blocks_wanted(len[s], k);
+            if (w > keys[c] || w <= lower) continue;
+            if (l->count == kListedMax) return; /* too many to list: one launch */
+            l->table.id[l->count++] = (unsigned short)s;
+            if (len[s] > l->longest) l->longest = (int)len[s];
+        }
+        l->blocks = cluster_blocks(l->count, l->longest, k);
+    }
+    plan->nclass = nkeys;
+}
+
+struct State {
+    int k, segments, longest;
+    Plan plan;
+    cudaStream_t side[kClassMax - 1];
+    cudaEvent_t fork, join[kClassMax - 1];
+};
+
+void teardown(void *state) {
+    State *st = (State *)state;
+    if (!st) return;
+    for (int i = 0; i < kClassMax - 1; i++) {
+        if (st->side[i]) cudaStreamDestroy(st->side[i]);
+        if (st->join[i]) cudaEventDestroy(st->join[i]);
+    }
+    if (st->fork) cudaEventDestroy(st->fork);
+    free(st);
+}
+
+int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
+    int64_t segments = 0, total = 0;
+    int64_t *len = kb_topk_lengths(c, &segments, &total, e);
+    if (!len) return KB_ERR;
+    State *st = (State *)calloc(1, sizeof(State));
+    if (!st) {
+        free(len);
+        return kb_fail(e, "out of host memory");
+    }
+    st->k = (int)kb_topk_params_of(c).k;
+    st->segments = (int)segments;
+    st->longest = (int)kb_topk_max_segment(c);
+    split_classes(len, st->segments, st->longest, st->k, &st->plan);
+    free(len);
+    *state = st;
+    if (st->segments > 65535 && !st->plan.nclass) {
+        teardown(st);
+        *state = NULL;
+        return kb_fail(e, "%d segments: more than a grid's 65535 rows", (int)segments);
+    }
+    if (st->plan.nclass < 2) return KB_OK;
+    cudaError_t rc = cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming);
+    for (int i = 0; rc == cudaSuccess && i < st->plan.nclass - 1; i++) {
+        rc = cudaStreamCreateWithFlags(&st->side[i], cudaStreamNonBlocking);
+        if (rc == cudaSuccess) rc = cudaEventCreateWithFlags(&st->join[i], cudaEventDisableTiming);
+    }
+    if (rc == cudaSuccess) return KB_OK;
+    teardown(st);
+    *state = NULL;
+    return kb_cuda_check(rc, "radix_select streams", e);
+}
+
+int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
+        kb_error *e) {
+    const State *st = (const State *)state;
+    const float *values = (const float *)kb_tensors_get(dev_in, "values")->data;
+    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
+    float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
+    int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
+    int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
+    kb_nvtx_push("select");
+    cudaError_t rc;
+    if (st->plan.nclass < 2) {
+        rc = kb_topk_select(values, offsets, st->segments, st->longest, st->k, out_v, out_i, out_n,
+                            stream);
+    } else { /* class 0 on the caller's stream, the others forked and joined back */
+        const int n = st->plan.nclass;
+        rc = cudaEventRecord(st->fork, stream);
+        for (int i = 1; rc == cudaSuccess && i < n; i++)
+            rc = cudaStreamWaitEvent(st->side[i - 1], st->fork, 0);
+        for (int i = 0; rc == cudaSuccess && i < n; i++) {
+            const Launch &l = st->plan.cls[i];
+            rc = launch_select<true>(l, l.table, values, offsets, st->k, out_v, out_i, out_n,
+                                     i == 0 ? stream : st->side[i - 1]);
+        }
+        for (int i = 1; rc == cudaSuccess && i < n; i++) {
+            rc = cudaEventRecord(st->join[i - 1], st->side[i - 1]);
+            if (rc == cudaSuccess) rc = cudaStreamWaitEvent(stream, st->join[i - 1], 0);
+        }
+    }
+    kb_nvtx_pop();
+    return kb_cuda_check(rc, "radix_select_kernel", e);
+}
+
 } // namespace
 
 cudaError_t kb_topk_select(const float *values, const int *offsets, int segments, int longest,
                            int k, float *out_v, int *out_i, int *out_n, cudaStream_t stream) {
     if (segments == 0) return cudaSuccess;
     if (k > KB_TOPK_SELECT_MAX_K) return cudaErrorInvalidValue;
-    const int blocks = cluster_blocks(segments, longest, k);
-    const size_t chunk = ((size_t)longest + blocks - 1) / blocks;
-    const size_t cand_bytes = (size_t)(k + kSlack) * sizeof(u64);
-    const size_t cache_cap = cand_bytes + 4 * chunk <= occupancy().smem ? chunk : 0;
-    kb_cluster_config c;
-    kb_cluster_config_fill(&c, dim3((unsigned)blocks, (unsigned)segments), kThreads,
-                           cand_bytes + 4 * cache_cap, blocks, stream);
-    return cudaLaunchKernelEx(&c.cfg, radix_select_kernel, values, offsets, k, (int)cache_cap,
-                              out_v, out_i, out_n);
+    Launch l;
+    l.count = segments;
+    l.longest = longest;
+    l.blocks = cluster_blocks(segments, longest, k);
+    return launch_select<false>(l, NoTable{}, values, offsets, k, out_v, out_i, out_n, stream);
 }
 
 KB_DEFINE_VARIANT(topk, radix_select) = {supports, workspace_bytes, setup, run, teardown};
