@@ -499,8 +499,7 @@ static void kernel_time(const kb_measure *m, kb_row *row) {
 }
 
 /* The row's statistics and rates from the measure's samples. */
-static void timed_row(kb_runner *r, const kb_variant *v, kb_row *row) {
-    kb_measure *m = &r->measure;
+static void timed_row(kb_runner *r, const kb_measure *m, const kb_variant *v, kb_row *row) {
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->samples = m->samples;
     /* A host row of several repeats is its lowest repeat's median: the
@@ -547,7 +546,7 @@ measured:
     m->before_sample_ctx = NULL;
     if (rc != KB_OK) return KB_ERR;
     row->throttled = m->throttled;
-    timed_row(r, lc->v, row);
+    timed_row(r, m, lc->v, row);
     return KB_OK;
 }
 
@@ -702,40 +701,47 @@ static void start_pair(kb_runner *r, int p, const char *forced_limit) {
     r->started = p + 1;
 }
 
+/* A KB_HOST variant's outputs (host memory with guard bytes) and state. */
+static int host_setup(case_data *cd, const kb_variant *v, kb_tensors *out, void **state,
+                      kb_error *e) {
+    *out = cd->out_desc;
+    int rc = alloc_host_guarded(out, e);
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->in, state, e);
+    return rc;
+}
+
+/* The row's status from how the pair went, and its state released. */
+static void host_done(const kb_variant *v, kb_row *row, int rc, const kb_error *e, void *state,
+                      kb_tensors *out) {
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of host memory: %s", e->msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e->msg);
+    }
+    if (state) v->impl->teardown(state);
+    kb_tensors_free_host(out);
+}
+
 /* A KB_HOST variant, after supports(): the host inputs, host outputs with
  * guard bytes, the same check, wall-clock timing. No device memory and no
  * CUDA call, so no leak watch and no lost context either. */
 static void run_host_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     const kb_variant *v = r->variants[r->pairs[p].v];
     kb_error e = {{0}};
-    if (r->opts.mode == KB_MODE_GRAPH && r->opts.timing) {
-        set_status(row, KB_ROW_UNSUPPORTED,
-                   "runs on the host: no CUDA graph to replay (time it with --mode cold or hot)");
-        kb_runner_emit(r, row);
-        return;
-    }
-    row->workspace_bytes = v->impl->workspace_bytes(cd->c);
     start_pair(r, p, "");
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
-    kb_tensors out = cd->out_desc;
+    kb_tensors out;
     void *state = NULL;
-    int rc = alloc_host_guarded(&out, &e);
-    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->in, &state, &e);
+    int rc = host_setup(cd, v, &out, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->in, &out};
         rc = check_and_time(r, cd, &lc, row, &e);
     }
-    if (rc == KB_OUT_OF_MEMORY) {
-        char why[1100];
-        snprintf(why, sizeof why, "out of host memory: %s", e.msg);
-        set_status(row, KB_ROW_UNSUPPORTED, why);
-    } else if (rc != KB_OK) {
-        set_status(row, KB_ROW_ERROR, e.msg);
-    }
-    if (state) v->impl->teardown(state);
-    kb_tensors_free_host(&out);
+    host_done(v, row, rc, &e, state, &out);
     kb_nvtx_pop();
     kb_runner_emit(r, row);
 }
@@ -789,7 +795,7 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
             m->throttled = 0;
             m->kn = 0; /* timed in the Python worker: no CUPTI there */
             m->repeats_done = 0;
-            timed_row(r, v, row);
+            timed_row(r, m, v, row);
         }
         if (r->opts.timing && row->checked && row->status == KB_ROW_PASS && rep.have[2])
             judge_timed(cd, v, &rep.set[0], &rep.set[2], row);
@@ -804,10 +810,59 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     kb_runner_emit(r, row);
 }
 
-/* case_err: the case itself could not be prepared; every variant's row says so. */
+/* A device variant's outputs (with guard bytes) and state: persisting L2
+ * lines an earlier pair left (stored under an evict_last policy, or in an
+ * access policy window) outlive its teardown and the cold flush, holding
+ * part of L2 through this pair's check and timing, so each pair starts with
+ * none; setup's device work, on whatever stream, is done before the first
+ * run (the run stream is non-blocking: a cudaMemset on the legacy stream
+ * could otherwise land in the middle of the checked run). A failed setup
+ * may still hand back state: device_done releases it. */
+static int device_setup(kb_runner *r, case_data *cd, const kb_variant *v, kb_tensors *dev_out,
+                        void **state, kb_error *e) {
+    *dev_out = cd->out_desc;
+    int rc = alloc_device(dev_out, e);
+    if (rc == KB_OK && r->reset_persisting)
+        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", e);
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, state, e);
+    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", e);
+    return rc;
+}
+
+/* The row's status from how pair p went (rc, e), its state and outputs
+ * released, and what a fault costs: a row that passed its checks can still
+ * have faulted afterwards (work left on another stream, teardown): the fault
+ * is this pair's, not the next's (limit: what --force ran it past; free_b:
+ * device memory free before it). */
+static void device_done(kb_runner *r, int p, kb_row *row, int rc, kb_error *e, void *state,
+                        kb_tensors *dev_out, const char *limit, size_t free_b) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of device memory: %s", e->msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e->msg);
+    }
+    if (state) v->impl->teardown(state);
+    free_device(dev_out);
+    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
+    if (late != cudaSuccess) {
+        kb_fail(e, "after its run (work still in flight, or teardown): %s (%s)",
+                cudaGetErrorString(late), cudaGetErrorName(late));
+        set_status(row, KB_ROW_CRASH, e->msg);
+        r->context_lost = 1;
+    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
+        set_status(row, KB_ROW_CRASH, e->msg);
+        r->context_lost = 1;
+    } else {
+        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
+    }
+    if (row->forced) mark_forced(row, limit);
+}
+
 /* A device variant's pair after its refusals: setup, check, timing and
- * teardown in its NVTX range, then its row (limit: the supports() message
- * --force ran past; free_b: device memory free before it). */
+ * teardown in its NVTX range, then its row. */
 static void run_device_variant(kb_runner *r, int p, case_data *cd, kb_row *rowp, const char *limit,
                                size_t free_b) {
     const kb_variant *v = r->variants[r->pairs[p].v];
@@ -817,51 +872,93 @@ static void run_device_variant(kb_runner *r, int p, case_data *cd, kb_row *rowp,
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
-    kb_tensors dev_out = cd->out_desc;
+    kb_tensors dev_out;
     void *state = NULL;
-    int rc = alloc_device(&dev_out, &e);
-    /* Lines an earlier pair left persisting in L2 (stored under an evict_last
-     * policy, or in an access policy window) outlive its teardown and the
-     * cold flush, holding part of L2 through this pair's check and timing:
-     * each pair starts with none. */
-    if (rc == KB_OK && r->reset_persisting)
-        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", &e);
-    /* A failed setup may still hand back state: teardown releases it below. */
-    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
-    /* Setup's device work, on whatever stream, done before the first run:
-     * the run stream is non-blocking, so a cudaMemset on the legacy stream
-     * could otherwise land in the middle of the checked run. */
-    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", &e);
+    int rc = device_setup(r, cd, v, &dev_out, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
         rc = check_and_time(r, cd, &lc, &row, &e);
     }
-    if (rc == KB_OUT_OF_MEMORY) {
-        char why[1100];
-        snprintf(why, sizeof why, "out of device memory: %s", e.msg);
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-    } else if (rc != KB_OK) {
-        set_status(&row, KB_ROW_ERROR, e.msg);
-    }
-    if (state) v->impl->teardown(state);
-    free_device(&dev_out);
+    device_done(r, p, &row, rc, &e, state, &dev_out, limit, free_b);
     kb_nvtx_pop();
-    /* A row that passed its checks can still have faulted afterwards (work left
-     * on another stream, teardown): the fault is this pair's, not the next's. */
-    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
-    if (late != cudaSuccess) {
-        kb_fail(&e, "after its run (work still in flight, or teardown): %s (%s)",
-                cudaGetErrorString(late), cudaGetErrorName(late));
-        set_status(&row, KB_ROW_CRASH, e.msg);
-        r->context_lost = 1;
-    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
-        set_status(&row, KB_ROW_CRASH, e.msg);
-        r->context_lost = 1;
-    } else {
-        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
-    }
-    if (row.forced) mark_forced(&row, limit);
     kb_runner_emit(r, &row);
+}
+
+/* Pair p's refusals, in order: the plugin's load, a Python variant (run
+ * here, its row made), supports(), a build without code for the device,
+ * graph mode for what cannot be captured, memory that cannot fit. 1: the
+ * pair is to run (limit: the supports() message --force ran it past; free_b:
+ * device memory free before it); 0: its row is made (or it is skipped). */
+static int admit(kb_runner *r, int p, case_data *cd, kb_row *row, char *limit, size_t *free_b) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    kb_error e = {{0}};
+    limit[0] = '\0';
+    *free_b = 0;
+    /* A plugin's variant is loaded into this process at its first pair. Its
+     * code (the load, supports) is under the pair's --case-timeout already. */
+    const kb_loaded *lv = kb_loaded_of(v);
+    if (lv) start_pair(r, p, "");
+    if (kb_loaded_bind(v, &e) != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e.msg);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    if (lv && kb_source_at(lv->source)->kind == KB_SOURCE_PY) {
+        run_py_variant(r, p, cd, row);
+        return 0;
+    }
+    int s = v->impl->supports(cd->c, &e);
+    /* The parent plans a loaded variant's pairs without asking it (user code
+     * runs only in workers): its "another function of the op" is a row. */
+    if (s == KB_NOT_APPLICABLE && lv) {
+        char why[sizeof e.msg];
+        snprintf(why, sizeof why, "not applicable (another function of the op): %.960s", e.msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    if (s == KB_NOT_APPLICABLE) {
+        r->skipped_na++;
+        if (r->on_skip) r->on_skip(r, p);
+        return 0;
+    }
+    /* A build without code for this device: every row says how to rebuild. */
+    if (s == KB_OK && !(v->flags & KB_HOST) && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
+    if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
+        row->forced = 1;
+        snprintf(limit, sizeof e.msg, "%s", e.msg);
+        s = KB_OK;
+    }
+    const char *refused = s != KB_OK ? e.msg : NULL;
+    if (!refused && r->opts.mode == KB_MODE_GRAPH && r->opts.timing)
+        refused = v->flags & KB_HOST ? "runs on the host: no CUDA graph to replay (time it with "
+                                       "--mode cold or hot)"
+                  : v->flags & KB_HOST_SYNC ? "synchronises with the host: cannot be graph-captured"
+                                            : NULL;
+    if (refused) {
+        set_status(row, KB_ROW_UNSUPPORTED, refused);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    row->workspace_bytes = v->impl->workspace_bytes(cd->c);
+    if (v->flags & KB_HOST) return 1;
+
+    /* Refuse up front what cannot fit, with the numbers. */
+    size_t out_b = kb_tensors_bytes(&cd->out_desc);
+    *free_b = device_free(r);
+    if (*free_b && (out_b > *free_b || row->workspace_bytes > *free_b - out_b)) {
+        char why[512];
+        snprintf(why, sizeof why,
+                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free "
+                 "(inputs hold %.2f GiB)",
+                 gib(out_b), gib(row->workspace_bytes), gib(*free_b),
+                 gib(kb_tensors_bytes(&cd->in)));
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+        if (row->forced) mark_forced(row, limit);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    return 1;
 }
 
 static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
@@ -870,7 +967,6 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     kb_row row;
     row_init(r, cd->c, v, cd->params, &row);
     row.pair = r->pairs[p].index;
-    kb_error e = {{0}};
     if (!case_err && r->context_lost) {
         case_status = KB_ROW_NOT_RUN;
         case_err = not_run_lost;
@@ -880,74 +976,13 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         kb_runner_emit(r, &row);
         return;
     }
-    /* A plugin's variant is loaded into this process at its first pair. Its
-     * code (the load, supports) is under the pair's --case-timeout already. */
-    const kb_loaded *lv = kb_loaded_of(v);
-    if (lv) start_pair(r, p, "");
-    if (kb_loaded_bind(v, &e) != KB_OK) {
-        set_status(&row, KB_ROW_ERROR, e.msg);
-        kb_runner_emit(r, &row);
-        return;
-    }
-    if (lv && kb_source_at(lv->source)->kind == KB_SOURCE_PY) {
-        run_py_variant(r, p, cd, &row);
-        return;
-    }
-    int s = v->impl->supports(cd->c, &e);
-    /* The parent plans a loaded variant's pairs without asking it (user code
-     * runs only in workers): its "another function of the op" is a row. */
-    if (s == KB_NOT_APPLICABLE && lv) {
-        char why[sizeof e.msg];
-        snprintf(why, sizeof why, "not applicable (another function of the op): %.960s", e.msg);
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-        kb_runner_emit(r, &row);
-        return;
-    }
-    if (s == KB_NOT_APPLICABLE) {
-        r->skipped_na++;
-        if (r->on_skip) r->on_skip(r, p);
-        return;
-    }
-    /* A build without code for this device: every row says how to rebuild. */
-    if (s == KB_OK && !(v->flags & KB_HOST) && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
-    char limit[sizeof e.msg] = "";
-    if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
-        row.forced = 1;
-        snprintf(limit, sizeof limit, "%s", e.msg);
-        s = KB_OK;
-    }
-    if (s != KB_OK) {
-        set_status(&row, KB_ROW_UNSUPPORTED, e.msg);
-        kb_runner_emit(r, &row);
-        return;
-    }
-    if (v->flags & KB_HOST) {
+    char limit[1024];
+    size_t free_b;
+    if (!admit(r, p, cd, &row, limit, &free_b)) return;
+    if (v->flags & KB_HOST)
         run_host_variant(r, p, cd, &row);
-        return;
-    }
-    if (r->opts.mode == KB_MODE_GRAPH && (v->flags & KB_HOST_SYNC) && r->opts.timing) {
-        set_status(&row, KB_ROW_UNSUPPORTED,
-                   "synchronises with the host: cannot be graph-captured");
-        kb_runner_emit(r, &row);
-        return;
-    }
-    row.workspace_bytes = v->impl->workspace_bytes(cd->c);
-
-    /* Refuse up front what cannot fit, with the numbers. */
-    size_t free_b = device_free(r), out_b = kb_tensors_bytes(&cd->out_desc);
-    if (free_b && (out_b > free_b || row.workspace_bytes > free_b - out_b)) {
-        char why[512];
-        snprintf(why, sizeof why,
-                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free "
-                 "(inputs hold %.2f GiB)",
-                 gib(out_b), gib(row.workspace_bytes), gib(free_b), gib(kb_tensors_bytes(&cd->in)));
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-        if (row.forced) mark_forced(&row, limit);
-        kb_runner_emit(r, &row);
-        return;
-    }
-
-    run_device_variant(r, p, cd, &row, limit, free_b);
+    else
+        run_device_variant(r, p, cd, &row, limit, free_b);
 }
 
 /* ---- one case ---- */
@@ -1083,14 +1118,13 @@ static void drop_case(kb_runner *r, struct kb_held_case *h) {
     h->cur = -1;
 }
 
-void kb_runner_run_one(kb_runner *r, int p) {
+/* The held case, prepared for pair p's case (kept when it is already that
+ * one); NULL when there is no host memory for it. */
+static struct kb_held_case *hold_case(kb_runner *r, int p) {
     struct kb_held_case *h = r->held;
     if (!h) {
         h = r->held = calloc(1, sizeof *h);
-        if (!h) { /* nothing can be prepared: the row says so */
-            kb_runner_emit_status(r, p, KB_ROW_ERROR, "out of host memory for a case", "");
-            return;
-        }
+        if (!h) return NULL;
         h->cur = -1;
         h->t0 = kb_now_s();
         h->free0 = device_free(r);
@@ -1113,6 +1147,15 @@ void kb_runner_run_one(kb_runner *r, int p) {
             h->rc = prepare_case(r, &h->cd, &h->ce);
             stage(r, "");
         }
+    }
+    return h;
+}
+
+void kb_runner_run_one(kb_runner *r, int p) {
+    struct kb_held_case *h = hold_case(r, p);
+    if (!h) { /* nothing can be prepared: the row says so */
+        kb_runner_emit_status(r, p, KB_ROW_ERROR, "out of host memory for a case", "");
+        return;
     }
     char why[1100];
     r->pair = p;
