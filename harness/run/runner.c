@@ -399,9 +399,50 @@ typedef struct case_data {
     char params[1024];
 } case_data;
 
+/* A row held back (r->holding) keeps a copy of its samples. */
+static int hold_row(kb_runner *r, const kb_row *row) {
+    size_t ns = row->samples ? (size_t)row->stats.n : 0;
+    kb_row *rows = realloc(r->held_rows, (size_t)(r->nheld + 1) * sizeof *rows);
+    if (!rows) return KB_ERR;
+    r->held_rows = rows;
+    double *copy = ns ? malloc(ns * sizeof *copy) : NULL;
+    if (ns && !copy) return KB_ERR;
+    if (ns) memcpy(copy, row->samples, ns * sizeof *copy);
+    rows[r->nheld] = *row;
+    rows[r->nheld++].samples = copy;
+    return KB_OK;
+}
+
 void kb_runner_emit(kb_runner *r, const kb_row *row) {
+    kb_row noted;
+    if (r->row_note && r->row_note[0] && row->stats.n > 0) { /* a note on how it was timed */
+        noted = *row;
+        size_t used = strlen(noted.acc.note);
+        snprintf(noted.acc.note + used, sizeof noted.acc.note - used, "%s%s", used ? "; " : "",
+                 r->row_note);
+        row = &noted;
+    }
+    if (r->holding && hold_row(r, row) == KB_OK) return; /* no memory to wait: written now */
     r->counts[row->status]++;
     for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
+}
+
+static int by_pair(const void *a, const void *b) {
+    const kb_row *x = a, *y = b;
+    return (x->pair > y->pair) - (x->pair < y->pair);
+}
+
+/* The rows held back, in plan order. */
+static void release_rows(kb_runner *r) {
+    r->holding = 0;
+    qsort(r->held_rows, (size_t)r->nheld, sizeof *r->held_rows, by_pair);
+    for (int i = 0; i < r->nheld; i++) {
+        kb_runner_emit(r, &r->held_rows[i]);
+        free((void *)r->held_rows[i].samples);
+    }
+    free(r->held_rows);
+    r->held_rows = NULL;
+    r->nheld = 0;
 }
 
 /* The class v's outputs are judged in: a Python entry may name its own. */
@@ -807,6 +848,11 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     }
     kb_py_reply_free(&rep);
     kb_nvtx_pop();
+    if (r->opts.interleave && r->opts.timing && row->status == KB_ROW_PASS) {
+        size_t used = strlen(row->acc.note);
+        snprintf(row->acc.note + used, sizeof row->acc.note - used, "%s%s", used ? "; " : "",
+                 "timed alone, not in turns: a Python variant runs in its own worker");
+    }
     kb_runner_emit(r, row);
 }
 
@@ -1151,7 +1197,29 @@ static struct kb_held_case *hold_case(kb_runner *r, int p) {
     return h;
 }
 
+static void run_one(kb_runner *r, int p);
+
+/* --interleave, and no other pair of p's case can take turns with it (of its
+ * source, built-in or one plugin; a Python variant's note is its own). */
+static int lone(const kb_runner *r, int p) {
+    if (!r->opts.interleave || !r->opts.timing || !kb_runner_interleavable(r, p)) return 0;
+    for (int q = p - 1; q >= 0 && r->pairs[q].c == r->pairs[p].c; q--)
+        if (kb_runner_same_turns(r, p, q)) return 0;
+    for (int q = p + 1; q < r->npairs && r->pairs[q].c == r->pairs[p].c; q++)
+        if (kb_runner_same_turns(r, p, q)) return 0;
+    return 1;
+}
+
 void kb_runner_run_one(kb_runner *r, int p) {
+    const char *note = r->row_note;
+    if (!note && lone(r, p))
+        r->row_note = "timed alone: no other variant of its source (the built-ins, or its "
+                      "plugin) on this case to take turns with";
+    run_one(r, p);
+    r->row_note = note;
+}
+
+static void run_one(kb_runner *r, int p) {
     struct kb_held_case *h = hold_case(r, p);
     if (!h) { /* nothing can be prepared: the row says so */
         kb_runner_emit_status(r, p, KB_ROW_ERROR, "out of host memory for a case", "");
@@ -1168,6 +1236,233 @@ void kb_runner_run_one(kb_runner *r, int p) {
     }
 }
 
+/* ---- a case's variants in turns (--interleave) ---- */
+
+int kb_runner_interleavable(const kb_runner *r, int p) {
+    const kb_loaded *l = kb_loaded_of(r->variants[r->pairs[p].v]);
+    return !l || kb_source_at(l->source)->kind != KB_SOURCE_PY;
+}
+
+int kb_runner_same_turns(const kb_runner *r, int p, int q) {
+    return r->pairs[p].c == r->pairs[q].c && kb_runner_interleavable(r, p) &&
+           kb_runner_interleavable(r, q) &&
+           kb_variant_source_index(r->variants[r->pairs[p].v]) ==
+               kb_variant_source_index(r->variants[r->pairs[q].v]);
+}
+
+/* One variant of the case's turns: its row, outputs, state, the checked
+ * outputs, and a measure and timer of its own. */
+typedef struct turn {
+    int p;
+    const kb_variant *v;
+    kb_row row;
+    char limit[1024];
+    size_t free_b;
+    kb_tensors out, checked;
+    void *state;
+    launch_ctx lc;
+    kb_measure m;
+    kb_timer t;
+    int rc;
+    kb_error e;
+    int alone;  /* its setup found no memory beside the others': run alone after them */
+    int timing; /* its timer began */
+} turn;
+
+static void turn_on(kb_runner *r, const turn *tn) {
+    r->pair = tn->p;
+    if (r->on_turn) r->on_turn(r, tn->p);
+}
+
+/* Set up beside the others, and checked as kb_runner_run_one checks. */
+static void turn_setup(kb_runner *r, case_data *cd, turn *tn) {
+    const int host = (tn->v->flags & KB_HOST) != 0;
+    start_pair(r, tn->p, tn->limit);
+    turn_on(r, tn);
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", tn->v->op, tn->v->name, cd->params);
+    kb_nvtx_push(range);
+    tn->checked = cd->out_desc;
+    tn->rc = host ? host_setup(cd, tn->v, &tn->out, &tn->state, &tn->e)
+                  : device_setup(r, cd, tn->v, &tn->out, &tn->state, &tn->e);
+    if (tn->rc == KB_OUT_OF_MEMORY) { /* nothing of it stays: the others keep their room */
+        if (tn->state) tn->v->impl->teardown(tn->state);
+        tn->state = NULL;
+        if (host)
+            kb_tensors_free_host(&tn->out);
+        else
+            free_device(&tn->out);
+        tn->alone = 1;
+    }
+    tn->lc = (launch_ctx){tn->v, tn->state, host ? &cd->in : &cd->dev_in, &tn->out};
+    if (tn->rc == KB_OK && (r->opts.check || r->opts.dump_dir))
+        tn->rc = check_variant(r, cd, &tn->lc, &tn->row, &tn->checked, &tn->e);
+    kb_nvtx_pop();
+}
+
+/* Its own measure: the runner's settings, buffers of its own. */
+static int turn_measure(kb_runner *r, turn *tn) {
+    size_t ns = (size_t)r->opts.rule.max_samples;
+    tn->m = r->measure;
+    tn->m.samples = malloc(ns * sizeof *tn->m.samples);
+    tn->m.kwin = NULL, tn->m.ksum = tn->m.kspan = NULL, tn->m.kcount = NULL;
+    if (r->measure.kwin) {
+        tn->m.kwin = malloc(ns * sizeof *tn->m.kwin);
+        tn->m.ksum = malloc(ns * sizeof *tn->m.ksum);
+        tn->m.kspan = malloc(ns * sizeof *tn->m.kspan);
+        tn->m.kcount = malloc(ns * sizeof *tn->m.kcount);
+    }
+    tn->m.before_sample = poison_before_sample;
+    tn->m.before_sample_ctx = &tn->lc;
+    if (tn->m.samples &&
+        (!r->measure.kwin || (tn->m.kwin && tn->m.ksum && tn->m.kspan && tn->m.kcount)))
+        return KB_OK;
+    return kb_fail(&tn->e, "out of host memory for %d samples", r->opts.rule.max_samples);
+}
+
+static void turn_measure_free(turn *tn) {
+    free(tn->m.samples), free(tn->m.kwin), free(tn->m.ksum), free(tn->m.kspan);
+    free(tn->m.kcount);
+    tn->m.samples = NULL, tn->m.kwin = NULL, tn->m.ksum = tn->m.kspan = NULL;
+    tn->m.kcount = NULL;
+}
+
+/* A failed step: the variant's error, or a sticky CUDA error (its CRASH). */
+static void turn_failed(kb_runner *r, turn *tn) {
+    tn->rc = KB_ERR;
+    if (!(tn->v->flags & KB_HOST) && context_lost()) {
+        set_status(&tn->row, KB_ROW_CRASH, tn->e.msg);
+        r->context_lost = 1;
+    }
+}
+
+/* The rounds: every checked variant warmed up (graph mode: its own graph),
+ * then one sample of each in turn while any is still sampling. Hot and graph
+ * samples begin with one untimed launch of their own variant, so that their
+ * caches hold what that variant's launches leave, as when it is timed alone. */
+static void turns_time(kb_runner *r, case_data *cd, turn *ts, int nt) {
+    int last = -1;
+    for (int i = 0; i < nt && !r->context_lost; i++) {
+        turn *tn = &ts[i];
+        if (tn->rc != KB_OK || tn->alone) continue;
+        turn_on(r, tn);
+        const int host = (tn->v->flags & KB_HOST) != 0;
+        if (turn_measure(r, tn) != KB_OK) {
+            tn->rc = KB_ERR;
+            continue;
+        }
+        if (kb_timer_begin(&tn->t, &tn->m, launch, &tn->lc, r->stream, host, 0, &tn->e) != KB_OK) {
+            turn_failed(r, tn);
+            continue;
+        }
+        tn->t.warm_each = r->opts.mode != KB_MODE_COLD;
+        tn->timing = 1;
+        last = i;
+    }
+    char range[1200];
+    snprintf(range, sizeof range, "samples in turns {%s}", cd->params);
+    kb_nvtx_push(range);
+    for (int more = 1; more && !r->context_lost;) {
+        more = 0;
+        for (int i = 0; i < nt && !r->context_lost; i++) {
+            turn *tn = &ts[i];
+            if (!tn->timing || tn->t.done) continue;
+            turn_on(r, tn);
+            if (kb_timer_step(&tn->t, &tn->e) != KB_OK) turn_failed(r, tn);
+            more |= !tn->t.done;
+        }
+    }
+    kb_nvtx_pop();
+    for (int i = 0; i < nt; i++) {
+        turn *tn = &ts[i];
+        if (!tn->timing) continue;
+        kb_error ee;
+        int end = kb_timer_end(&tn->t, i != last, tn->rc == KB_OK ? &tn->e : &ee);
+        if (tn->rc == KB_OK && end != KB_OK) tn->rc = KB_ERR;
+        if (tn->rc == KB_OK && r->context_lost) continue;
+        if (tn->rc != KB_OK) continue;
+        tn->row.throttled = tn->m.throttled;
+        timed_row(r, &tn->m, tn->v, &tn->row);
+        tn->row.interleaved = 1;
+    }
+}
+
+/* The timed outputs against the checked ones, the teardown, the row. After
+ * a lost context only the CRASH row is made here: in a worker, the parent
+ * runs the others again alone; in this process they are NOT_RUN. */
+static void turn_finish(kb_runner *r, case_data *cd, turn *tn) {
+    const int host = (tn->v->flags & KB_HOST) != 0;
+    r->pair = tn->p; /* whose row it is, for a worker's parent */
+    if (tn->rc == KB_OK && !r->context_lost && r->opts.timing && tn->row.checked &&
+        tn->row.status == KB_ROW_PASS)
+        tn->rc = check_timed(r, cd, &tn->lc, &tn->checked, &tn->row, &tn->e);
+    kb_tensors_free_host(&tn->checked);
+    const int crashed = tn->row.status == KB_ROW_CRASH, lost = r->context_lost && !crashed;
+    if (host) {
+        host_done(tn->v, &tn->row, tn->rc, &tn->e, tn->state, &tn->out);
+    } else if (crashed || lost) {
+        if (tn->state) tn->v->impl->teardown(tn->state);
+        free_device(&tn->out);
+        if (tn->row.forced) mark_forced(&tn->row, tn->limit);
+    } else {
+        device_done(r, tn->p, &tn->row, tn->rc, &tn->e, tn->state, &tn->out, tn->limit, tn->free_b);
+    }
+    if (lost) { /* its samples were cut short with the rounds */
+        if (r->opts.isolate) return;
+        memset(&tn->row.stats, 0, sizeof tn->row.stats);
+        tn->row.samples = NULL;
+        tn->row.interleaved = 0;
+        set_status(&tn->row, KB_ROW_NOT_RUN, not_run_lost);
+    }
+    if (!tn->timing) tn->row.samples = NULL;
+    kb_runner_emit(r, &tn->row);
+}
+
+/* The variants that found no memory beside the others, each alone now. */
+static void run_alone(kb_runner *r, turn *ts, int nt) {
+    for (int i = 0; i < nt; i++) {
+        if (!ts[i].alone) continue;
+        char note[300];
+        snprintf(note, sizeof note,
+                 "timed alone, not in turns: out of memory with the case's other variants set "
+                 "up");
+        r->row_note = note;
+        kb_runner_run_one(r, ts[i].p);
+        r->row_note = NULL;
+    }
+}
+
+void kb_runner_run_group(kb_runner *r, int first, int n) {
+    struct kb_held_case *h = n > 1 ? hold_case(r, first) : NULL;
+    turn *ts = h && h->rc == KB_OK && !r->context_lost ? calloc((size_t)n, sizeof *ts) : NULL;
+    if (!ts) { /* one pair, or a case that could not be prepared: each row as alone */
+        for (int q = first; q < first + n; q++) kb_runner_run_one(r, q);
+        return;
+    }
+    case_data *cd = &h->cd;
+    r->holding = !r->opts.isolate;
+    int nt = 0;
+    for (int q = first; q < first + n; q++) {
+        turn *tn = &ts[nt];
+        tn->p = q;
+        tn->v = r->variants[r->pairs[q].v];
+        r->pair = q;
+        row_init(r, cd->c, tn->v, cd->params, &tn->row);
+        tn->row.pair = r->pairs[q].index;
+        if (admit(r, q, cd, &tn->row, tn->limit, &tn->free_b)) nt++;
+    }
+    for (int i = 0; i < nt; i++) turn_setup(r, cd, &ts[i]);
+    if (r->opts.timing) turns_time(r, cd, ts, nt);
+    for (int i = 0; i < nt; i++) {
+        if (!ts[i].alone) turn_finish(r, cd, &ts[i]);
+        turn_measure_free(&ts[i]);
+    }
+    release_rows(r);
+    /* after a lost context a worker makes no more rows: its parent runs them */
+    if (!r->context_lost || !r->opts.isolate) run_alone(r, ts, nt);
+    free(ts);
+}
+
 void kb_runner_finish(kb_runner *r) {
     struct kb_held_case *h = r->held;
     if (!h) return;
@@ -1180,6 +1475,13 @@ void kb_runner_finish(kb_runner *r) {
 }
 
 void kb_runner_run(kb_runner *r) {
-    for (int p = 0; p < r->npairs; p++) kb_runner_run_one(r, p);
+    for (int p = 0; p < r->npairs;) {
+        int n = 1;
+        while (r->opts.interleave && r->opts.timing && p + n < r->npairs &&
+               kb_runner_same_turns(r, p, p + n))
+            n++;
+        kb_runner_run_group(r, p, n);
+        p += n;
+    }
     kb_runner_finish(r);
 }
