@@ -314,10 +314,13 @@ static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error 
                       "time a case's variants in turns (A B C A B C ...), each\n"                  \
                       "checked and set up first, each under its own stop rule, so\n"               \
                       "clock and thermal drift fall on every variant alike\n"                      \
-                      "(interleaved column; README \"Measuring\"). Built-in and\n"                 \
-                      "plugin variants; Python ones (--py, --peers) are timed\n"                   \
-                      "alone. Hot and graph samples each begin with one untimed\n"                 \
-                      "launch of their own variant",                                               \
+                      "(interleaved column; README \"Measuring in turns\"). Built-ins\n"           \
+                      "take turns together, one plugin's variants together;\n"                     \
+                      "Python ones (--py, --peers) are timed alone (their note\n"                  \
+                      "says so). Hot and graph samples each begin with one\n"                      \
+                      "untimed launch of their own variant. A variant that\n"                      \
+                      "crashes or hangs in the rounds costs its own row: the\n"                    \
+                      "others run again alone, interleaved=no",                                    \
                       run_args, opts.interleave),                                                  \
         KB_OPT_CALL("--no-check", NULL, "time only: rows say UNCHECKED", set_no_check)
 
