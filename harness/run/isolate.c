@@ -562,6 +562,9 @@ static void settle(parent *pa, slot *s, int timed_out) {
     s->wfd = -1;
     while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) continue;
     s->pid = 0;
+    /* the turn it died in: the beat's last word, newer than pump's last look */
+    if (__atomic_load_n(&s->beat->beat, __ATOMIC_ACQUIRE) != s->seen_beat)
+        s->cur = __atomic_load_n(&s->beat->pair, __ATOMIC_RELAXED);
     munmap(s->beat, sizeof *s->beat);
     s->beat = NULL;
     char why[1200];

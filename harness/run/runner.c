@@ -1253,6 +1253,7 @@ int kb_runner_same_turns(const kb_runner *r, int p, int q) {
 /* One variant of the case's turns: its row, outputs, state, the checked
  * outputs, and a measure and timer of its own. */
 typedef struct turn {
+    kb_runner *r;
     int p;
     const kb_variant *v;
     kb_row row;
@@ -1300,6 +1301,18 @@ static void turn_setup(kb_runner *r, case_data *cd, turn *tn) {
     kb_nvtx_pop();
 }
 
+/* Before each sample in turns: persisting L2 lines that another variant's
+ * sample left (evict_last stores, an access policy window) are reset, as
+ * before each pair alone, since another sample came between; then the
+ * outputs are poisoned. */
+static int turn_before_sample(void *p, cudaStream_t s, kb_error *e) {
+    turn *tn = p;
+    if (!(tn->v->flags & KB_HOST) && tn->r->reset_persisting &&
+        kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", e) != KB_OK)
+        return KB_ERR;
+    return poison_outputs(&tn->lc, s, e);
+}
+
 /* Its own measure: the runner's settings, buffers of its own. */
 static int turn_measure(kb_runner *r, turn *tn) {
     size_t ns = (size_t)r->opts.rule.max_samples;
@@ -1312,8 +1325,8 @@ static int turn_measure(kb_runner *r, turn *tn) {
         tn->m.kspan = malloc(ns * sizeof *tn->m.kspan);
         tn->m.kcount = malloc(ns * sizeof *tn->m.kcount);
     }
-    tn->m.before_sample = poison_before_sample;
-    tn->m.before_sample_ctx = &tn->lc;
+    tn->m.before_sample = turn_before_sample;
+    tn->m.before_sample_ctx = tn;
     if (tn->m.samples &&
         (!r->measure.kwin || (tn->m.kwin && tn->m.ksum && tn->m.kspan && tn->m.kcount)))
         return KB_OK;
@@ -1405,7 +1418,8 @@ static void turn_finish(kb_runner *r, case_data *cd, turn *tn) {
         free_device(&tn->out);
         if (tn->row.forced) mark_forced(&tn->row, tn->limit);
     } else {
-        device_done(r, tn->p, &tn->row, tn->rc, &tn->e, tn->state, &tn->out, tn->limit, tn->free_b);
+        /* no leak watch (free_b 0): the others' memory is still in use */
+        device_done(r, tn->p, &tn->row, tn->rc, &tn->e, tn->state, &tn->out, tn->limit, 0);
     }
     if (lost) { /* its samples were cut short with the rounds */
         if (r->opts.isolate) return;
@@ -1444,6 +1458,7 @@ void kb_runner_run_group(kb_runner *r, int first, int n) {
     int nt = 0;
     for (int q = first; q < first + n; q++) {
         turn *tn = &ts[nt];
+        tn->r = r;
         tn->p = q;
         tn->v = r->variants[r->pairs[q].v];
         r->pair = q;
@@ -1457,9 +1472,9 @@ void kb_runner_run_group(kb_runner *r, int first, int n) {
         if (!ts[i].alone) turn_finish(r, cd, &ts[i]);
         turn_measure_free(&ts[i]);
     }
-    release_rows(r);
     /* after a lost context a worker makes no more rows: its parent runs them */
     if (!r->context_lost || !r->opts.isolate) run_alone(r, ts, nt);
+    release_rows(r);
     free(ts);
 }
 
