@@ -5,7 +5,7 @@
 # (A A A B B B); in turns, after the checks and warm-ups one by one, the
 # samples go A B C A B C. A variant that aborts or hangs in the rounds costs
 # its own CRASH or TIMEOUT row; the others PASS, run again alone, rows in
-# plan order, saying so. The interleaved column and the header line say how
+# plan order, saying so; so does one that finds no memory beside the others. The interleaved column and the header line say how
 # each row was timed; compare says when two files differ in it.
 source "$(dirname "$0")/cli_lib.sh"
 plugin=${KBT_TURNS:?KBT_TURNS: the turns test plugin}
@@ -47,6 +47,21 @@ check "built-ins: exit 0" [ $? -eq 0 ]
 check "built-ins: 2 rows in turns" [ "$(grep -Ec '^nms,cpu_(greedy|bitmask),.*,PASS,.*,yes$' nms.csv)" -eq 2 ]
 "$k" run topk -v cpu_select -a segments=3x500 --max-time 0.05 --interleave -o lone.csv >lone.out 2>&1
 expect_file lone.csv '^topk,cpu_select,.*,PASS,.*timed alone: no other variant of its source.*,no$'
+
+# No memory beside the others: timed alone after them, in plan order, saying so.
+for how in isolated in-process; do
+    extra=()
+    [ $how = in-process ] && extra=(--no-isolate)
+    "$k" "${common[@]}" -v turn_a,turn_big,turn_c --interleave "${extra[@]}" -o "big-$how.csv" \
+        >big.out 2>&1
+    check "$how no memory: exit 0" [ $? -eq 0 ]
+    check "$how no memory: rows in plan order" [ "$(grep -o '^topk,turn_[a-z]*' "big-$how.csv" |
+        tr '\n' ' ')" = "topk,turn_a topk,turn_big topk,turn_c " ]
+    expect_file "big-$how.csv" \
+        '^topk,turn_big,.*,PASS,.*timed alone, not in turns: out of memory with the case.s other variants set up.*,no$'
+    check "$how no memory: the others in turns" \
+        [ "$(grep -Ec '^topk,turn_[ac],.*,PASS,.*,yes$' "big-$how.csv")" -eq 2 ]
+done
 
 # A crash in the rounds: its own CRASH row, the others PASS alone, in plan order.
 "$k" "${common[@]}" -v turn_a,turn_b,turn_crash,turn_c --interleave -o crash.csv >crash.out 2>&1

@@ -3,7 +3,8 @@
  * full sort per segment) and append their name to the file $KBT_TRACE at
  * every run, so that the test reads the order the runs took; turn_crash
  * aborts and turn_hang never returns at their 10th run, after the check's
- * two runs and the warm-up's (about 4 of 5 ms each), in the timed rounds. */
+ * two runs and the warm-up's (about 4 of 5 ms each), in the timed rounds;
+ * turn_big's setup finds no memory while another variant is set up. */
 #define _POSIX_C_SOURCE 200809L
 #include "kbench/variant.h"
 
@@ -41,11 +42,14 @@ static size_t no_bytes(const kb_case *c) {
     return 0;
 }
 
+static int live; /* states set up and not torn down */
+
 static int setup_as(void **state, const char *name, int fail_at, int hang) {
     turn_state *t = calloc(1, sizeof *t);
     if (!t) return KB_OUT_OF_MEMORY;
     *t = (turn_state){name, 0, fail_at, hang};
     *state = t;
+    live++;
     return KB_OK;
 }
 #define SETUP(fn, name, fail_at, hang)                                                             \
@@ -59,7 +63,17 @@ SETUP(setup_c, "turn_c", 0, 0)
 SETUP(setup_crash, "turn_crash", 10, 0)
 SETUP(setup_hang, "turn_hang", 10, 1)
 
+static int setup_big(const kb_case *c, const kb_tensors *in, void **state, kb_error *e) {
+    (void)c, (void)in;
+    if (live > 0) {
+        kb_fail(e, "turn_big: no room beside %d other variant(s)", live);
+        return KB_OUT_OF_MEMORY;
+    }
+    return setup_as(state, "turn_big", 0, 0);
+}
+
 static void teardown(void *state) {
+    live--;
     free(state);
 }
 
@@ -114,12 +128,14 @@ static const kb_variant_impl impl_b = {ok, no_bytes, setup_b, run, teardown};
 static const kb_variant_impl impl_c = {ok, no_bytes, setup_c, run, teardown};
 static const kb_variant_impl impl_crash = {ok, no_bytes, setup_crash, run, teardown};
 static const kb_variant_impl impl_hang = {ok, no_bytes, setup_hang, run, teardown};
+static const kb_variant_impl impl_big = {ok, no_bytes, setup_big, run, teardown};
 
 static const kb_variant rows[] = {
     {"topk", "turn_a", "right; traces its runs", KB_HOST, &impl_a, NULL},
     {"topk", "turn_b", "right; traces its runs", KB_HOST, &impl_b, NULL},
     {"topk", "turn_crash", "aborts at its 10th run", KB_HOST, &impl_crash, NULL},
     {"topk", "turn_hang", "never returns from its 10th run", KB_HOST, &impl_hang, NULL},
+    {"topk", "turn_big", "no memory beside another variant", KB_HOST, &impl_big, NULL},
     {"topk", "turn_c", "right; traces its runs", KB_HOST, &impl_c, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL},
 };
