@@ -517,8 +517,10 @@ static void prepare_timed_out(parent *pa, slot *s) {
     while (lo > 0 && r->pairs[lo - 1].c == c) lo--;
     while (hi + 1 < r->npairs && r->pairs[hi + 1].c == c) hi++;
     status_row(pa, s, s->assigned, KB_ROW_TIMEOUT, why, "");
-    for (int q = lo; q <= hi; q++)
-        if (pa->state[q] == QUEUED) status_row(pa, s, q, KB_ROW_TIMEOUT, why, "");
+    for (int q = lo; q <= hi; q++) /* with the rest of its turns (--interleave) */
+        if (pa->state[q] == QUEUED ||
+            (pa->state[q] == HANDED && q > s->assigned && q < s->assigned + s->group_n))
+            status_row(pa, s, q, KB_ROW_TIMEOUT, why, "");
 }
 
 /* Slot s's worker ended (timed_out: killed for it): reap it, and make the

@@ -82,6 +82,13 @@ expect_file hang.csv '^topk,turn_hang,.*,TIMEOUT,"?did not finish a turn'
 check "hang: the others PASS, timed alone" [ "$(grep -Ec \
     '^topk,turn_[ab],.*,PASS,.*turn_hang ran past --case-timeout.*,no$' hang.csv)" -eq 2 ]
 
+# Preparing the case past --case-timeout: a TIMEOUT row for each of its turns.
+timeout 60 "$k" run topk --plugin "$plugin" -v turn_a,turn_b,turn_c -a segments=8x8000000 \
+    --interleave --case-timeout 0.2 --max-time 0.01 -o prep.csv >prep.out 2>&1
+check "preparing: exit 1, not hung" [ $? -eq 1 ]
+check "preparing: a TIMEOUT row for each turn" \
+    [ "$(grep -c "^topk,turn_[abc],.*,TIMEOUT,making the case's inputs did not finish" prep.csv)" -eq 3 ]
+
 # The column and the header fact read back; compare says the files differ in it.
 expect 0 "interleaved[[:space:]]+yes/no" -- list --columns
 expect 0 "interleave: OLD timed one variant at a time, NEW in turns .*the rows compare" -- compare alone.csv \
