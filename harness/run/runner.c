@@ -1386,17 +1386,18 @@ static void turns_time(kb_runner *r, case_data *cd, turn *ts, int nt) {
         }
     }
     kb_nvtx_pop();
+    int timed = 0; /* one alone (the others refused or failed) took no turns */
+    for (int i = 0; i < nt; i++) timed += ts[i].timing;
     for (int i = 0; i < nt; i++) {
         turn *tn = &ts[i];
         if (!tn->timing) continue;
         kb_error ee;
         int end = kb_timer_end(&tn->t, i != last, tn->rc == KB_OK ? &tn->e : &ee);
         if (tn->rc == KB_OK && end != KB_OK) tn->rc = KB_ERR;
-        if (tn->rc == KB_OK && r->context_lost) continue;
-        if (tn->rc != KB_OK) continue;
+        if (tn->rc != KB_OK || r->context_lost) continue;
         tn->row.throttled = tn->m.throttled;
         timed_row(r, &tn->m, tn->v, &tn->row);
-        tn->row.interleaved = 1;
+        tn->row.interleaved = timed > 1;
     }
 }
 
