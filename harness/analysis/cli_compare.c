@@ -87,7 +87,8 @@ static void compare_help(void) {
           "without the '# l2 flush:' line flushed by write) get a note above the verdicts:\n"
           "their times differ by the flush as well. Files whose '# gpu:' lines name\n"
           "different GPU models (an H100 and an H200; another UUID of the same model is\n"
-          "the same model) get one too.\n"
+          "the same model) get one too, and so do files of which one was timed in turns\n"
+          "(run --interleave: its '# interleave:' line) and the other not: their rows pair.\n"
           "A row of a plugin or Python file (its source column) whose file's sha256 in the\n"
           "two headers differs says so in its line: the code behind it changed.\n"
           "A row --force ran past its variant's limit has no time that counts: SAME unless\n"
@@ -264,7 +265,8 @@ static void print_alarms(FILE *f, int md, const int *counts, int allow_removed) 
 static void print_report(FILE *f, int md, const pairing *ps, int n, const int *counts,
                          const char *old_path, const char *new_path, double threshold,
                          double max_noise, int all, int allow_removed, const char *flush_old,
-                         const char *flush_new, const char *gpus_old, const char *gpus_new) {
+                         const char *flush_new, const char *gpus_old, const char *gpus_new,
+                         const int *turns) {
     if (md)
         fprintf(f, "### kbench compare\n\n`%s` → `%s` (threshold %.1f%%, max noise %.1f%%)\n\n",
                 old_path, new_path, threshold * 100, max_noise * 100);
@@ -278,6 +280,14 @@ static void print_report(FILE *f, int md, const pairing *ps, int n, const int *c
                 "%sthe files' cold rows were timed with different L2 flushes (--flush %s, then "
                 "%s): a change of their times may be the flush's\n\n",
                 md ? "**Note:** " : "note: ", flush_old, flush_new);
+    /* Times in turns and one variant at a time are the same measure: the rows
+     * pair; only where clock or thermal drift falls differs. */
+    if (turns[0] != turns[1])
+        fprintf(f,
+                "%sinterleave: OLD timed %s, NEW %s (--interleave): the rows compare; a change "
+                "may be drift that timing one variant at a time put on one of them\n\n",
+                md ? "**Note:** " : "note: ", turns[0] ? "in turns" : "one variant at a time",
+                turns[1] ? "in turns" : "one variant at a time");
     /* Another model is another memory system and clock: every time moves. */
     if (gpus_old[0] && gpus_new[0] && strcmp(gpus_old, gpus_new) != 0) {
         fputs(md ? "**Note:** " : "note: ", f);
@@ -414,9 +424,10 @@ int kb_cmd_compare(int argc, char **argv) {
     }
     char gpus[2][1024];
     for (int f = 0; f < 2; f++) file_models(&res.files[f], gpus[f], sizeof gpus[f]);
+    int turns[2] = {res.files[0].run.interleave[0] != 0, res.files[1].run.interleave[0] != 0};
     print_report(stdout, md, ps, n, counts, paths[0], paths[1], threshold, max_noise, all,
                  allow_removed, kb_result_file_flushes(&res, 0), kb_result_file_flushes(&res, 1),
-                 gpus[0], gpus[1]);
+                 gpus[0], gpus[1], turns);
     if (kernels)
         printf("%stimer kernels: %d pair(s) judged by kernel time (kernel_us), %d by event time "
                "(median_us: a row without kernel time, from an older file, a run without CUPTI, "

@@ -18,6 +18,7 @@ void kb_header_print(FILE *f, const char *prefix, const kb_run_header *h) {
     fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, h->cpu, h->cpu[0] ? ", " : "",
             h->omp_threads);
     if (h->l2_flush[0]) fprintf(f, "%sl2 flush: %s\n", prefix, h->l2_flush);
+    if (h->interleave[0]) fprintf(f, "%sinterleave: %s\n", prefix, h->interleave);
 }
 
 static void copy_to(char *dst, size_t size, const char *src, size_t len) {
@@ -59,6 +60,7 @@ int kb_header_read_line(const char *line, kb_run_header *h) {
         {"command: ", offsetof(kb_run_header, command), sizeof h->command},
         {"shard: ", offsetof(kb_run_header, shard), sizeof h->shard},
         {"l2 flush: ", offsetof(kb_run_header, l2_flush), sizeof h->l2_flush},
+        {"interleave: ", offsetof(kb_run_header, interleave), sizeof h->interleave},
     };
     for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
         size_t n = strlen(text[i].key);

@@ -9,15 +9,19 @@
 #include <stdio.h>
 
 typedef struct kb_run_header {
-    char commit[64];    /* the kbench build ("kbench COMMIT | ...") */
-    char time[64];      /* when the run began, ISO 8601 UTC */
-    char host[128];     /* the machine's host name */
-    char command[2048]; /* the command line, as typed */
-    char shard[256];    /* --shard: "I/N of OP: K of the sweep's P pairs, sweep HASH"; "" */
-    char cpu[128];      /* what host rows and the CPU references ran on; "" unknown */
-    int omp_threads;    /* omp_get_max_threads() of the run; 0 not said */
-    char l2_flush[16];  /* how cold mode emptied L2 (kb_flush_name); "" nothing flushed */
+    char commit[64];     /* the kbench build ("kbench COMMIT | ...") */
+    char time[64];       /* when the run began, ISO 8601 UTC */
+    char host[128];      /* the machine's host name */
+    char command[2048];  /* the command line, as typed */
+    char shard[256];     /* --shard: "I/N of OP: K of the sweep's P pairs, sweep HASH"; "" */
+    char cpu[128];       /* what host rows and the CPU references ran on; "" unknown */
+    int omp_threads;     /* omp_get_max_threads() of the run; 0 not said */
+    char l2_flush[16];   /* how cold mode emptied L2 (kb_flush_name); "" nothing flushed */
+    char interleave[96]; /* --interleave: "yes (...)"; "" the variants were timed one by one */
 } kb_run_header;
+
+/* The interleave line's text (kb_run_header.interleave) of a --interleave run. */
+#define KB_INTERLEAVE_FACT "yes (a case's variants timed in turns: one sample of each per round)"
 
 /* h as '#' lines, each after prefix ("# " in a CSV, "> " in Markdown). */
 void kb_header_print(FILE *f, const char *prefix, const kb_run_header *h);

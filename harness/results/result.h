@@ -49,6 +49,8 @@ typedef struct kb_result {
      * medians (%). NAN where the file leaves them empty or has no column. */
     double kernel_us, kernel_p10_us, kernel_p90_us, span_us, kernels;
     double repeats, repeat_spread_pct;
+    int interleaved; /* 1: its samples were taken in turn with its case's other variants'
+                        (--interleave); 0 not, and in a file from before the column */
     /* Not columns: what the reader adds. */
     char key[1024]; /* params by value (kb_params_key): what rows are matched by */
     int file;       /* index into kb_results.files */
@@ -103,7 +105,8 @@ typedef struct kb_result {
     X(span_us, NUMBER, 0, "%.4f", "first kernel start to last end per launch, median (CUPTI)")     \
     X(kernels, NUMBER, 0, "%.2f", "CUPTI records (kernels, memsets, copies) per launch")           \
     X(repeats, NUMBER, 0, "%.0f", "a host row's repeats of the stop rule")                         \
-    X(repeat_spread_pct, NUMBER, 0, "%.2f", "spread of a host row's repeat medians, percent")
+    X(repeat_spread_pct, NUMBER, 0, "%.2f", "spread of a host row's repeat medians, percent")      \
+    X(interleaved, YESNO, 0, "", "timed in turns with its case's other variants (--interleave)")
 
 typedef enum kb_column_type {
     KB_COL_TEXT,

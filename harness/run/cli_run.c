@@ -310,6 +310,18 @@ static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error 
          1,                                                                                        \
          100,                                                                                      \
          NULL},                                                                                    \
+        KB_OPT_SWITCH("--interleave",                                                              \
+                      "time a case's variants in turns (A B C A B C ...), each\n"                  \
+                      "checked and set up first, each under its own stop rule, so\n"               \
+                      "clock and thermal drift fall on every variant alike\n"                      \
+                      "(interleaved column; README \"Measuring in turns\"). Built-ins\n"           \
+                      "take turns together, one plugin's variants together;\n"                     \
+                      "Python ones (--py, --peers) are timed alone (their note\n"                  \
+                      "says so). Hot and graph samples each begin with one\n"                      \
+                      "untimed launch of their own variant. A variant that\n"                      \
+                      "crashes or hangs in the rounds costs its own row: the\n"                    \
+                      "others run again alone, interleaved=no",                                    \
+                      run_args, opts.interleave),                                                  \
         KB_OPT_CALL("--no-check", NULL, "time only: rows say UNCHECKED", set_no_check)
 
 #define RELIABILITY_OPTS                                                                           \
@@ -424,6 +436,10 @@ static int set_op(void *dst, const char *arg, kb_error *e) {
 /* KB_OK, KB_OPTS_HELP (help printed), or KB_EXIT_USAGE (said). */
 static int parse_args(int argc, char **argv, run_args *a) {
     const char *cmd = a->cmd;
+    for (int i = 1; !a->opts.timing && i < argc; i++)
+        if (strcmp(argv[i], "--interleave") == 0)
+            return kb_usage_error(cmd, "--interleave orders the timed samples, and kbench check "
+                                       "times nothing (kbench run --interleave)");
     int rc =
         kb_opts_parse(cmd, a->opts.timing ? kb_run_table : kb_check_table, a, argc, argv, set_op);
     if (rc == KB_OPTS_HELP) run_help(cmd);
@@ -962,7 +978,10 @@ static int begin_printers(void *ctx, const kb_device *devs, int ndevs, int sm_cl
     snprintf(bc->meta.run.shard, sizeof bc->meta.run.shard, "%s", bc->shard);
     const kb_run_opts *o = &bc->r->opts;
     if (ndevs && o->timing && o->mode == KB_MODE_COLD)
-        snprintf(bc->meta.run.l2_flush, sizeof bc->meta.run.l2_flush, "%s", kb_flush_name(o->flush));
+        snprintf(bc->meta.run.l2_flush, sizeof bc->meta.run.l2_flush, "%s",
+                 kb_flush_name(o->flush));
+    if (o->timing && o->interleave)
+        snprintf(bc->meta.run.interleave, sizeof bc->meta.run.interleave, "%s", KB_INTERLEAVE_FACT);
     bc->meta.sm_clock_now_mhz = sm_clock_now_mhz;
     for (int i = 0; i < bc->r->nprinters; i++)
         bc->r->printers[i]->begin(bc->r->printers[i], &bc->meta);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +44,22 @@ typedef struct device_msg {
     int sm_clock_now_mhz;
     int opened; /* 0: a plan of host variants, which opens no device */
 } device_msg;
+
+/* Where a worker is in a case's turns (--interleave): the pair whose check,
+ * warm-up or sample runs now, and a count of turns taken. Memory the parent
+ * shares (mapped before the fork), so that a turn costs a store, not a
+ * message; the parent reads it to blame a death or a hang on the right
+ * pair, and to restart --case-timeout at each turn. */
+typedef struct turn_beat {
+    int pair;
+    unsigned beat;
+} turn_beat;
+
+/* What the parent hands a worker: pairs first .. first+n-1, timed in turns
+ * when n > 1 (kb_runner_run_group). */
+typedef struct handed {
+    int first, n;
+} handed;
 
 /* Worker exit codes the parent tells apart from a death. */
 enum { WORKER_DONE = 0, WORKER_LOST = 10, WORKER_FAILED = 11 };
@@ -86,6 +103,7 @@ typedef struct worker_out {
     kb_printer p; /* first: the runner hands rows to &p */
     int fd;
     const kb_runner *r;
+    turn_beat *beat;
 } worker_out;
 
 static void pipe_row(kb_printer *p, const kb_row *row) {
@@ -113,6 +131,12 @@ static void on_stage(kb_runner *r, int pair, const char *stage) {
     send_msg(w->fd, MSG_STAGE, pair, 0, stage, strlen(stage) + 1, NULL, 0);
 }
 
+static void on_turn(kb_runner *r, int pair) {
+    turn_beat *b = ((const worker_out *)r->hook_ctx)->beat;
+    __atomic_store_n(&b->pair, pair, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&b->beat, 1, __ATOMIC_RELEASE);
+}
+
 static void on_skip(kb_runner *r, int pair) {
     const worker_out *w = r->hook_ctx;
     send_msg(w->fd, MSG_SKIP, pair, 0, NULL, 0, NULL, 0);
@@ -125,7 +149,7 @@ static void fail(int fd, int code, const kb_error *e) {
 
 /* Runs the pairs that arrive on cmd until it closes. */
 static void worker(kb_runner *r, int device, const char *uuid, int first, int cmd, int fd,
-                   pid_t parent_pid) {
+                   pid_t parent_pid, turn_beat *beat) {
     setpgid(0, 0);                    /* a timeout kills this group */
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the parent's end */
     if (getppid() != parent_pid) _exit(WORKER_FAILED);
@@ -148,7 +172,7 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
      * the start, before any output file is begun. */
     if (dm.opened && kb_runner_attach(r, &dm.dev, &e) != KB_OK) fail(fd, KB_ERR, &e);
     send_msg(fd, MSG_DEVICE, -1, 0, &dm, sizeof dm, NULL, 0);
-    worker_out out = {.fd = fd, .r = r};
+    worker_out out = {.fd = fd, .r = r, .beat = beat};
     out.p.begin = pipe_begin;
     out.p.row = pipe_row;
     out.p.end = pipe_nothing;
@@ -157,10 +181,15 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
     r->on_start = on_start;
     r->on_skip = on_skip;
     r->on_stage = on_stage;
+    r->on_turn = on_turn;
     r->hook_ctx = &out;
-    int p;
-    while (read_all(cmd, &p, sizeof p) == KB_OK && p >= 0 && p < r->npairs) {
-        kb_runner_run_one(r, p);
+    handed hd;
+    while (read_all(cmd, &hd, sizeof hd) == KB_OK && hd.first >= 0 && hd.n >= 1 &&
+           hd.first + hd.n <= r->npairs) {
+        if (hd.n > 1)
+            kb_runner_run_group(r, hd.first, hd.n);
+        else
+            kb_runner_run_one(r, hd.first);
         /* every later row would fail for its reason; and the parent reads a
          * CRASH row as this worker's end */
         if (r->context_lost || r->retire) _exit(WORKER_LOST);
@@ -177,8 +206,13 @@ typedef struct slot { /* one device of the set, and its current worker */
     pid_t pid;        /* 0: no worker */
     int rfd, wfd;     /* rows from it, pairs to it */
     int ready;        /* its device is open (MSG_DEVICE) */
-    int assigned;     /* the pair handed to it, no row yet; -1 */
-    int started;      /* that pair's START came */
+    int assigned;     /* the (first) pair handed to it, no row yet; -1 */
+    int group_n;      /* pairs handed with it, timed in turns: assigned .. assigned+group_n-1 */
+    int cur;          /* of those, the one it runs now (START, or its turn_beat) */
+    int crashed;      /* of those, one whose CRASH row came; -1 */
+    turn_beat *beat;  /* shared with its worker (mapped before the fork) */
+    unsigned seen_beat;
+    int started; /* that pair's START came */
     double t_start;
     int preparing;     /* its case's preparation is under way (a STAGE came, not ended) */
     double t_prepare;  /* when it began: the preparation has --case-timeout of its own */
@@ -204,6 +238,7 @@ typedef struct parent {
     int clock_mhz;
     int begun;
     char *state;         /* per pair: QUEUED, HANDED, DONE */
+    char **alone;        /* per pair: why it runs alone after its case's turns ended, or NULL */
     kb_row **row;        /* per pair: its row while earlier rows are missing; NULL for a skip */
     int next_emit, head; /* the first pair not written; not handed out */
     char *buf;           /* one message's payload */
@@ -219,11 +254,19 @@ static int spawn(parent *pa, slot *s, kb_error *e) {
         close(up[1]);
         return kb_fail(e, "pipe: %s", strerror(errno));
     }
+    turn_beat *beat =
+        mmap(NULL, sizeof *beat, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (beat == MAP_FAILED) {
+        close(up[0]), close(up[1]), close(down[0]), close(down[1]);
+        return kb_fail(e, "mmap: %s", strerror(errno));
+    }
+    memset(beat, 0, sizeof *beat);
     fflush(NULL); /* the worker never flushes what the parent had buffered */
     pid_t self = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(up[0]), close(up[1]), close(down[0]), close(down[1]);
+        munmap(beat, sizeof *beat);
         return kb_fail(e, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
@@ -231,7 +274,8 @@ static int spawn(parent *pa, slot *s, kb_error *e) {
             if (pa->slots[i].pid > 0) close(pa->slots[i].rfd), close(pa->slots[i].wfd);
         close(up[0]);
         close(down[1]);
-        worker(pa->r, s->device, s->uuid, !pa->begun && s == &pa->slots[0], down[0], up[1], self);
+        worker(pa->r, s->device, s->uuid, !pa->begun && s == &pa->slots[0], down[0], up[1], self,
+               beat);
     }
     setpgid(pid, pid); /* also here: no window in which a timeout misses it */
     close(up[1]);
@@ -240,8 +284,11 @@ static int spawn(parent *pa, slot *s, kb_error *e) {
     s->rfd = up[0];
     s->wfd = down[1];
     s->ready = s->started = s->failed = s->ending = s->preparing = 0;
-    s->assigned = s->last = -1;
+    s->assigned = s->last = s->crashed = -1;
+    s->group_n = 0;
     s->plugin = -1;
+    s->beat = beat;
+    s->seen_beat = 0;
     return KB_OK;
 }
 
@@ -318,6 +365,19 @@ static int plugin_of(const kb_runner *r, int p) {
     return src >= 0 && kb_source_at(src)->kind == KB_SOURCE_PLUGIN ? src : -1;
 }
 
+/* How many pairs from p a worker takes to time in turns (--interleave): p
+ * and the queued pairs after it of the same case and source, less those that
+ * an earlier case's turns sent to run alone; 1 without --interleave. */
+static int turns_from(const parent *pa, int p) {
+    const kb_runner *r = pa->r;
+    int n = 1;
+    if (!r->opts.interleave || !r->opts.timing || !r->variants || pa->alone[p]) return 1;
+    while (p + n < r->npairs && pa->state[p + n] == QUEUED && !pa->alone[p + n] &&
+           kb_runner_same_turns(r, p, p + n))
+        n++;
+    return n;
+}
+
 /* Hand the next pair to every ready, free worker; one that has none left
  * gets its pipe closed, and ends. So does one that has loaded a plugin when
  * its next pair is of another source: a plugin's code shares a process
@@ -334,15 +394,19 @@ static void dispatch(parent *pa) {
             continue;
         }
         if (p >= 0 && plugin_of(pa->r, p) >= 0) s->plugin = plugin_of(pa->r, p);
-        if (p < 0 || write_all(s->wfd, &p, sizeof p) != KB_OK) {
+        handed hd = {p, p >= 0 ? turns_from(pa, p) : 0};
+        if (p < 0 || write_all(s->wfd, &hd, sizeof hd) != KB_OK) {
             close(s->wfd); /* nothing left (or it is gone: its end shows on rfd) */
             s->wfd = -1;
             continue;
         }
-        pa->state[p] = HANDED;
-        s->assigned = p;
+        for (int q = p; q < p + hd.n; q++) pa->state[q] = HANDED;
+        s->assigned = s->cur = p;
+        s->group_n = hd.n;
+        s->crashed = -1;
+        s->seen_beat = __atomic_load_n(&s->beat->beat, __ATOMIC_ACQUIRE);
         s->started = s->preparing = 0;
-        s->last = p;
+        s->last = p + hd.n - 1;
     }
 }
 
@@ -352,7 +416,10 @@ static int receive(parent *pa, slot *s) {
     msg_head h;
     if (read_all(s->rfd, &h, sizeof h) != KB_OK || h.bytes > pa->cap) return KB_ERR;
     if (h.bytes && read_all(s->rfd, pa->buf, h.bytes) != KB_OK) return KB_ERR;
-    if (h.type != MSG_DEVICE && h.type != MSG_FAIL && h.pair != s->assigned) return KB_ERR;
+    if (h.type != MSG_DEVICE && h.type != MSG_FAIL &&
+        (s->assigned < 0 || h.pair < s->assigned || h.pair >= s->assigned + s->group_n ||
+         pa->state[h.pair] != HANDED))
+        return KB_ERR;
     switch (h.type) {
     case MSG_DEVICE: {
         if (h.bytes != sizeof(device_msg)) return KB_ERR;
@@ -380,6 +447,7 @@ static int receive(parent *pa, slot *s) {
     case MSG_START:
         s->preparing = 0;
         s->started = 1;
+        s->cur = h.pair;
         s->t_start = kb_now_s();
         snprintf(s->forced, sizeof s->forced, "%.*s", (int)h.bytes, pa->buf);
         return KB_OK;
@@ -393,7 +461,12 @@ static int receive(parent *pa, slot *s) {
         int ns = (int)((h.bytes - sizeof row) / sizeof(double));
         /* A CRASH row is a lost context: the worker is on its way out, and a
          * pair handed to it now would be charged to its death. */
-        if (row.status == KB_ROW_CRASH) s->ending = 1;
+        if (row.status == KB_ROW_CRASH) s->ending = 1, s->crashed = h.pair;
+        if (pa->alone[h.pair] && row.stats.n > 0) { /* why it was not timed in turns */
+            size_t used = strlen(row.acc.note);
+            snprintf(row.acc.note + used, sizeof row.acc.note - used, "%s%s", used ? "; " : "",
+                     pa->alone[h.pair]);
+        }
         memcpy(r->measure.samples, pa->buf + sizeof row, (size_t)ns * sizeof(double));
         if (finish_pair(pa, h.pair, &row, r->measure.samples, ns) != KB_OK) {
             row.samples = ns ? r->measure.samples : NULL; /* no memory to wait: write it now */
@@ -405,6 +478,11 @@ static int receive(parent *pa, slot *s) {
     default:
         return KB_ERR;
     }
+    for (int q = s->assigned; q < s->assigned + s->group_n; q++)
+        if (pa->state[q] == HANDED) { /* its turns go on */
+            flush_rows(pa);
+            return KB_OK;
+        }
     s->assigned = -1;
     /* The next pair first, then the files: the GPU need not wait for them. */
     dispatch(pa);
@@ -439,8 +517,10 @@ static void prepare_timed_out(parent *pa, slot *s) {
     while (lo > 0 && r->pairs[lo - 1].c == c) lo--;
     while (hi + 1 < r->npairs && r->pairs[hi + 1].c == c) hi++;
     status_row(pa, s, s->assigned, KB_ROW_TIMEOUT, why, "");
-    for (int q = lo; q <= hi; q++)
-        if (pa->state[q] == QUEUED) status_row(pa, s, q, KB_ROW_TIMEOUT, why, "");
+    for (int q = lo; q <= hi; q++) /* with the rest of its turns (--interleave) */
+        if (pa->state[q] == QUEUED ||
+            (pa->state[q] == HANDED && q > s->assigned && q < s->assigned + s->group_n))
+            status_row(pa, s, q, KB_ROW_TIMEOUT, why, "");
 }
 
 /* Slot s's worker ended (timed_out: killed for it): reap it, and make the
@@ -455,6 +535,27 @@ static void prepare_timed_out(parent *pa, slot *s) {
  * and a new worker on the same device carries on (it must open the device
  * of the same UUID). A CPU variant that faults or hangs costs its row just
  * the same. */
+static char alone_short[] = "timed alone, not in turns";
+
+/* A worker's end in the middle of its case's turns: the pairs of them that
+ * have no row yet run again, alone, in a fresh worker; their rows say why
+ * (guilty: the pair whose turn it was). */
+static void turns_ended(parent *pa, slot *s, int guilty, const char *how) {
+    const kb_runner *r = pa->r;
+    char why[300];
+    const kb_variant *v = guilty >= 0 && r->variants ? r->variants[r->pairs[guilty].v] : NULL;
+    snprintf(why, sizeof why, "timed alone, not in turns: its case's turns ended when %.64s %s",
+             v ? v->name : "a variant", how);
+    for (int q = s->assigned; q < s->assigned + s->group_n; q++) {
+        if (pa->state[q] != HANDED) continue;
+        pa->state[q] = QUEUED;
+        if (pa->alone[q] != alone_short) free(pa->alone[q]);
+        pa->alone[q] = strdup(why);
+        if (!pa->alone[q]) pa->alone[q] = alone_short; /* no memory for the whole note */
+        if (q < pa->head) pa->head = q;
+    }
+}
+
 static void settle(parent *pa, slot *s, int timed_out) {
     kb_runner *r = pa->r;
     int status = 0;
@@ -463,7 +564,31 @@ static void settle(parent *pa, slot *s, int timed_out) {
     s->wfd = -1;
     while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) continue;
     s->pid = 0;
+    /* the turn it died in: the beat's last word, newer than pump's last look */
+    if (__atomic_load_n(&s->beat->beat, __ATOMIC_ACQUIRE) != s->seen_beat)
+        s->cur = __atomic_load_n(&s->beat->pair, __ATOMIC_RELAXED);
+    munmap(s->beat, sizeof *s->beat);
+    s->beat = NULL;
     char why[1200];
+    if (s->assigned >= 0 && s->group_n > 1 && !(timed_out && s->preparing)) {
+        /* the turn's pair is to blame; a CRASH row it sent is its row */
+        int guilty = s->crashed >= 0 ? s->crashed : s->cur;
+        if (pa->state[guilty] == HANDED) {
+            if (timed_out)
+                snprintf(why, sizeof why,
+                         "did not finish a turn (its check, warm-up or one sample) within %g s "
+                         "(--case-timeout): the worker process was killed",
+                         r->opts.case_timeout_s);
+            else
+                death_text(status, why, sizeof why);
+            status_row(pa, s, guilty, timed_out ? KB_ROW_TIMEOUT : KB_ROW_CRASH, why,
+                       s->started ? s->forced : "");
+        }
+        turns_ended(pa, s, guilty, timed_out ? "ran past --case-timeout" : "crashed");
+        s->assigned = -1;
+        flush_rows(pa);
+        return;
+    }
     if (timed_out && s->preparing) {
         prepare_timed_out(pa, s);
     } else if (timed_out) {
@@ -514,6 +639,16 @@ static void pump(parent *pa) {
     for (int i = 0; i < pa->nslots; i++) {
         slot *s = &pa->slots[i];
         if (s->pid <= 0) continue;
+        /* In turns, each turn (a check, a warm-up, a sample) restarts the
+         * limit; the beat is read at least once a second. */
+        unsigned beat = __atomic_load_n(&s->beat->beat, __ATOMIC_ACQUIRE);
+        if (s->group_n > 1 && s->assigned >= 0 && beat != s->seen_beat) {
+            s->seen_beat = beat;
+            s->cur = __atomic_load_n(&s->beat->pair, __ATOMIC_RELAXED);
+            s->started = 1;
+            s->preparing = 0;
+            s->t_start = kb_now_s();
+        }
         if (s->assigned >= 0 && (s->started || s->preparing) && limit > 0) {
             double left = (s->started ? s->t_start : s->t_prepare) + limit - kb_now_s();
             if (left <= 0) {
@@ -523,6 +658,7 @@ static void pump(parent *pa) {
                 return;
             }
             int ms = (int)(left * 1000) + 1;
+            if (s->group_n > 1 && ms > 1000) ms = 1000;
             if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
         }
         pf[n] = (struct pollfd){s->rfd, POLLIN, 0};
@@ -581,8 +717,9 @@ int kb_isolated_run(kb_runner *r, const kb_device_set *set, kb_begin_fn begin, v
     pa->buf = malloc(pa->cap);
     pa->state = calloc((size_t)r->npairs + 1, 1);
     pa->row = calloc((size_t)r->npairs + 1, sizeof *pa->row);
-    if (!pa->buf || !pa->state || !pa->row) {
-        free(pa->buf), free(pa->state), free(pa->row), free(pa);
+    pa->alone = calloc((size_t)r->npairs + 1, sizeof *pa->alone);
+    if (!pa->buf || !pa->state || !pa->row || !pa->alone) {
+        free(pa->buf), free(pa->state), free(pa->row), free(pa->alone), free(pa);
         return kb_fail(e, "out of host memory for %d pairs", r->npairs);
     }
     /* An inherited SIG_IGN (or SA_NOCLDWAIT) would reap the workers itself:
@@ -647,6 +784,9 @@ int kb_isolated_run(kb_runner *r, const kb_device_set *set, kb_begin_fn begin, v
     sigaction(SIGPIPE, &oldpipe, NULL);
     sigaction(SIGCHLD, &old, NULL);
     for (int p = 0; p < r->npairs; p++) free(pa->row[p]);
+    for (int p = 0; p < r->npairs; p++)
+        if (pa->alone[p] != alone_short) free(pa->alone[p]);
+    free(pa->alone);
     free(pa->row);
     free(pa->state);
     free(pa->buf);

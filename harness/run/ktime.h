@@ -11,7 +11,7 @@
  *   kb_ktime_open(&e);                      // once a process, after the device
  *   kb_ktime_begin();                       // before a row's samples
  *   kb_ktime_mark(&w, 0); ... kb_ktime_mark(&w, 1);   // around each sample
- *   kb_ktime_collect(wins, n, launches, sum, span, count, &e);  // after them
+ *   kb_ktime_collect(wins, n, launches, sum, span, count, 0, &e);  // after them
  */
 #ifndef KB_KTIME_H
 #define KB_KTIME_H
@@ -72,9 +72,10 @@ void kb_ktime_begin(void);
  * right after an event record without adding to the timed region. */
 void kb_ktime_mark(kb_kwindow *w, int end);
 /* Flush CUPTI's buffers (after the samples, never among them) and attribute
- * the records to the n windows. KB_ERR when records were dropped or the
- * flush failed: the row then has no kernel time rather than a wrong one. */
+ * the records to the n windows; keep: leave the records for another
+ * variant's windows of the same rounds (--interleave), else drop them. KB_ERR when records were
+ * dropped or the flush failed: the row then has no kernel time rather than a wrong one. */
 int kb_ktime_collect(const kb_kwindow *wins, int n, int launches, double *sum_s, double *span_s,
-                     int *count, kb_error *e);
+                     int *count, int keep, kb_error *e);
 
 #endif

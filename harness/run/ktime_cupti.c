@@ -208,7 +208,7 @@ void kb_ktime_mark(kb_kwindow *w, int end) {
 }
 
 int kb_ktime_collect(const kb_kwindow *wins, int n, int launches, double *sum_s, double *span_s,
-                     int *count, kb_error *e) {
+                     int *count, int keep, kb_error *e) {
     if (opened <= 0) return kb_fail(e, "CUPTI is not loaded");
     CUptiResult rc = cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (rc != CUPTI_SUCCESS) return kb_fail(e, "cuptiActivityFlushAll: %s", result_text(rc));
@@ -218,8 +218,10 @@ int kb_ktime_collect(const kb_kwindow *wins, int n, int launches, double *sum_s,
              kb_ktime_attribute(recs, nrecs, wins, n, launches, sum_s, span_s, count) == KB_OK;
     int attributed = 0;
     for (int i = 0; ok && i < n; i++) attributed += count[i];
-    nrecs = 0;
-    atomic_store(&dropped_recs, 0);
+    if (!keep) {
+        nrecs = 0;
+        atomic_store(&dropped_recs, 0);
+    }
     pthread_mutex_unlock(&lock);
     if (lost) return kb_fail(e, "CUPTI dropped %zu activity records", lost);
     if (!ok) return kb_fail(e, "out of host memory attributing kernel records");

@@ -5,26 +5,21 @@
  * previous layer has pushed its inputs out of L2. */
 #include "measure.h"
 
-typedef struct cold_ctx {
-    kb_measure *m;
-    kb_launch_fn fn;
-    void *ctx;
-} cold_ctx;
-
 static int flush_l2(void *p, cudaStream_t s, kb_error *e) {
-    kb_measure *m = ((cold_ctx *)p)->m;
+    kb_measure *m = ((kb_timer *)p)->m;
     return kb_l2_flush(m->flush, m->l2_flush, m->l2_flush_bytes, m->nsamples, s, e);
 }
 
 static int one_launch(void *p, cudaStream_t s, kb_error *e) {
-    cold_ctx *c = p;
-    return c->fn(c->ctx, s, e);
+    kb_timer *t = p;
+    return t->fn(t->ctx, s, e);
 }
 
-int kb_measure_cold(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
+int kb_timer_cold(kb_timer *t, kb_error *e) {
     double one;
-    if (kb_warmup(m, fn, ctx, s, &one, e) != KB_OK) return KB_ERR;
-    cold_ctx c = {m, fn, ctx};
-    kb_sampler sp = {flush_l2, one_launch, &c, 1};
-    return kb_sample_loop(m, &sp, s, e);
+    if (kb_warmup(t->m, t->fn, t->ctx, t->s, &one, e) != KB_OK) return KB_ERR;
+    t->before = flush_l2;
+    t->body = one_launch;
+    t->batch = 1;
+    return KB_OK;
 }

@@ -79,57 +79,143 @@ static int clock_low(const kb_measure *m) {
     return now > 0 && now < m->throttle_frac * m->dev->sm_clock_mhz;
 }
 
-int kb_sample_loop(kb_measure *m, const kb_sampler *sp, cudaStream_t s, kb_error *e) {
-    kb_events ev;
-    if (kb_events_create(&ev, e) != KB_OK) return KB_ERR;
-    int rc = KB_OK, done = 0;
-    double t0 = kb_now_s();
+int kb_timer_begin(kb_timer *t, kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, int host,
+                   int alone, kb_error *e) {
+    memset(t, 0, sizeof *t);
+    t->m = m;
+    t->fn = fn;
+    t->ctx = ctx;
+    t->s = s;
+    t->host = host;
+    t->alone = alone;
+    t->batch = 1;
     m->nsamples = 0;
     m->throttled = 0;
     m->kn = 0;
-    m->klaunches = sp->launches;
-    if (m->ktime) kb_ktime_begin();
-    kb_nvtx_push("samples");
-    while (rc == KB_OK && !done) {
-        kb_kwindow win = {0, 0, 0};
-        if (m->before_sample) rc = m->before_sample(m->before_sample_ctx, s, e);
-        if (rc == KB_OK && sp->before) rc = sp->before(sp->ctx, s, e);
-        if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.start, s), "cudaEventRecord", e);
-        /* The window opens and closes on the event records' own ids: host
-         * loads only, so nothing is added between the events. */
-        if (m->ktime) kb_ktime_mark(&win, 0);
-        if (rc == KB_OK) rc = sp->body(sp->ctx, s, e);
-        if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(ev.stop, s), "cudaEventRecord", e);
-        if (m->ktime) kb_ktime_mark(&win, 1);
-        double t = 0;
-        if (rc == KB_OK) rc = kb_events_elapsed(&ev, &t, e);
-        if (rc != KB_OK) break;
-        /* The clock is read right after the sample, while it still reflects it. */
-        if (clock_low(m)) {
-            m->throttled++;
-        } else {
-            if (m->ktime) m->kwin[m->nsamples] = win;
-            m->samples[m->nsamples++] = t / sp->launches;
-        }
-        double elapsed = kb_now_s() - t0;
-        done = kb_should_stop(&m->rule, m->samples, m->nsamples, elapsed) ||
-               (m->nsamples == 0 && elapsed >= 4 * m->rule.max_time_s);
+    int rc;
+    if (host)
+        rc = kb_timer_host(t, e);
+    else if (m->mode == KB_MODE_HOT)
+        rc = kb_timer_hot(t, e);
+    else if (m->mode == KB_MODE_GRAPH)
+        rc = kb_timer_graph(t, e);
+    else
+        rc = kb_timer_cold(t, e);
+    if (rc == KB_OK && !host) rc = kb_events_create(&t->ev, e);
+    t->have_ev = rc == KB_OK && !host;
+    if (rc != KB_OK) {
+        kb_timer_graph_release(t);
+        return KB_ERR;
     }
-    kb_nvtx_pop();
-    kb_events_destroy(&ev);
+    m->klaunches = t->batch;
+    /* After the warm-up: its records are dropped (in turn, each begin drops
+     * the earlier ones' warm-ups too, and the rounds follow every begin). */
+    if (m->ktime) kb_ktime_begin();
+    if (alone) kb_nvtx_push("samples");
+    return KB_OK;
+}
+
+/* One device sample: outside the events the untimed launch (warm_each),
+ * the poisoning and the flush; between them the body. */
+static int device_step(kb_timer *t, kb_error *e) {
+    kb_measure *m = t->m;
+    cudaStream_t s = t->s;
+    kb_kwindow win = {0, 0, 0};
+    int rc = KB_OK;
+    if (t->warm_each) rc = t->fn(t->ctx, s, e);
+    if (rc == KB_OK && m->before_sample) rc = m->before_sample(m->before_sample_ctx, s, e);
+    if (rc == KB_OK && t->before) rc = t->before(t, s, e);
+    if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(t->ev.start, s), "cudaEventRecord", e);
+    /* The window opens and closes on the event records' own ids: host
+     * loads only, so nothing is added between the events. */
+    if (m->ktime) kb_ktime_mark(&win, 0);
+    if (rc == KB_OK) rc = t->body(t, s, e);
+    if (rc == KB_OK) rc = kb_cuda_check(cudaEventRecord(t->ev.stop, s), "cudaEventRecord", e);
+    if (m->ktime) kb_ktime_mark(&win, 1);
+    double sec = 0;
+    if (rc == KB_OK) rc = kb_events_elapsed(&t->ev, &sec, e);
+    if (rc != KB_OK) return KB_ERR;
+    /* The clock is read right after the sample, while it still reflects it. */
+    if (clock_low(m)) {
+        m->throttled++;
+    } else {
+        if (m->ktime) m->kwin[m->nsamples] = win;
+        m->samples[m->nsamples++] = sec / t->batch;
+    }
+    return KB_OK;
+}
+
+int kb_timer_step(kb_timer *t, kb_error *e) {
+    if (t->done) return KB_OK;
+    double t0 = kb_now_s();
+    kb_measure *m = t->m;
+    if (t->host) {
+        int rc = kb_timer_host_step(t, e);
+        t->spent += kb_now_s() - t0;
+        if (rc != KB_OK) t->done = 1;
+        return rc;
+    }
+    int rc = device_step(t, e);
+    t->spent += kb_now_s() - t0;
+    t->done = rc != KB_OK || kb_should_stop(&m->rule, m->samples, m->nsamples, t->spent) ||
+              (m->nsamples == 0 && t->spent >= 4 * m->rule.max_time_s);
+    return rc;
+}
+
+int kb_timer_end(kb_timer *t, int keep_records, kb_error *e) {
+    kb_measure *m = t->m;
+    if (t->alone) kb_nvtx_pop();
+    if (t->have_ev) kb_events_destroy(&t->ev);
+    t->have_ev = 0;
+    kb_timer_graph_release(t);
+    if (t->host) {
+        kb_timer_host_end(t);
+        return KB_OK;
+    }
     /* After the samples, never among them: the flush takes time of its own. */
     kb_error ke;
-    if (rc == KB_OK && m->ktime && m->nsamples > 0) {
-        if (kb_ktime_collect(m->kwin, m->nsamples, sp->launches, m->ksum, m->kspan, m->kcount,
-                             &ke) == KB_OK)
+    if (m->ktime && m->nsamples > 0) {
+        if (kb_ktime_collect(m->kwin, m->nsamples, t->batch, m->ksum, m->kspan, m->kcount,
+                             keep_records, &ke) == KB_OK)
             m->kn = m->nsamples;
         else
             fprintf(stderr, "kbench: no kernel time for this row: %s\n", ke.msg);
     }
-    if (rc == KB_OK && m->nsamples == 0)
-        rc = kb_fail(e, "every sample (%d) ran with the SM clock under %.0f%% of its maximum",
-                     m->throttled, 100 * m->throttle_frac);
-    return rc;
+    if (m->nsamples == 0)
+        return kb_fail(e, "every sample (%d) ran with the SM clock under %.0f%% of its maximum",
+                       m->throttled, 100 * m->throttle_frac);
+    return KB_OK;
+}
+
+/* Begin, a step at a time until the rule is met, end: a variant alone. */
+static int timer_run(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, int host,
+                     kb_error *e) {
+    kb_timer t;
+    if (kb_timer_begin(&t, m, fn, ctx, s, host, 1, e) != KB_OK) return KB_ERR;
+    int rc = KB_OK;
+    while (rc == KB_OK && !t.done) rc = kb_timer_step(&t, e);
+    kb_error ee;
+    int end = kb_timer_end(&t, 0, rc == KB_OK ? e : &ee);
+    return rc == KB_OK ? end : KB_ERR;
+}
+
+int kb_measure_cold(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
+    m->mode = KB_MODE_COLD;
+    return timer_run(m, fn, ctx, s, 0, e);
+}
+
+int kb_measure_hot(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
+    m->mode = KB_MODE_HOT;
+    return timer_run(m, fn, ctx, s, 0, e);
+}
+
+int kb_measure_graph(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
+    m->mode = KB_MODE_GRAPH;
+    return timer_run(m, fn, ctx, s, 0, e);
+}
+
+int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e) {
+    return timer_run(m, fn, ctx, NULL, 1, e);
 }
 
 int kb_batch_size(double per_launch_s) {

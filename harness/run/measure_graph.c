@@ -22,20 +22,22 @@ static int capture(kb_launch_fn fn, void *ctx, cudaStream_t s, int batch, cudaGr
 }
 
 static int replay(void *p, cudaStream_t s, kb_error *e) {
-    return kb_cuda_check(cudaGraphLaunch(*(cudaGraphExec_t *)p, s), "cudaGraphLaunch", e);
+    return kb_cuda_check(cudaGraphLaunch(((kb_timer *)p)->exec, s), "cudaGraphLaunch", e);
 }
 
-int kb_measure_graph(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
+int kb_timer_graph(kb_timer *t, kb_error *e) {
     double one;
-    if (kb_warmup(m, fn, ctx, s, &one, e) != KB_OK) return KB_ERR;
-    int batch = kb_batch_size(one);
-    cudaGraphExec_t exec;
-    if (capture(fn, ctx, s, batch, &exec, e) != KB_OK) return KB_ERR;
+    if (kb_warmup(t->m, t->fn, t->ctx, t->s, &one, e) != KB_OK) return KB_ERR;
+    t->batch = kb_batch_size(one);
+    if (capture(t->fn, t->ctx, t->s, t->batch, &t->exec, e) != KB_OK) return KB_ERR;
+    t->have_exec = 1;
+    t->body = replay;
     /* one replay first: it uploads the graph */
-    int rc = replay(&exec, s, e);
-    if (rc == KB_OK) rc = kb_cuda_check(cudaStreamSynchronize(s), "graph replay", e);
-    kb_sampler sp = {NULL, replay, &exec, batch};
-    if (rc == KB_OK) rc = kb_sample_loop(m, &sp, s, e);
-    cudaGraphExecDestroy(exec);
-    return rc;
+    if (replay(t, t->s, e) != KB_OK) return KB_ERR;
+    return kb_cuda_check(cudaStreamSynchronize(t->s), "graph replay", e);
+}
+
+void kb_timer_graph_release(kb_timer *t) {
+    if (t->have_exec) cudaGraphExecDestroy(t->exec);
+    t->have_exec = 0;
 }

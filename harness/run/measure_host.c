@@ -23,7 +23,8 @@ static int host_sample(kb_launch_fn fn, void *ctx, int batch, double *per_run_s,
     return KB_OK;
 }
 
-int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e) {
+int kb_timer_host(kb_timer *t, kb_error *e) {
+    kb_measure *m = t->m;
     int rc = KB_OK, launches = 0;
     double t0 = kb_now_s(), one = 0;
     kb_nvtx_push("warm-up");
@@ -32,49 +33,59 @@ int kb_measure_host(kb_measure *m, kb_launch_fn fn, void *ctx, kb_error *e) {
      * loads the module); a host run of 11 s (nms cpu_greedy on 100000 boxes)
      * is not spent twice before its one sample. */
     while (rc == KB_OK && (launches < 1 || kb_now_s() - t0 < m->warmup_s) && launches < 1000) {
-        rc = host_sample(fn, ctx, 1, &one, e);
+        rc = host_sample(t->fn, t->ctx, 1, &one, e);
         launches++;
     }
     kb_nvtx_pop();
     if (rc != KB_OK) return KB_ERR;
-    int batch = m->mode == KB_MODE_HOT ? kb_batch_size(one) : 1;
-    m->nsamples = 0;
-    m->throttled = 0;
+    t->batch = m->mode == KB_MODE_HOT ? kb_batch_size(one) : 1;
     m->repeats_done = 0;
     m->repeat_min_median = m->repeat_spread = 0;
-    int repeats = m->repeats > 0 ? m->repeats : 1;
     /* Each repeat is the stopping rule with its share of the time and of the
      * sample buffer; a further repeat begins only while the row is inside
      * the rule's 4 x --max-time bound, so a run of seconds is timed once. */
-    kb_stop_rule rule = m->rule;
-    rule.max_time_s = m->rule.max_time_s / repeats;
-    rule.max_samples = m->rule.max_samples / repeats > 0 ? m->rule.max_samples / repeats : 1;
-    double hi = 0, start = kb_now_s();
-    kb_nvtx_push("samples");
-    while (rc == KB_OK && m->repeats_done < repeats && m->nsamples < m->rule.max_samples &&
-           (m->repeats_done == 0 || kb_now_s() - start < 4 * m->rule.max_time_s)) {
-        double *mine = m->samples + m->nsamples;
-        int n = 0;
-        t0 = kb_now_s();
-        for (int done = 0; rc == KB_OK && !done;) {
-            if (m->before_sample) rc = m->before_sample(m->before_sample_ctx, NULL, e);
-            if (rc == KB_OK) rc = host_sample(fn, ctx, batch, &mine[n], e);
-            if (rc != KB_OK) break;
-            n++;
-            done = kb_should_stop(&rule, mine, n, kb_now_s() - t0) ||
-                   m->nsamples + n >= m->rule.max_samples;
-        }
-        if (rc != KB_OK) break;
-        kb_stats st;
-        kb_stats_compute(mine, n, &st);
-        if (m->repeats_done == 0 || st.median < m->repeat_min_median)
-            m->repeat_min_median = st.median;
-        if (st.median > hi) hi = st.median;
-        m->nsamples += n;
-        m->repeats_done++;
-    }
-    kb_nvtx_pop();
+    t->repeats = m->repeats > 0 ? m->repeats : 1;
+    t->rule = m->rule;
+    t->rule.max_time_s = m->rule.max_time_s / t->repeats;
+    t->rule.max_samples =
+        m->rule.max_samples / t->repeats > 0 ? m->rule.max_samples / t->repeats : 1;
+    t->n = 0;
+    t->hi = t->repeat_spent = 0;
+    return KB_OK;
+}
+
+/* One sample of the current repeat; a repeat that meets its rule is closed
+ * (its median kept), and the next one begins while the bounds allow. */
+int kb_timer_host_step(kb_timer *t, kb_error *e) {
+    kb_measure *m = t->m;
+    double *mine = m->samples + m->nsamples, t0 = kb_now_s();
+    int rc = KB_OK;
+    if (t->warm_each) rc = host_sample(t->fn, t->ctx, 1, &mine[t->n], e);
+    if (rc == KB_OK && m->before_sample) rc = m->before_sample(m->before_sample_ctx, NULL, e);
+    if (rc == KB_OK) rc = host_sample(t->fn, t->ctx, t->batch, &mine[t->n], e);
+    if (rc != KB_OK) return KB_ERR;
+    t->n++;
+    t->repeat_spent += kb_now_s() - t0;
+    if (!kb_should_stop(&t->rule, mine, t->n, t->repeat_spent) &&
+        m->nsamples + t->n < m->rule.max_samples)
+        return KB_OK;
+    kb_stats st;
+    kb_stats_compute(mine, t->n, &st);
+    if (m->repeats_done == 0 || st.median < m->repeat_min_median) m->repeat_min_median = st.median;
+    if (st.median > t->hi) t->hi = st.median;
+    m->nsamples += t->n;
+    m->repeats_done++;
+    t->n = 0;
+    t->repeat_spent = 0;
+    /* t->spent holds this step's time only once kb_timer_step adds it */
+    double spent = t->spent + (kb_now_s() - t0);
+    t->done = m->repeats_done >= t->repeats || m->nsamples >= m->rule.max_samples ||
+              spent >= 4 * m->rule.max_time_s;
+    return KB_OK;
+}
+
+void kb_timer_host_end(kb_timer *t) {
+    kb_measure *m = t->m;
     if (m->repeat_min_median > 0)
-        m->repeat_spread = (hi - m->repeat_min_median) / m->repeat_min_median;
-    return rc;
+        m->repeat_spread = (t->hi - m->repeat_min_median) / m->repeat_min_median;
 }

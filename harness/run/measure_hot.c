@@ -3,23 +3,17 @@
  * stay there: the best case, and the launch gaps are included. */
 #include "measure.h"
 
-typedef struct hot_ctx {
-    kb_launch_fn fn;
-    void *ctx;
-    int batch;
-} hot_ctx;
-
 static int batch_of_launches(void *p, cudaStream_t s, kb_error *e) {
-    hot_ctx *h = p;
+    kb_timer *t = p;
     int rc = KB_OK;
-    for (int i = 0; i < h->batch && rc == KB_OK; i++) rc = h->fn(h->ctx, s, e);
+    for (int i = 0; i < t->batch && rc == KB_OK; i++) rc = t->fn(t->ctx, s, e);
     return rc;
 }
 
-int kb_measure_hot(kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, kb_error *e) {
+int kb_timer_hot(kb_timer *t, kb_error *e) {
     double one;
-    if (kb_warmup(m, fn, ctx, s, &one, e) != KB_OK) return KB_ERR;
-    hot_ctx h = {fn, ctx, kb_batch_size(one)};
-    kb_sampler sp = {NULL, batch_of_launches, &h, h.batch};
-    return kb_sample_loop(m, &sp, s, e);
+    if (kb_warmup(t->m, t->fn, t->ctx, t->s, &one, e) != KB_OK) return KB_ERR;
+    t->batch = kb_batch_size(one);
+    t->body = batch_of_launches;
+    return KB_OK;
 }

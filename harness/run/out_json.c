@@ -39,6 +39,10 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
         fputs(",\"l2_flush\":", f);
         kb_json_put_str(f, m->run.l2_flush);
     }
+    if (m->run.interleave[0]) {
+        fputs(",\"interleave\":", f);
+        kb_json_put_str(f, m->run.interleave);
+    }
     if (m->dev) {
         const kb_device *d = m->dev;
         fputs(",\"gpu\":", f);

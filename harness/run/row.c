@@ -52,6 +52,7 @@ void kb_row_result(const kb_row *r, kb_result *out) {
     snprintf(out->source, sizeof out->source, "%s", r->source);
     out->forced = r->forced != 0;
     out->peer = r->peer != 0;
+    out->interleaved = r->interleaved != 0;
     if (r->kn > 0) {
         out->kernel_us = r->ksum_median * 1e6;
         out->kernel_p10_us = r->ksum_p10 * 1e6;

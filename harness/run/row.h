@@ -44,6 +44,7 @@ typedef struct kb_row {
      * and the spread of their medians, (max - min) / min; 0 repeats: not one. */
     int repeats;
     double repeat_spread;
+    int interleaved; /* timed in turns with its case's other variants (--interleave) */
 } kb_row;
 
 /* What every output file records once (DESIGN.md "Output"). */

@@ -399,9 +399,50 @@ typedef struct case_data {
     char params[1024];
 } case_data;
 
+/* A row held back (r->holding) keeps a copy of its samples. */
+static int hold_row(kb_runner *r, const kb_row *row) {
+    size_t ns = row->samples ? (size_t)row->stats.n : 0;
+    kb_row *rows = realloc(r->held_rows, (size_t)(r->nheld + 1) * sizeof *rows);
+    if (!rows) return KB_ERR;
+    r->held_rows = rows;
+    double *copy = ns ? malloc(ns * sizeof *copy) : NULL;
+    if (ns && !copy) return KB_ERR;
+    if (ns) memcpy(copy, row->samples, ns * sizeof *copy);
+    rows[r->nheld] = *row;
+    rows[r->nheld++].samples = copy;
+    return KB_OK;
+}
+
 void kb_runner_emit(kb_runner *r, const kb_row *row) {
+    kb_row noted;
+    if (r->row_note && r->row_note[0] && row->stats.n > 0) { /* a note on how it was timed */
+        noted = *row;
+        size_t used = strlen(noted.acc.note);
+        snprintf(noted.acc.note + used, sizeof noted.acc.note - used, "%s%s", used ? "; " : "",
+                 r->row_note);
+        row = &noted;
+    }
+    if (r->holding && hold_row(r, row) == KB_OK) return; /* no memory to wait: written now */
     r->counts[row->status]++;
     for (int i = 0; i < r->nprinters; i++) r->printers[i]->row(r->printers[i], row);
+}
+
+static int by_pair(const void *a, const void *b) {
+    const kb_row *x = a, *y = b;
+    return (x->pair > y->pair) - (x->pair < y->pair);
+}
+
+/* The rows held back, in plan order. */
+static void release_rows(kb_runner *r) {
+    r->holding = 0;
+    qsort(r->held_rows, (size_t)r->nheld, sizeof *r->held_rows, by_pair);
+    for (int i = 0; i < r->nheld; i++) {
+        kb_runner_emit(r, &r->held_rows[i]);
+        free((void *)r->held_rows[i].samples);
+    }
+    free(r->held_rows);
+    r->held_rows = NULL;
+    r->nheld = 0;
 }
 
 /* The class v's outputs are judged in: a Python entry may name its own. */
@@ -499,8 +540,7 @@ static void kernel_time(const kb_measure *m, kb_row *row) {
 }
 
 /* The row's statistics and rates from the measure's samples. */
-static void timed_row(kb_runner *r, const kb_variant *v, kb_row *row) {
-    kb_measure *m = &r->measure;
+static void timed_row(kb_runner *r, const kb_measure *m, const kb_variant *v, kb_row *row) {
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->samples = m->samples;
     /* A host row of several repeats is its lowest repeat's median: the
@@ -547,7 +587,7 @@ measured:
     m->before_sample_ctx = NULL;
     if (rc != KB_OK) return KB_ERR;
     row->throttled = m->throttled;
-    timed_row(r, lc->v, row);
+    timed_row(r, m, lc->v, row);
     return KB_OK;
 }
 
@@ -702,40 +742,47 @@ static void start_pair(kb_runner *r, int p, const char *forced_limit) {
     r->started = p + 1;
 }
 
+/* A KB_HOST variant's outputs (host memory with guard bytes) and state. */
+static int host_setup(case_data *cd, const kb_variant *v, kb_tensors *out, void **state,
+                      kb_error *e) {
+    *out = cd->out_desc;
+    int rc = alloc_host_guarded(out, e);
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->in, state, e);
+    return rc;
+}
+
+/* The row's status from how the pair went, and its state released. */
+static void host_done(const kb_variant *v, kb_row *row, int rc, const kb_error *e, void *state,
+                      kb_tensors *out) {
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of host memory: %s", e->msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e->msg);
+    }
+    if (state) v->impl->teardown(state);
+    kb_tensors_free_host(out);
+}
+
 /* A KB_HOST variant, after supports(): the host inputs, host outputs with
  * guard bytes, the same check, wall-clock timing. No device memory and no
  * CUDA call, so no leak watch and no lost context either. */
 static void run_host_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     const kb_variant *v = r->variants[r->pairs[p].v];
     kb_error e = {{0}};
-    if (r->opts.mode == KB_MODE_GRAPH && r->opts.timing) {
-        set_status(row, KB_ROW_UNSUPPORTED,
-                   "runs on the host: no CUDA graph to replay (time it with --mode cold or hot)");
-        kb_runner_emit(r, row);
-        return;
-    }
-    row->workspace_bytes = v->impl->workspace_bytes(cd->c);
     start_pair(r, p, "");
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
-    kb_tensors out = cd->out_desc;
+    kb_tensors out;
     void *state = NULL;
-    int rc = alloc_host_guarded(&out, &e);
-    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->in, &state, &e);
+    int rc = host_setup(cd, v, &out, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->in, &out};
         rc = check_and_time(r, cd, &lc, row, &e);
     }
-    if (rc == KB_OUT_OF_MEMORY) {
-        char why[1100];
-        snprintf(why, sizeof why, "out of host memory: %s", e.msg);
-        set_status(row, KB_ROW_UNSUPPORTED, why);
-    } else if (rc != KB_OK) {
-        set_status(row, KB_ROW_ERROR, e.msg);
-    }
-    if (state) v->impl->teardown(state);
-    kb_tensors_free_host(&out);
+    host_done(v, row, rc, &e, state, &out);
     kb_nvtx_pop();
     kb_runner_emit(r, row);
 }
@@ -789,7 +836,7 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
             m->throttled = 0;
             m->kn = 0; /* timed in the Python worker: no CUPTI there */
             m->repeats_done = 0;
-            timed_row(r, v, row);
+            timed_row(r, m, v, row);
         }
         if (r->opts.timing && row->checked && row->status == KB_ROW_PASS && rep.have[2])
             judge_timed(cd, v, &rep.set[0], &rep.set[2], row);
@@ -801,13 +848,67 @@ static void run_py_variant(kb_runner *r, int p, case_data *cd, kb_row *row) {
     }
     kb_py_reply_free(&rep);
     kb_nvtx_pop();
+    if (r->opts.interleave && r->opts.timing && row->status == KB_ROW_PASS) {
+        size_t used = strlen(row->acc.note);
+        snprintf(row->acc.note + used, sizeof row->acc.note - used, "%s%s", used ? "; " : "",
+                 "timed alone, not in turns: a Python variant runs in its own worker");
+    }
     kb_runner_emit(r, row);
 }
 
-/* case_err: the case itself could not be prepared; every variant's row says so. */
+/* A device variant's outputs (with guard bytes) and state: persisting L2
+ * lines an earlier pair left (stored under an evict_last policy, or in an
+ * access policy window) outlive its teardown and the cold flush, holding
+ * part of L2 through this pair's check and timing, so each pair starts with
+ * none; setup's device work, on whatever stream, is done before the first
+ * run (the run stream is non-blocking: a cudaMemset on the legacy stream
+ * could otherwise land in the middle of the checked run). A failed setup
+ * may still hand back state: device_done releases it. */
+static int device_setup(kb_runner *r, case_data *cd, const kb_variant *v, kb_tensors *dev_out,
+                        void **state, kb_error *e) {
+    *dev_out = cd->out_desc;
+    int rc = alloc_device(dev_out, e);
+    if (rc == KB_OK && r->reset_persisting)
+        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", e);
+    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, state, e);
+    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", e);
+    return rc;
+}
+
+/* The row's status from how pair p went (rc, e), its state and outputs
+ * released, and what a fault costs: a row that passed its checks can still
+ * have faulted afterwards (work left on another stream, teardown): the fault
+ * is this pair's, not the next's (limit: what --force ran it past; free_b:
+ * device memory free before it). */
+static void device_done(kb_runner *r, int p, kb_row *row, int rc, kb_error *e, void *state,
+                        kb_tensors *dev_out, const char *limit, size_t free_b) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    if (rc == KB_OUT_OF_MEMORY) {
+        char why[1100];
+        snprintf(why, sizeof why, "out of device memory: %s", e->msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+    } else if (rc != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e->msg);
+    }
+    if (state) v->impl->teardown(state);
+    free_device(dev_out);
+    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
+    if (late != cudaSuccess) {
+        kb_fail(e, "after its run (work still in flight, or teardown): %s (%s)",
+                cudaGetErrorString(late), cudaGetErrorName(late));
+        set_status(row, KB_ROW_CRASH, e->msg);
+        r->context_lost = 1;
+    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
+        set_status(row, KB_ROW_CRASH, e->msg);
+        r->context_lost = 1;
+    } else {
+        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
+    }
+    if (row->forced) mark_forced(row, limit);
+}
+
 /* A device variant's pair after its refusals: setup, check, timing and
- * teardown in its NVTX range, then its row (limit: the supports() message
- * --force ran past; free_b: device memory free before it). */
+ * teardown in its NVTX range, then its row. */
 static void run_device_variant(kb_runner *r, int p, case_data *cd, kb_row *rowp, const char *limit,
                                size_t free_b) {
     const kb_variant *v = r->variants[r->pairs[p].v];
@@ -817,51 +918,93 @@ static void run_device_variant(kb_runner *r, int p, case_data *cd, kb_row *rowp,
     char range[1200];
     snprintf(range, sizeof range, "%s/%s {%s}", v->op, v->name, cd->params);
     kb_nvtx_push(range);
-    kb_tensors dev_out = cd->out_desc;
+    kb_tensors dev_out;
     void *state = NULL;
-    int rc = alloc_device(&dev_out, &e);
-    /* Lines an earlier pair left persisting in L2 (stored under an evict_last
-     * policy, or in an access policy window) outlive its teardown and the
-     * cold flush, holding part of L2 through this pair's check and timing:
-     * each pair starts with none. */
-    if (rc == KB_OK && r->reset_persisting)
-        rc = kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", &e);
-    /* A failed setup may still hand back state: teardown releases it below. */
-    if (rc == KB_OK) rc = v->impl->setup(cd->c, &cd->dev_in, &state, &e);
-    /* Setup's device work, on whatever stream, done before the first run:
-     * the run stream is non-blocking, so a cudaMemset on the legacy stream
-     * could otherwise land in the middle of the checked run. */
-    if (rc == KB_OK) rc = kb_cuda_check(cudaDeviceSynchronize(), "after setup", &e);
+    int rc = device_setup(r, cd, v, &dev_out, &state, &e);
     if (rc == KB_OK) {
         launch_ctx lc = {v, state, &cd->dev_in, &dev_out};
         rc = check_and_time(r, cd, &lc, &row, &e);
     }
-    if (rc == KB_OUT_OF_MEMORY) {
-        char why[1100];
-        snprintf(why, sizeof why, "out of device memory: %s", e.msg);
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-    } else if (rc != KB_OK) {
-        set_status(&row, KB_ROW_ERROR, e.msg);
-    }
-    if (state) v->impl->teardown(state);
-    free_device(&dev_out);
+    device_done(r, p, &row, rc, &e, state, &dev_out, limit, free_b);
     kb_nvtx_pop();
-    /* A row that passed its checks can still have faulted afterwards (work left
-     * on another stream, teardown): the fault is this pair's, not the next's. */
-    cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;
-    if (late != cudaSuccess) {
-        kb_fail(&e, "after its run (work still in flight, or teardown): %s (%s)",
-                cudaGetErrorString(late), cudaGetErrorName(late));
-        set_status(&row, KB_ROW_CRASH, e.msg);
-        r->context_lost = 1;
-    } else if (rc != KB_OK && rc != KB_OUT_OF_MEMORY && context_lost()) {
-        set_status(&row, KB_ROW_CRASH, e.msg);
-        r->context_lost = 1;
-    } else {
-        watch(&r->mem[r->pairs[p].v], free_b, device_free(r));
-    }
-    if (row.forced) mark_forced(&row, limit);
     kb_runner_emit(r, &row);
+}
+
+/* Pair p's refusals, in order: the plugin's load, a Python variant (run
+ * here, its row made), supports(), a build without code for the device,
+ * graph mode for what cannot be captured, memory that cannot fit. 1: the
+ * pair is to run (limit: the supports() message --force ran it past; free_b:
+ * device memory free before it); 0: its row is made (or it is skipped). */
+static int admit(kb_runner *r, int p, case_data *cd, kb_row *row, char *limit, size_t *free_b) {
+    const kb_variant *v = r->variants[r->pairs[p].v];
+    kb_error e = {{0}};
+    limit[0] = '\0';
+    *free_b = 0;
+    /* A plugin's variant is loaded into this process at its first pair. Its
+     * code (the load, supports) is under the pair's --case-timeout already. */
+    const kb_loaded *lv = kb_loaded_of(v);
+    if (lv) start_pair(r, p, "");
+    if (kb_loaded_bind(v, &e) != KB_OK) {
+        set_status(row, KB_ROW_ERROR, e.msg);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    if (lv && kb_source_at(lv->source)->kind == KB_SOURCE_PY) {
+        run_py_variant(r, p, cd, row);
+        return 0;
+    }
+    int s = v->impl->supports(cd->c, &e);
+    /* The parent plans a loaded variant's pairs without asking it (user code
+     * runs only in workers): its "another function of the op" is a row. */
+    if (s == KB_NOT_APPLICABLE && lv) {
+        char why[sizeof e.msg];
+        snprintf(why, sizeof why, "not applicable (another function of the op): %.960s", e.msg);
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    if (s == KB_NOT_APPLICABLE) {
+        r->skipped_na++;
+        if (r->on_skip) r->on_skip(r, p);
+        return 0;
+    }
+    /* A build without code for this device: every row says how to rebuild. */
+    if (s == KB_OK && !(v->flags & KB_HOST) && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
+    if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
+        row->forced = 1;
+        snprintf(limit, sizeof e.msg, "%s", e.msg);
+        s = KB_OK;
+    }
+    const char *refused = s != KB_OK ? e.msg : NULL;
+    if (!refused && r->opts.mode == KB_MODE_GRAPH && r->opts.timing)
+        refused = v->flags & KB_HOST ? "runs on the host: no CUDA graph to replay (time it with "
+                                       "--mode cold or hot)"
+                  : v->flags & KB_HOST_SYNC ? "synchronises with the host: cannot be graph-captured"
+                                            : NULL;
+    if (refused) {
+        set_status(row, KB_ROW_UNSUPPORTED, refused);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    row->workspace_bytes = v->impl->workspace_bytes(cd->c);
+    if (v->flags & KB_HOST) return 1;
+
+    /* Refuse up front what cannot fit, with the numbers. */
+    size_t out_b = kb_tensors_bytes(&cd->out_desc);
+    *free_b = device_free(r);
+    if (*free_b && (out_b > *free_b || row->workspace_bytes > *free_b - out_b)) {
+        char why[512];
+        snprintf(why, sizeof why,
+                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free "
+                 "(inputs hold %.2f GiB)",
+                 gib(out_b), gib(row->workspace_bytes), gib(*free_b),
+                 gib(kb_tensors_bytes(&cd->in)));
+        set_status(row, KB_ROW_UNSUPPORTED, why);
+        if (row->forced) mark_forced(row, limit);
+        kb_runner_emit(r, row);
+        return 0;
+    }
+    return 1;
 }
 
 static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_status,
@@ -870,7 +1013,6 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
     kb_row row;
     row_init(r, cd->c, v, cd->params, &row);
     row.pair = r->pairs[p].index;
-    kb_error e = {{0}};
     if (!case_err && r->context_lost) {
         case_status = KB_ROW_NOT_RUN;
         case_err = not_run_lost;
@@ -880,74 +1022,13 @@ static void run_variant(kb_runner *r, int p, case_data *cd, kb_status case_statu
         kb_runner_emit(r, &row);
         return;
     }
-    /* A plugin's variant is loaded into this process at its first pair. Its
-     * code (the load, supports) is under the pair's --case-timeout already. */
-    const kb_loaded *lv = kb_loaded_of(v);
-    if (lv) start_pair(r, p, "");
-    if (kb_loaded_bind(v, &e) != KB_OK) {
-        set_status(&row, KB_ROW_ERROR, e.msg);
-        kb_runner_emit(r, &row);
-        return;
-    }
-    if (lv && kb_source_at(lv->source)->kind == KB_SOURCE_PY) {
-        run_py_variant(r, p, cd, &row);
-        return;
-    }
-    int s = v->impl->supports(cd->c, &e);
-    /* The parent plans a loaded variant's pairs without asking it (user code
-     * runs only in workers): its "another function of the op" is a row. */
-    if (s == KB_NOT_APPLICABLE && lv) {
-        char why[sizeof e.msg];
-        snprintf(why, sizeof why, "not applicable (another function of the op): %.960s", e.msg);
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-        kb_runner_emit(r, &row);
-        return;
-    }
-    if (s == KB_NOT_APPLICABLE) {
-        r->skipped_na++;
-        if (r->on_skip) r->on_skip(r, p);
-        return;
-    }
-    /* A build without code for this device: every row says how to rebuild. */
-    if (s == KB_OK && !(v->flags & KB_HOST) && kb_gpu_have_code(&e) != KB_OK) s = KB_UNSUPPORTED;
-    char limit[sizeof e.msg] = "";
-    if (s != KB_OK && r->opts.force && (v->flags & KB_INDEX32)) {
-        row.forced = 1;
-        snprintf(limit, sizeof limit, "%s", e.msg);
-        s = KB_OK;
-    }
-    if (s != KB_OK) {
-        set_status(&row, KB_ROW_UNSUPPORTED, e.msg);
-        kb_runner_emit(r, &row);
-        return;
-    }
-    if (v->flags & KB_HOST) {
+    char limit[1024];
+    size_t free_b;
+    if (!admit(r, p, cd, &row, limit, &free_b)) return;
+    if (v->flags & KB_HOST)
         run_host_variant(r, p, cd, &row);
-        return;
-    }
-    if (r->opts.mode == KB_MODE_GRAPH && (v->flags & KB_HOST_SYNC) && r->opts.timing) {
-        set_status(&row, KB_ROW_UNSUPPORTED,
-                   "synchronises with the host: cannot be graph-captured");
-        kb_runner_emit(r, &row);
-        return;
-    }
-    row.workspace_bytes = v->impl->workspace_bytes(cd->c);
-
-    /* Refuse up front what cannot fit, with the numbers. */
-    size_t free_b = device_free(r), out_b = kb_tensors_bytes(&cd->out_desc);
-    if (free_b && (out_b > free_b || row.workspace_bytes > free_b - out_b)) {
-        char why[512];
-        snprintf(why, sizeof why,
-                 "out of device memory: outputs %.2f GiB + workspace %.2f GiB > %.2f GiB free "
-                 "(inputs hold %.2f GiB)",
-                 gib(out_b), gib(row.workspace_bytes), gib(free_b), gib(kb_tensors_bytes(&cd->in)));
-        set_status(&row, KB_ROW_UNSUPPORTED, why);
-        if (row.forced) mark_forced(&row, limit);
-        kb_runner_emit(r, &row);
-        return;
-    }
-
-    run_device_variant(r, p, cd, &row, limit, free_b);
+    else
+        run_device_variant(r, p, cd, &row, limit, free_b);
 }
 
 /* ---- one case ---- */
@@ -1083,14 +1164,13 @@ static void drop_case(kb_runner *r, struct kb_held_case *h) {
     h->cur = -1;
 }
 
-void kb_runner_run_one(kb_runner *r, int p) {
+/* The held case, prepared for pair p's case (kept when it is already that
+ * one); NULL when there is no host memory for it. */
+static struct kb_held_case *hold_case(kb_runner *r, int p) {
     struct kb_held_case *h = r->held;
     if (!h) {
         h = r->held = calloc(1, sizeof *h);
-        if (!h) { /* nothing can be prepared: the row says so */
-            kb_runner_emit_status(r, p, KB_ROW_ERROR, "out of host memory for a case", "");
-            return;
-        }
+        if (!h) return NULL;
         h->cur = -1;
         h->t0 = kb_now_s();
         h->free0 = device_free(r);
@@ -1114,6 +1194,37 @@ void kb_runner_run_one(kb_runner *r, int p) {
             stage(r, "");
         }
     }
+    return h;
+}
+
+static void run_one(kb_runner *r, int p);
+
+/* --interleave, and no other pair of p's case can take turns with it (of its
+ * source, built-in or one plugin; a Python variant's note is its own). */
+static int lone(const kb_runner *r, int p) {
+    if (!r->opts.interleave || !r->opts.timing || !kb_runner_interleavable(r, p)) return 0;
+    for (int q = p - 1; q >= 0 && r->pairs[q].c == r->pairs[p].c; q--)
+        if (kb_runner_same_turns(r, p, q)) return 0;
+    for (int q = p + 1; q < r->npairs && r->pairs[q].c == r->pairs[p].c; q++)
+        if (kb_runner_same_turns(r, p, q)) return 0;
+    return 1;
+}
+
+void kb_runner_run_one(kb_runner *r, int p) {
+    const char *note = r->row_note;
+    if (!note && lone(r, p))
+        r->row_note = "timed alone: no other variant of its source (the built-ins, or its "
+                      "plugin) on this case to take turns with";
+    run_one(r, p);
+    r->row_note = note;
+}
+
+static void run_one(kb_runner *r, int p) {
+    struct kb_held_case *h = hold_case(r, p);
+    if (!h) { /* nothing can be prepared: the row says so */
+        kb_runner_emit_status(r, p, KB_ROW_ERROR, "out of host memory for a case", "");
+        return;
+    }
     char why[1100];
     r->pair = p;
     if (h->rc == KB_OUT_OF_MEMORY) {
@@ -1123,6 +1234,249 @@ void kb_runner_run_one(kb_runner *r, int p) {
         run_variant(r, p, &h->cd, h->not_run ? KB_ROW_NOT_RUN : KB_ROW_ERROR,
                     h->rc != KB_OK ? h->ce.msg : NULL);
     }
+}
+
+/* ---- a case's variants in turns (--interleave) ---- */
+
+int kb_runner_interleavable(const kb_runner *r, int p) {
+    const kb_loaded *l = kb_loaded_of(r->variants[r->pairs[p].v]);
+    return !l || kb_source_at(l->source)->kind != KB_SOURCE_PY;
+}
+
+int kb_runner_same_turns(const kb_runner *r, int p, int q) {
+    return r->pairs[p].c == r->pairs[q].c && kb_runner_interleavable(r, p) &&
+           kb_runner_interleavable(r, q) &&
+           kb_variant_source_index(r->variants[r->pairs[p].v]) ==
+               kb_variant_source_index(r->variants[r->pairs[q].v]);
+}
+
+/* One variant of the case's turns: its row, outputs, state, the checked
+ * outputs, and a measure and timer of its own. */
+typedef struct turn {
+    kb_runner *r;
+    int p;
+    const kb_variant *v;
+    kb_row row;
+    char limit[1024];
+    size_t free_b;
+    kb_tensors out, checked;
+    void *state;
+    launch_ctx lc;
+    kb_measure m;
+    kb_timer t;
+    int rc;
+    kb_error e;
+    int alone;  /* its setup found no memory beside the others': run alone after them */
+    int timing; /* its timer began */
+} turn;
+
+static void turn_on(kb_runner *r, const turn *tn) {
+    r->pair = tn->p;
+    if (r->on_turn) r->on_turn(r, tn->p);
+}
+
+/* Set up beside the others, and checked as kb_runner_run_one checks. */
+static void turn_setup(kb_runner *r, case_data *cd, turn *tn) {
+    const int host = (tn->v->flags & KB_HOST) != 0;
+    start_pair(r, tn->p, tn->limit);
+    turn_on(r, tn);
+    char range[1200];
+    snprintf(range, sizeof range, "%s/%s {%s}", tn->v->op, tn->v->name, cd->params);
+    kb_nvtx_push(range);
+    tn->checked = cd->out_desc;
+    tn->rc = host ? host_setup(cd, tn->v, &tn->out, &tn->state, &tn->e)
+                  : device_setup(r, cd, tn->v, &tn->out, &tn->state, &tn->e);
+    if (tn->rc == KB_OUT_OF_MEMORY) { /* nothing of it stays: the others keep their room */
+        if (tn->state) tn->v->impl->teardown(tn->state);
+        tn->state = NULL;
+        if (host)
+            kb_tensors_free_host(&tn->out);
+        else
+            free_device(&tn->out);
+        tn->alone = 1;
+    }
+    tn->lc = (launch_ctx){tn->v, tn->state, host ? &cd->in : &cd->dev_in, &tn->out};
+    if (tn->rc == KB_OK && (r->opts.check || r->opts.dump_dir))
+        tn->rc = check_variant(r, cd, &tn->lc, &tn->row, &tn->checked, &tn->e);
+    kb_nvtx_pop();
+}
+
+/* Before each sample in turns: persisting L2 lines that another variant's
+ * sample left (evict_last stores, an access policy window) are reset, as
+ * before each pair alone, since another sample came between; then the
+ * outputs are poisoned. */
+static int turn_before_sample(void *p, cudaStream_t s, kb_error *e) {
+    turn *tn = p;
+    if (!(tn->v->flags & KB_HOST) && tn->r->reset_persisting &&
+        kb_cuda_check(cudaCtxResetPersistingL2Cache(), "resetting persisting L2 lines", e) != KB_OK)
+        return KB_ERR;
+    return poison_outputs(&tn->lc, s, e);
+}
+
+/* Its own measure: the runner's settings, buffers of its own. */
+static int turn_measure(kb_runner *r, turn *tn) {
+    size_t ns = (size_t)r->opts.rule.max_samples;
+    tn->m = r->measure;
+    tn->m.samples = malloc(ns * sizeof *tn->m.samples);
+    tn->m.kwin = NULL, tn->m.ksum = tn->m.kspan = NULL, tn->m.kcount = NULL;
+    if (r->measure.kwin) {
+        tn->m.kwin = malloc(ns * sizeof *tn->m.kwin);
+        tn->m.ksum = malloc(ns * sizeof *tn->m.ksum);
+        tn->m.kspan = malloc(ns * sizeof *tn->m.kspan);
+        tn->m.kcount = malloc(ns * sizeof *tn->m.kcount);
+    }
+    tn->m.before_sample = turn_before_sample;
+    tn->m.before_sample_ctx = tn;
+    if (tn->m.samples &&
+        (!r->measure.kwin || (tn->m.kwin && tn->m.ksum && tn->m.kspan && tn->m.kcount)))
+        return KB_OK;
+    return kb_fail(&tn->e, "out of host memory for %d samples", r->opts.rule.max_samples);
+}
+
+static void turn_measure_free(turn *tn) {
+    free(tn->m.samples), free(tn->m.kwin), free(tn->m.ksum), free(tn->m.kspan);
+    free(tn->m.kcount);
+    tn->m.samples = NULL, tn->m.kwin = NULL, tn->m.ksum = tn->m.kspan = NULL;
+    tn->m.kcount = NULL;
+}
+
+/* A failed step: the variant's error, or a sticky CUDA error (its CRASH). */
+static void turn_failed(kb_runner *r, turn *tn) {
+    tn->rc = KB_ERR;
+    if (!(tn->v->flags & KB_HOST) && context_lost()) {
+        set_status(&tn->row, KB_ROW_CRASH, tn->e.msg);
+        r->context_lost = 1;
+    }
+}
+
+/* The rounds: every checked variant warmed up (graph mode: its own graph),
+ * then one sample of each in turn while any is still sampling. Hot and graph
+ * samples begin with one untimed launch of their own variant, so that their
+ * caches hold what that variant's launches leave, as when it is timed alone. */
+static void turns_time(kb_runner *r, case_data *cd, turn *ts, int nt) {
+    int last = -1;
+    for (int i = 0; i < nt && !r->context_lost; i++) {
+        turn *tn = &ts[i];
+        if (tn->rc != KB_OK || tn->alone) continue;
+        turn_on(r, tn);
+        const int host = (tn->v->flags & KB_HOST) != 0;
+        if (turn_measure(r, tn) != KB_OK) {
+            tn->rc = KB_ERR;
+            continue;
+        }
+        if (kb_timer_begin(&tn->t, &tn->m, launch, &tn->lc, r->stream, host, 0, &tn->e) != KB_OK) {
+            turn_failed(r, tn);
+            continue;
+        }
+        tn->t.warm_each = r->opts.mode != KB_MODE_COLD;
+        tn->timing = 1;
+        last = i;
+    }
+    char range[1200];
+    snprintf(range, sizeof range, "samples in turns {%s}", cd->params);
+    kb_nvtx_push(range);
+    for (int more = 1; more && !r->context_lost;) {
+        more = 0;
+        for (int i = 0; i < nt && !r->context_lost; i++) {
+            turn *tn = &ts[i];
+            if (!tn->timing || tn->t.done) continue;
+            turn_on(r, tn);
+            if (kb_timer_step(&tn->t, &tn->e) != KB_OK) turn_failed(r, tn);
+            more |= !tn->t.done;
+        }
+    }
+    kb_nvtx_pop();
+    int timed = 0; /* one alone (the others refused or failed) took no turns */
+    for (int i = 0; i < nt; i++) timed += ts[i].timing;
+    for (int i = 0; i < nt; i++) {
+        turn *tn = &ts[i];
+        if (!tn->timing) continue;
+        kb_error ee;
+        int end = kb_timer_end(&tn->t, i != last, tn->rc == KB_OK ? &tn->e : &ee);
+        if (tn->rc == KB_OK && end != KB_OK) tn->rc = KB_ERR;
+        if (tn->rc != KB_OK || r->context_lost) continue;
+        tn->row.throttled = tn->m.throttled;
+        timed_row(r, &tn->m, tn->v, &tn->row);
+        tn->row.interleaved = timed > 1;
+    }
+}
+
+/* The timed outputs against the checked ones, the teardown, the row. After
+ * a lost context only the CRASH row is made here: in a worker, the parent
+ * runs the others again alone; in this process they are NOT_RUN. */
+static void turn_finish(kb_runner *r, case_data *cd, turn *tn) {
+    const int host = (tn->v->flags & KB_HOST) != 0;
+    r->pair = tn->p; /* whose row it is, for a worker's parent */
+    if (tn->rc == KB_OK && !r->context_lost && r->opts.timing && tn->row.checked &&
+        tn->row.status == KB_ROW_PASS)
+        tn->rc = check_timed(r, cd, &tn->lc, &tn->checked, &tn->row, &tn->e);
+    kb_tensors_free_host(&tn->checked);
+    const int crashed = tn->row.status == KB_ROW_CRASH, lost = r->context_lost && !crashed;
+    if (host) {
+        host_done(tn->v, &tn->row, tn->rc, &tn->e, tn->state, &tn->out);
+    } else if (crashed || lost) {
+        if (tn->state) tn->v->impl->teardown(tn->state);
+        free_device(&tn->out);
+        if (tn->row.forced) mark_forced(&tn->row, tn->limit);
+    } else {
+        /* no leak watch (free_b 0): the others' memory is still in use */
+        device_done(r, tn->p, &tn->row, tn->rc, &tn->e, tn->state, &tn->out, tn->limit, 0);
+    }
+    if (lost) { /* its samples were cut short with the rounds */
+        if (r->opts.isolate) return;
+        memset(&tn->row.stats, 0, sizeof tn->row.stats);
+        tn->row.samples = NULL;
+        tn->row.interleaved = 0;
+        set_status(&tn->row, KB_ROW_NOT_RUN, not_run_lost);
+    }
+    if (!tn->timing) tn->row.samples = NULL;
+    kb_runner_emit(r, &tn->row);
+}
+
+/* The variants that found no memory beside the others, each alone now. */
+static void run_alone(kb_runner *r, turn *ts, int nt) {
+    for (int i = 0; i < nt; i++) {
+        if (!ts[i].alone) continue;
+        char note[300];
+        snprintf(note, sizeof note,
+                 "timed alone, not in turns: out of memory with the case's other variants set "
+                 "up");
+        r->row_note = note;
+        kb_runner_run_one(r, ts[i].p);
+        r->row_note = NULL;
+    }
+}
+
+void kb_runner_run_group(kb_runner *r, int first, int n) {
+    struct kb_held_case *h = n > 1 ? hold_case(r, first) : NULL;
+    turn *ts = h && h->rc == KB_OK && !r->context_lost ? calloc((size_t)n, sizeof *ts) : NULL;
+    if (!ts) { /* one pair, or a case that could not be prepared: each row as alone */
+        for (int q = first; q < first + n; q++) kb_runner_run_one(r, q);
+        return;
+    }
+    case_data *cd = &h->cd;
+    r->holding = !r->opts.isolate;
+    int nt = 0;
+    for (int q = first; q < first + n; q++) {
+        turn *tn = &ts[nt];
+        tn->r = r;
+        tn->p = q;
+        tn->v = r->variants[r->pairs[q].v];
+        r->pair = q;
+        row_init(r, cd->c, tn->v, cd->params, &tn->row);
+        tn->row.pair = r->pairs[q].index;
+        if (admit(r, q, cd, &tn->row, tn->limit, &tn->free_b)) nt++;
+    }
+    for (int i = 0; i < nt; i++) turn_setup(r, cd, &ts[i]);
+    if (r->opts.timing) turns_time(r, cd, ts, nt);
+    for (int i = 0; i < nt; i++) {
+        if (!ts[i].alone) turn_finish(r, cd, &ts[i]);
+        turn_measure_free(&ts[i]);
+    }
+    /* after a lost context a worker makes no more rows: its parent runs them */
+    if (!r->context_lost || !r->opts.isolate) run_alone(r, ts, nt);
+    release_rows(r);
+    free(ts);
 }
 
 void kb_runner_finish(kb_runner *r) {
@@ -1137,6 +1491,13 @@ void kb_runner_finish(kb_runner *r) {
 }
 
 void kb_runner_run(kb_runner *r) {
-    for (int p = 0; p < r->npairs; p++) kb_runner_run_one(r, p);
+    for (int p = 0; p < r->npairs;) {
+        int n = 1;
+        while (r->opts.interleave && r->opts.timing && p + n < r->npairs &&
+               kb_runner_same_turns(r, p, p + n))
+            n++;
+        kb_runner_run_group(r, p, n);
+        p += n;
+    }
     kb_runner_finish(r);
 }

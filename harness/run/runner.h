@@ -31,6 +31,7 @@ typedef struct kb_run_opts {
     int shard_index, shard_count; /* --shard I/N (shard.h); count 0: the whole sweep */
     int ktime;                    /* --timer kernels: CUPTI's kernel time beside the events */
     int host_repeats;             /* a host row's samples in this many repeats (measure_host.c) */
+    int interleave; /* --interleave: a case's variants timed in turns (kb_runner_run_group) */
 } kb_run_opts;
 
 /* One row's worth of work: indices into the sweep's case and variant lists,
@@ -80,7 +81,19 @@ typedef struct kb_runner {
     void (*on_start)(struct kb_runner *r, int pair, const char *forced_limit /* or "" */);
     void (*on_skip)(struct kb_runner *r, int pair);
     void (*on_stage)(struct kb_runner *r, int pair, const char *stage);
+    /* A case's variants in turns (kb_runner_run_group): pair's check, its
+     * warm-up or one of its samples begins; called often, so it is cheap
+     * (isolate.c: a store to memory the parent shares). */
+    void (*on_turn)(struct kb_runner *r, int pair);
     void *hook_ctx;
+    /* Appended to the note of every row while set (a row timed alone after
+     * its case's turns: why). */
+    const char *row_note;
+    /* Rows held back while a case's turns run in this process, so that they
+     * reach the printers in plan order (a worker's parent orders them). */
+    kb_row *held_rows;
+    double *held_samples;
+    int nheld, holding;
     /* The device side (kb_runner_attach), only in the process that runs pairs. */
     kb_device *dev;
     int reset_persisting; /* persisting L2 lines reset before each pair (attach) */
@@ -115,6 +128,21 @@ void kb_runner_free(kb_runner *r);
  * take them from a queue). After a row that lost the CUDA context
  * (r->context_lost) later rows of this process say `not run`. */
 void kb_runner_run_one(kb_runner *r, int p);
+/* --interleave: may pair p's variant be timed in turns with others (it runs
+ * in this process: a built-in or a plugin's, not a Python one)? And may p
+ * and q be timed in the same turns: one case, variants of one source. */
+int kb_runner_interleavable(const kb_runner *r, int p);
+int kb_runner_same_turns(const kb_runner *r, int p, int q);
+/* Pairs first .. first+n-1 (one case, kb_runner_same_turns) checked one by
+ * one as kb_runner_run_one checks them, each with its own outputs and state
+ * set up beside the others', then timed in rounds: one sample of each in
+ * turn, each under its own stopping rule, the rounds going on while any is
+ * still sampling. Their rows say interleaved=yes. A variant whose setup
+ * finds no memory beside the others is run alone afterwards (its note says
+ * so); a sticky CUDA error in the rounds is the CRASH row of the variant
+ * whose sample it was, the others are NOT_RUN (in a worker: no row, the
+ * parent runs them again alone). */
+void kb_runner_run_group(kb_runner *r, int first, int n);
 /* Release the held case; device memory still in use beyond what one-time
  * loads explain is reported on stderr (LEAK). */
 void kb_runner_finish(kb_runner *r);

@@ -250,7 +250,7 @@ for iso in --isolate --no-isolate; do
     check "run $iso: host rows PASS, timed (median > 0), where=host" csv_rows "$ht/host$iso.csv" pass
 done
 expect_file "$ht/host--isolate.csv" "^# host cpu: .*[0-9]+ OpenMP threads"
-expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source,forced,peer,kernel_us,kernel_p10_us,kernel_p90_us,span_us,kernels,repeats,repeat_spread_pct$"
+expect_file "$ht/host--isolate.csv" ",dropped,device,pair,where,source,forced,peer,kernel_us,kernel_p10_us,kernel_p90_us,span_us,kernels,repeats,repeat_spread_pct,interleaved$"
 expect 0 "1 UNSUPPORTED" -- run nms -v cpu_greedy -a n=10 --mode graph -o "$ht/graph.csv"
 check "--mode graph: a host row is UNSUPPORTED" csv_rows "$ht/graph.csv" unsupported
 expect_file "$ht/graph.csv" "runs on the host: no CUDA graph to replay"

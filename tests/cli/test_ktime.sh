@@ -20,10 +20,10 @@ prefix=(env KB_CUPTI_LIB=/nonexistent/libcupti.so)
 expect 0 "" -- run topk -v cpu_select --sweep smoke --max-cases 2 --max-time 0.05 --min-samples 3 \
     --timer kernels --host-repeats 2 -o "$csv" -o "$tmp/host.json"
 prefix=()
-expect_file "$csv" ",source,forced,peer,kernel_us,kernel_p10_us,kernel_p90_us,span_us,kernels,repeats,repeat_spread_pct$"
+expect_file "$csv" ",source,forced,peer,kernel_us,kernel_p10_us,kernel_p90_us,span_us,kernels,repeats,repeat_spread_pct,interleaved$"
 # a host row: no kernel time (5 empty fields), 2 repeats and their spread
-expect_file "$csv" "^topk,cpu_select,.*,host,builtin,no,no,,,,,,2,[0-9.]+$"
-expect_file "$tmp/host.json" '"source":"builtin","forced":false,"peer":false,"repeats":2,"repeat_spread_pct":[0-9.]+,"samples_us"'
+expect_file "$csv" "^topk,cpu_select,.*,host,builtin,no,no,,,,,,2,[0-9.]+,no$"
+expect_file "$tmp/host.json" '"source":"builtin","forced":false,"peer":false,"repeats":2,"repeat_spread_pct":[0-9.]+,"interleaved":false,"samples_us"'
 check "a host row's JSON has no kernel_us" bash -c "! grep -q kernel_us '$tmp/host.json'"
 
 # compare --timer kernels: event times equal, kernel time 20% slower

@@ -47,10 +47,10 @@ check "hang: a TIMEOUT row a case" [ "$(grep -c '^topk,plug_hang,.*,TIMEOUT,' ro
 check "hang in supports: a TIMEOUT row a case" \
     [ "$(grep -c '^topk,plug_hang_supports,.*,TIMEOUT,' rows.csv)" -eq 2 ]
 check "the rest of the sweep: PASS" [ "$(grep -c ',PASS,' rows.csv)" -eq 4 ]
-expect_file rows.csv "^topk,plug_sort,.*,host,plugin:libkbt_plugin_plain.so,no,no,,,,,,[0-9]*,[0-9.]*$"
-expect_file rows.csv "^topk,cpu_select,.*,host,builtin,no,no,,,,,,[0-9]*,[0-9.]*$"
+expect_file rows.csv "^topk,plug_sort,.*,host,plugin:libkbt_plugin_plain.so,no,no,,,,,,[0-9]*,[0-9.]*,no$"
+expect_file rows.csv "^topk,cpu_select,.*,host,builtin,no,no,,,,,,[0-9]*,[0-9.]*,no$"
 expect_file rows.csv "^# plugin: libkbt_plugin_plain.so sha256 [0-9a-f]{64} /"
-expect_file rows.csv "^op,variant,.*,where,source,forced,peer,kernel_us,.*,repeat_spread_pct$"
+expect_file rows.csv "^op,variant,.*,where,source,forced,peer,kernel_us,.*,repeat_spread_pct,interleaved$"
 
 # report groups the variants by where they come from.
 if command -v gnuplot >/dev/null; then

@@ -82,7 +82,7 @@ check "NotImplementedError: UNSUPPORTED rows with its text" \
 check "a dead interpreter: CRASH rows" [ "$(row dies CRASH)" -eq 2 ]
 check "a hang: TIMEOUT rows" [ "$(row hangs TIMEOUT)" -eq 2 ]
 check "the rest of the sweep: PASS" [ "$(grep -c ',PASS,' rows.csv)" -eq 4 ]
-expect_file rows.csv "^topk,numpy_select,.*,host,py:topk_numpy.py,no,no,,,,,,[0-9]*,[0-9.]*$"
+expect_file rows.csv "^topk,numpy_select,.*,host,py:topk_numpy.py,no,no,,,,,,[0-9]*,[0-9.]*,no$"
 expect_file rows.csv "^# py: faulty.py sha256 [0-9a-f]{64} /"
 
 # A file that cannot be imported, and no interpreter: ERROR rows that say why.

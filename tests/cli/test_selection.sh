@@ -70,8 +70,8 @@ if ! nvidia-smi >/dev/null 2>&1; then
     rc=$?
     check "the hint's command runs (exit $rc): $hint" test $rc -eq 0
     check "... and writes the -o file of the command it came from, host rows only" \
-        bash -c 'f=$1; test "$(grep -v "^#" "$f" | tail -n +2 | grep -c ",host,builtin,no,no,,,,,,[0-9]*,[0-9.]*$")" -ge 4 &&
-            ! grep -v "^#" "$f" | tail -n +2 | grep -qv ",host,builtin,no,no,,,,,,[0-9]*,[0-9.]*$"' _ "$tmp/host all.csv"
+        bash -c 'f=$1; test "$(grep -v "^#" "$f" | tail -n +2 | grep -c ",host,builtin,no,no,,,,,,[0-9]*,[0-9.]*,no$")" -ge 4 &&
+            ! grep -v "^#" "$f" | tail -n +2 | grep -qv ",host,builtin,no,no,,,,,,[0-9]*,[0-9.]*,no$"' _ "$tmp/host all.csv"
     expect 3 "to run them alone:.*  kbench check nms -a n=5 -v cpu_greedy$" -- \
         check nms -a n=5 -v blockwalk,cpu_greedy
 fi

@@ -147,6 +147,7 @@ KB_TEST(the_run_header_reads_back_as_it_was_written) {
     snprintf(meta.run.cpu, sizeof meta.run.cpu, "Some CPU, 2.1 GHz");
     meta.run.omp_threads = 24;
     snprintf(meta.run.l2_flush, sizeof meta.run.l2_flush, "write-read");
+    snprintf(meta.run.interleave, sizeof meta.run.interleave, "%s", KB_INTERLEAVE_FACT);
     kb_printer p;
     kb_printer_init(&p, KB_FMT_CSV, f);
     p.begin(&p, &meta);
@@ -163,7 +164,30 @@ KB_TEST(the_run_header_reads_back_as_it_was_written) {
     KB_EXPECT(strcmp(r->host, w->host) == 0 && strcmp(r->command, w->command) == 0);
     KB_EXPECT(strcmp(r->shard, w->shard) == 0 && strcmp(r->l2_flush, w->l2_flush) == 0);
     KB_EXPECT(strcmp(r->cpu, w->cpu) == 0 && r->omp_threads == 24);
+    KB_EXPECT(strcmp(r->interleave, KB_INTERLEAVE_FACT) == 0);
     kb_results_free(&res);
+}
+
+/* interleaved: yes for a row timed in turns, no for one timed alone; a file
+ * from before the column timed every row alone. */
+KB_TEST(interleaved_round_trips_and_is_no_before_the_column) {
+    kb_row rows[2] = {fast_nms_row("n=10"), fast_nms_row("n=20")};
+    rows[0].interleaved = 1;
+    kb_results res = {0};
+    kb_error e;
+    KB_EXPECT(print_and_read("", 0, 0, rows, 2, &res, &e) == KB_OK);
+    KB_EXPECT(res.count == 2);
+    KB_EXPECT(res.rows[0].interleaved == 1 && res.rows[1].interleaved == 0);
+    KB_EXPECT(kb_result_file_has_column(&res.files[0], "interleaved"));
+    char buf[8];
+    kb_result_field(&res.rows[0], kb_column_find("interleaved"), buf, sizeof buf);
+    KB_EXPECT(strcmp(buf, "yes") == 0);
+    kb_results_free(&res);
+    kb_results old = {0};
+    KB_EXPECT(read_text("op,variant,params,status\nnms,a,n=1,PASS\n", &old, &e) == KB_OK);
+    KB_EXPECT(old.count == 1 && old.rows[0].interleaved == 0);
+    KB_EXPECT(old.files[0].run.interleave[0] == '\0');
+    kb_results_free(&old);
 }
 
 /* A peer is the peer column's fact, not its name: a variant that happens

@@ -5,6 +5,7 @@
 #include "run/measure.h"
 #include "kbtest.h"
 
+#include <string.h>
 #include <time.h>
 
 static int calls;
@@ -74,4 +75,44 @@ KB_TEST(a_host_run_past_the_time_bound_takes_one_repeat) {
     KB_EXPECT(m.repeats_done == 1); /* 20 ms > 4 x 1 ms: no second repeat */
     KB_EXPECT(m.nsamples == 1);
     KB_EXPECT(m.repeat_spread == 0);
+}
+
+/* Two variants timed in turns (kb_timer, as `run --interleave` takes them):
+ * the samples alternate, and each variant's --max-time is its own time in
+ * its steps, so each gets about the samples it gets alone, not half. */
+static char order[256];
+static int norder;
+
+static int traced_run(void *ctx, cudaStream_t s, kb_error *e) {
+    (void)s, (void)e;
+    if (norder < (int)sizeof order - 1) order[norder++] = *(const char *)ctx;
+    struct timespec ts = {0, 2 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return KB_OK;
+}
+
+KB_TEST(in_turns_samples_alternate_and_each_variant_keeps_its_own_time) {
+    double sa[64], sb[64];
+    const kb_stop_rule rule = {
+        .max_noise = 0, .min_samples = 2, .max_time_s = 0.04, .max_samples = 64};
+    kb_measure ma = {.mode = KB_MODE_COLD, .rule = rule, .samples = sa, .repeats = 1}, mb = ma;
+    mb.samples = sb;
+    kb_timer ta, tb;
+    kb_error e = {0};
+    char a = 'a', b = 'b';
+    KB_EXPECT(kb_timer_begin(&ta, &ma, traced_run, &a, NULL, 1, 0, &e) == KB_OK);
+    KB_EXPECT(kb_timer_begin(&tb, &mb, traced_run, &b, NULL, 1, 0, &e) == KB_OK);
+    norder = 0;
+    while (!ta.done || !tb.done) {
+        if (!ta.done) KB_EXPECT(kb_timer_step(&ta, &e) == KB_OK);
+        if (!tb.done) KB_EXPECT(kb_timer_step(&tb, &e) == KB_OK);
+    }
+    KB_EXPECT(kb_timer_end(&ta, 1, &e) == KB_OK && kb_timer_end(&tb, 0, &e) == KB_OK);
+    order[norder] = '\0';
+    KB_EXPECT(strncmp(order, "ababababab", 10) == 0);
+    /* each sampled for 40 ms of its own (about 20 samples of 2 ms), not until
+     * 40 ms had passed on the wall clock that both share (about 10 each) */
+    KB_EXPECT(ta.spent >= 0.04 && tb.spent >= 0.04);
+    KB_EXPECT(ma.nsamples >= 5 && mb.nsamples >= 5);
+    KB_EXPECT(ma.nsamples + mb.nsamples == norder);
 }
