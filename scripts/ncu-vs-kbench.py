@@ -7,7 +7,7 @@ case against Nsight Compute's gpu__time_duration of the same launches.
 
 Each case is one string: OP VARIANT MODE and any further `kbench run`
 arguments that pick the case. For each, two runs of the same samples
-(--min-samples N --max-time 0, no isolation):
+(at least N samples, no isolation):
   1. `kbench run --timer kernels`: the row's median event time (median_us)
      and kernel time (kernel_us: the sum of the variant's kernels a launch);
   2. the same run under `ncu --metrics gpu__time_duration.sum
@@ -49,7 +49,8 @@ def ncu_durations_us(text):
         return []
     head = rows[0]
     col, name = head.index("gpu__time_duration.sum"), head.index("Kernel Name")
-    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3,
+             "second": 1e6, "s": 1e6}
     unit, out = 1.0, []
     for r in rows[1:]:
         if len(r) <= col:
@@ -79,8 +80,11 @@ def run_case(args, spec, i):
         raise SystemExit(f"case '{spec}': want OP VARIANT MODE [kbench run args]")
     op, variant, mode, rest = words[0], words[1], words[2], words[3:]
     kb = os.path.join(args.build, "kbench")
+    # At least N samples and about a second of them (no stop on noise): the
+    # kernel-time run keeps many, the profiled one (~20-50 ms a sample under
+    # ncu) about N, of which the last N are compared.
     base = [kb, "run", op, "-v", variant, "--mode", mode, "--min-samples", str(args.samples),
-            "--max-time", "0", "--no-isolate", "-q", "--overwrite"] + rest
+            "--max-noise", "0", "--max-time", "1", "--no-isolate", "-q", "--overwrite"] + rest
     kcsv = os.path.join(args.out, f"case{i}-kernels.csv")
     subprocess.run(base + ["--timer", "kernels", "-o", kcsv], check=True)
     row = kbench_row(kcsv)
