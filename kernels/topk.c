@@ -62,6 +62,9 @@ static const char *const sanitize_lines[] = {
     /* 200 segments, k = 300 > 256: 2 blocks a cluster would take more waves
      * than 1 (66 against 132 clusters at once on 132 SMs): halved to 1 */
     "segments=200x300 k=300 dist=normal",
+    /* a mixed batch in two length classes (140 segments, two waves in one
+     * launch): radix_select's launches side by side, segments by table */
+    "segments=8192+300 batch=70 k=100 dist=ties",
     /* coop_select: uniform keys whose level-0 fine counts end the select;
      * ~8 and ~29 candidates a block to rank (a warp per candidate, and a
      * thread per candidate and 16th of the list) */
