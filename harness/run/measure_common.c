@@ -81,14 +81,7 @@ static int clock_low(const kb_measure *m) {
 
 int kb_timer_begin(kb_timer *t, kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, int host,
                    int alone, kb_error *e) {
-    memset(t, 0, sizeof *t);
-    t->m = m;
-    t->fn = fn;
-    t->ctx = ctx;
-    t->s = s;
-    t->host = host;
-    t->alone = alone;
-    t->batch = 1;
+    *t = (kb_timer){.m = m, .fn = fn, .ctx = ctx, .s = s, .host = host, .alone = alone, .batch = 1};
     m->nsamples = 0;
     m->throttled = 0;
     m->kn = 0;

@@ -751,16 +751,22 @@ static int host_setup(case_data *cd, const kb_variant *v, kb_tensors *out, void 
     return rc;
 }
 
-/* The row's status from how the pair went, and its state released. */
-static void host_done(const kb_variant *v, kb_row *row, int rc, const kb_error *e, void *state,
-                      kb_tensors *out) {
+/* The row's status from how the pair went: UNSUPPORTED where it found no
+ * room in `memory` (host or device), ERROR where it failed otherwise. */
+static void outcome(kb_row *row, int rc, const kb_error *e, const char *memory) {
     if (rc == KB_OUT_OF_MEMORY) {
         char why[1100];
-        snprintf(why, sizeof why, "out of host memory: %s", e->msg);
+        snprintf(why, sizeof why, "out of %s memory: %s", memory, e->msg);
         set_status(row, KB_ROW_UNSUPPORTED, why);
     } else if (rc != KB_OK) {
         set_status(row, KB_ROW_ERROR, e->msg);
     }
+}
+
+/* The row's status from how the pair went, and its state released. */
+static void host_done(const kb_variant *v, kb_row *row, int rc, const kb_error *e, void *state,
+                      kb_tensors *out) {
+    outcome(row, rc, e, "host");
     if (state) v->impl->teardown(state);
     kb_tensors_free_host(out);
 }
@@ -883,13 +889,7 @@ static int device_setup(kb_runner *r, case_data *cd, const kb_variant *v, kb_ten
 static void device_done(kb_runner *r, int p, kb_row *row, int rc, kb_error *e, void *state,
                         kb_tensors *dev_out, const char *limit, size_t free_b) {
     const kb_variant *v = r->variants[r->pairs[p].v];
-    if (rc == KB_OUT_OF_MEMORY) {
-        char why[1100];
-        snprintf(why, sizeof why, "out of device memory: %s", e->msg);
-        set_status(row, KB_ROW_UNSUPPORTED, why);
-    } else if (rc != KB_OK) {
-        set_status(row, KB_ROW_ERROR, e->msg);
-    }
+    outcome(row, rc, e, "device");
     if (state) v->impl->teardown(state);
     free_device(dev_out);
     cudaError_t late = rc == KB_OK ? cudaDeviceSynchronize() : cudaSuccess;

@@ -6,21 +6,10 @@
  * KB_TEST_ABI (another ABI major), KB_TEST_NO_ENTRY (no entry symbol),
  * KB_TEST_CLASH (a name a built-in variant has). */
 #include "kbench/variant.h"
+#include "host_topk.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-typedef struct {
-    float v;
-    int32_t i;
-} entry;
-
-static int order(const void *a, const void *b) {
-    const entry *x = a, *y = b;
-    if (x->v != y->v) return x->v > y->v ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
 
 static int ok(const kb_case *c, kb_error *why) {
     (void)c, (void)why;
@@ -58,29 +47,7 @@ static void nothing(void *state) {
 /* Every segment sorted whole; reversed: ascending, the wrong order. */
 static int sort_run(void *state, const kb_tensors *in, kb_tensors *out, int reversed) {
     (void)state;
-    const float *v = kb_tensors_get(in, "values")->data;
-    const kb_tensor *offs = kb_tensors_get(in, "offsets");
-    const int32_t *off = offs->data;
-    int64_t segs = offs->shape[0] - 1, k = kb_tensors_find(out, "topk_values")->shape[1];
-    float *ov = kb_tensors_find(out, "topk_values")->data;
-    int32_t *oi = kb_tensors_find(out, "topk_indices")->data,
-            *on = kb_tensors_find(out, "counts")->data;
-    for (int64_t s = 0; s < segs; s++) {
-        int64_t n = off[s + 1] - off[s], keep = n < k ? n : k;
-        entry *t = malloc((size_t)(n ? n : 1) * sizeof *t);
-        if (!t) return KB_ERR;
-        for (int64_t j = 0; j < n; j++)
-            t[j] = (entry){v[off[s] + j] == 0 ? 0.0f : v[off[s] + j], (int32_t)j};
-        qsort(t, (size_t)n, sizeof *t, order);
-        for (int64_t j = 0; j < k; j++) {
-            int64_t from = reversed ? keep - 1 - j : j;
-            ov[s * k + j] = j < keep ? v[off[s] + t[from].i] : -INFINITY;
-            oi[s * k + j] = j < keep ? t[from].i : -1;
-        }
-        on[s] = (int32_t)keep;
-        free(t);
-    }
-    return KB_OK;
+    return kbt_sort_topk(in, out, reversed);
 }
 static int sort_ok(void *st, const kb_tensors *in, kb_tensors *out, cudaStream_t s, kb_error *e) {
     (void)s, (void)e;

@@ -7,6 +7,7 @@
  * turn_big's setup finds no memory while another variant is set up. */
 #define _POSIX_C_SOURCE 200809L
 #include "kbench/variant.h"
+#include "host_topk.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -17,21 +18,10 @@
 #include <unistd.h>
 
 typedef struct {
-    float v;
-    int32_t i;
-} entry;
-
-typedef struct {
     const char *name;
     int calls, fail_at; /* fail_at: the run that aborts or hangs; 0 none */
     int hang;
 } turn_state;
-
-static int order(const void *a, const void *b) {
-    const entry *x = a, *y = b;
-    if (x->v != y->v) return x->v > y->v ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
 
 static int ok(const kb_case *c, kb_error *why) {
     (void)c, (void)why;
@@ -99,28 +89,7 @@ static int run(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t 
     }
     struct timespec ms5 = {0, 5000000};
     nanosleep(&ms5, NULL);
-    const float *v = kb_tensors_get(in, "values")->data;
-    const kb_tensor *offs = kb_tensors_get(in, "offsets");
-    const int32_t *off = offs->data;
-    int64_t segs = offs->shape[0] - 1, k = kb_tensors_find(out, "topk_values")->shape[1];
-    float *ov = kb_tensors_find(out, "topk_values")->data;
-    int32_t *oi = kb_tensors_find(out, "topk_indices")->data,
-            *on = kb_tensors_find(out, "counts")->data;
-    for (int64_t g = 0; g < segs; g++) {
-        int64_t n = off[g + 1] - off[g], keep = n < k ? n : k;
-        entry *x = malloc((size_t)(n ? n : 1) * sizeof *x);
-        if (!x) return KB_ERR;
-        for (int64_t j = 0; j < n; j++)
-            x[j] = (entry){v[off[g] + j] == 0 ? 0.0f : v[off[g] + j], (int32_t)j};
-        qsort(x, (size_t)n, sizeof *x, order);
-        for (int64_t j = 0; j < k; j++) {
-            ov[g * k + j] = j < keep ? v[off[g] + x[j].i] : -INFINITY;
-            oi[g * k + j] = j < keep ? x[j].i : -1;
-        }
-        on[g] = (int32_t)keep;
-        free(x);
-    }
-    return KB_OK;
+    return kbt_sort_topk(in, out, 0);
 }
 
 static const kb_variant_impl impl_a = {ok, no_bytes, setup_a, run, teardown};

@@ -20,6 +20,23 @@
 
 enum { KB_TOPK_SELECT_MAX_K = 4096 };
 
+/* A topk variant's device tensors by role (kbench/ops/topk.h names them). */
+struct kb_topk_io {
+    const float *values;
+    const int *offsets;
+    float *out_v;
+    int *out_i;
+    int *out_n;
+};
+
+inline kb_topk_io kb_topk_io_of(const kb_tensors *in, kb_tensors *out) {
+    return kb_topk_io{(const float *)kb_tensors_get(in, "values")->data,
+                      (const int *)kb_tensors_get(in, "offsets")->data,
+                      (float *)kb_tensors_find(out, "topk_values")->data,
+                      (int *)kb_tensors_find(out, "topk_indices")->data,
+                      (int *)kb_tensors_find(out, "counts")->data};
+}
+
 cudaError_t kb_topk_select(const float *values, const int *offsets, int segments, int longest,
                            int k, float *out_v, int *out_i, int *out_n, cudaStream_t stream);
 

@@ -610,12 +610,9 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
 int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     kb_nvtx_push("select");
-    const cudaError_t rc = kb_topk_coop_run(
-        (const kb_topk_coop *)state, (const float *)kb_tensors_get(dev_in, "values")->data,
-        (const int *)kb_tensors_get(dev_in, "offsets")->data,
-        (float *)kb_tensors_find(dev_out, "topk_values")->data,
-        (int *)kb_tensors_find(dev_out, "topk_indices")->data,
-        (int *)kb_tensors_find(dev_out, "counts")->data, stream);
+    const kb_topk_io io = kb_topk_io_of(dev_in, dev_out);
+    const cudaError_t rc = kb_topk_coop_run((const kb_topk_coop *)state, io.values, io.offsets,
+                                            io.out_v, io.out_i, io.out_n, stream);
     kb_nvtx_pop();
     return kb_cuda_check(rc, "cudaLaunchCooperativeKernel(coop_select)", e);
 }

@@ -36,6 +36,7 @@
 #include "kbench/ops/topk.h"
 
 #include "grid_select.h"
+#include "../common/topk_device.cuh"
 #include "../common/variant_def.h"
 
 #include <cub/version.cuh>
@@ -386,11 +387,11 @@ cudaError_t run_long(const State *st, int s, int64_t begin, const float *values,
 int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     const State *st = (const State *)state;
-    const float *values = (const float *)kb_tensors_get(dev_in, "values")->data;
-    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
-    float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
-    int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
-    int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
+    const kb_topk_io io = kb_topk_io_of(dev_in, dev_out);
+    const float *values = io.values;
+    const int *offsets = io.offsets;
+    float *out_v = io.out_v;
+    int *out_i = io.out_i, *out_n = io.out_n;
     if (st->segments == 0 || st->k == 0) {
         /* nothing selected: the counts (0), no slots */
         kb_nvtx_push("select");

@@ -532,16 +532,12 @@ int setup(const kb_case *c, const kb_tensors *, void **state, kb_error *e) {
 int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t stream,
         kb_error *e) {
     const State *st = (const State *)state;
-    const float *values = (const float *)kb_tensors_get(dev_in, "values")->data;
-    const int *offsets = (const int *)kb_tensors_get(dev_in, "offsets")->data;
-    float *out_v = (float *)kb_tensors_find(dev_out, "topk_values")->data;
-    int *out_i = (int *)kb_tensors_find(dev_out, "topk_indices")->data;
-    int *out_n = (int *)kb_tensors_find(dev_out, "counts")->data;
+    const kb_topk_io io = kb_topk_io_of(dev_in, dev_out);
     kb_nvtx_push("select");
     cudaError_t rc;
     if (st->plan.nclass < 2) {
-        rc = kb_topk_select(values, offsets, st->segments, st->longest, st->k, out_v, out_i, out_n,
-                            stream);
+        rc = kb_topk_select(io.values, io.offsets, st->segments, st->longest, st->k, io.out_v,
+                            io.out_i, io.out_n, stream);
     } else { /* class 0 on the caller's stream, the others forked and joined back */
         const int n = st->plan.nclass;
         rc = cudaEventRecord(st->fork, stream);
@@ -549,8 +545,8 @@ int run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaStream_t
             rc = cudaStreamWaitEvent(st->side[i - 1], st->fork, 0);
         for (int i = 0; rc == cudaSuccess && i < n; i++) {
             const Launch &l = st->plan.cls[i];
-            rc = launch_select<true>(l, l.table, values, offsets, st->k, out_v, out_i, out_n,
-                                     i == 0 ? stream : st->side[i - 1]);
+            rc = launch_select<true>(l, l.table, io.values, io.offsets, st->k, io.out_v, io.out_i,
+                                     io.out_n, i == 0 ? stream : st->side[i - 1]);
         }
         for (int i = 1; rc == cudaSuccess && i < n; i++) {
             rc = cudaEventRecord(st->join[i - 1], st->side[i - 1]);
