@@ -59,12 +59,12 @@ static const char *const sanitize_lines[] = {
     "segments=5+0+3+2000 batch=2 k=[0,7] dist=ties",
     /* clusters of 2, 4, 8 blocks, sized by k alone */
     "segments=1x4096 k=[257,513,1025] dist=normal",
-    /* 200 segments, k = 300 > 256: 2 blocks a cluster would take more waves
-     * than 1 (66 against 132 clusters at once on 132 SMs): halved to 1 */
-    "segments=200x300 k=300 dist=normal",
-    /* a mixed batch in two length classes (140 segments, two waves in one
-     * launch): radix_select's launches side by side, segments by table */
-    "segments=8192+300 batch=70 k=100 dist=ties",
+    /* a mixed batch, 140 segments: one launch would take two waves, so
+     * radix_select splits it into two length classes launched side by side
+     * (segments by table); in each, k = 300 > 256 wants 2 or 4 blocks a
+     * cluster, which would take more waves than 1 (66 against 132 clusters at
+     * once on 132 SMs): halved to 1 */
+    "segments=16384+300 batch=70 k=300 dist=normal",
     /* coop_select: uniform keys whose level-0 fine counts end the select;
      * ~8 and ~29 candidates a block to rank (a warp per candidate, and a
      * thread per candidate and 16th of the list) */
