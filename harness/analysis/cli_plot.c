@@ -34,38 +34,32 @@
 
 static int parse_formats(const char *v, kb_plot_opts *o);
 
-typedef struct plot_args {
-    kb_plot_opts o;
-    const char *files[64];
-    int nfiles;
-} plot_args;
-
 static int set_formats(const kb_opt *opt, void *dst, const char *v, kb_error *e) {
     (void)opt;
-    if (parse_formats(v, &((plot_args *)dst)->o) != KB_OK)
+    if (parse_formats(v, &((kb_plot_args *)dst)->o) != KB_OK)
         return kb_fail(e, "expected png, svg or png,svg");
     return KB_OK;
 }
 
-static int add_file(void *dst, const char *arg, kb_error *e) {
-    plot_args *a = dst;
-    if (a->nfiles == 64) return kb_fail(e, "at most 64 files");
+int kb_plot_args_add_file(void *dst, const char *arg, kb_error *e) {
+    kb_plot_args *a = dst;
+    if (a->nfiles == KB_PLOT_MAX_FILES) return kb_fail(e, "at most %d files", KB_PLOT_MAX_FILES);
     a->files[a->nfiles++] = arg;
     return KB_OK;
 }
 
 const kb_opt kb_plot_opts_table[] = {
     KB_OPT_STRING("-o, --output", "DIR", "where plots go (default plots/; created if missing)",
-                  plot_args, o.dir),
+                  kb_plot_args, o.dir),
     KB_OPT_STRING("--along", "AXIS",
                   "draw time, speedup and GB/s against AXIS for every op in\n"
                   "the files that has it (one must; it must take 2 values)",
-                  plot_args, o.along),
+                  kb_plot_args, o.along),
     KB_OPT_STRING("--baseline", "VARIANT",
                   "speedups over this variant (a peer: name too) on every\n"
                   "case where it ran; default: per case, the first of the\n"
                   "op's baseline list (kbench list OP) that has a timed row",
-                  plot_args, o.baseline),
+                  kb_plot_args, o.baseline),
     KB_OPT_CALL("--format", "LIST", "png, svg or png,svg (default)", set_formats),
     KB_OPT_END,
 };
@@ -240,8 +234,8 @@ static int series_pick(const kb_op_view *v, int with_ship, series_set *s, kb_err
             int ahead = 0;
             for (int j = 0; j < nv; j++) {
                 const kb_result *q = kb_view_cell(v, c, j);
-                ahead += !v->variant_peer[j] && q && kb_result_timed(q) &&
-                         q->median_us < r->median_us;
+                ahead +=
+                    !v->variant_peer[j] && q && kb_result_timed(q) && q->median_us < r->median_us;
             }
             place[k] = ahead < place[k] ? ahead : place[k];
             log_ratio[k] += log(r->median_us / best);
@@ -1845,8 +1839,8 @@ static int parse_formats(const char *list, kb_plot_opts *o) {
 }
 
 int kb_cmd_plot(int argc, char **argv) {
-    plot_args args = {.o = {.dir = "plots", .png = 1, .svg = 1}};
-    int prc = kb_opts_parse("plot", kb_plot_opts_table, &args, argc, argv, add_file);
+    kb_plot_args args = {.o = {.dir = "plots", .png = 1, .svg = 1}};
+    int prc = kb_opts_parse("plot", kb_plot_opts_table, &args, argc, argv, kb_plot_args_add_file);
     if (prc == KB_OPTS_HELP) {
         plot_help();
         return KB_EXIT_OK;

@@ -29,23 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* plot's arguments first: kb_plot_args_add_file is handed the whole struct. */
 typedef struct report_args {
-    kb_plot_opts o;
-    const char *files[64];
-    int nfiles;
+    kb_plot_args p;
     int kernels; /* --timer kernels */
 } report_args;
 
-static int add_file(void *dst, const char *arg, kb_error *e) {
-    report_args *a = dst;
-    if (a->nfiles == 64) return kb_fail(e, "at most 64 files");
-    a->files[a->nfiles++] = arg;
-    return KB_OK;
-}
-
 const kb_opt kb_report_opts[] = {
     KB_OPT_STRING("-o, --output", "DIR", "where the pages and plots go (default report/; created)",
-                  report_args, o.dir),
+                  report_args, p.o.dir),
     KB_OPT_CHOICE("--timer", "T",
                   "events (default): rank by median_us, the CUDA events' time;\n"
                   "kernels: by kernel_us (CUPTI's kernel time, `run --timer\n"
@@ -981,16 +973,16 @@ static void apply_timer(kb_results *res, int kernels, char *timer, size_t n) {
 }
 
 int kb_cmd_report(int argc, char **argv) {
-    report_args args = {.o = {.dir = "report", .png = 1, .svg = 1}};
-    int prc = kb_opts_parse("report", kb_report_opts, &args, argc, argv, add_file);
+    report_args args = {.p.o = {.dir = "report", .png = 1, .svg = 1}};
+    int prc = kb_opts_parse("report", kb_report_opts, &args, argc, argv, kb_plot_args_add_file);
     if (prc == KB_OPTS_HELP) {
         report_help();
         return KB_EXIT_OK;
     }
     if (prc != KB_EXIT_OK) return prc;
-    kb_plot_opts o = args.o;
-    const char **files = args.files;
-    int nfiles = args.nfiles;
+    kb_plot_opts o = args.p.o;
+    const char **files = args.p.files;
+    int nfiles = args.p.nfiles;
     if (!nfiles) return kb_usage_error("report", "which results? (kbench report FILE.csv...)");
 
     kb_results res = {0};

@@ -13,6 +13,20 @@ typedef struct kb_plot_opts {
     int png, svg;
 } kb_plot_opts;
 
+enum { KB_PLOT_MAX_FILES = 64 };
+
+/* The command line of `kbench plot` and `kbench report`: the options and the
+ * result files, in the order given. */
+typedef struct kb_plot_args {
+    kb_plot_opts o;
+    const char *files[KB_PLOT_MAX_FILES];
+    int nfiles;
+} kb_plot_args;
+
+/* kb_opts_parse's positional callback: arg is one more file. dst is a
+ * kb_plot_args, or a command's struct that begins with one. */
+int kb_plot_args_add_file(void *dst, const char *arg, kb_error *e);
+
 /* One plot: DIR/<stem>.gp and .dat, and the images gnuplot renders from them. */
 typedef struct kb_plot {
     char base[512];     /* "<csvstem>.<op>[.<mode>].<kind>", no folder, no extension */

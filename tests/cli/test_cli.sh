@@ -322,6 +322,13 @@ expect 0 "STILL FAILING.*INVALID.*exit codes: 0 no row BROKEN, STILL FAILING, IN
     compare --help
 expect 2 "which results" -- plot
 expect 2 "no_such.csv: cannot open" -- plot $d/no_such.csv
+# plot and report take 64 files, not 65 (the 64th is read: its error comes next)
+many=()
+for i in $(seq 65); do many+=("$tmp/many$i.csv"); done
+for cmd in plot report; do
+    expect 2 "kbench $cmd: error: at most 64 files" -- $cmd "${many[@]}"
+    expect 2 "many1.csv: cannot open" -- $cmd "${many[@]:0:64}"
+done
 expect 2 "partial_last_line.csv:7: last line cut short.*--baseline nope: no row" -- \
     plot $d/partial_last_line.csv --baseline nope -o "$tmp/p0"
 expect 2 "--format jpg: expected png, svg or png,svg" -- plot $d/nms.csv --format jpg
