@@ -30,19 +30,31 @@ ATTRIBUTES = {"__attribute__", "__declspec", "__launch_bounds__", "alignas", "__
 KEYWORDS_NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else"}
 
 
+def blanked(chunk):
+    """chunk with every character but its newlines blanked."""
+    return re.sub(r"[^\n]", " ", chunk)
+
+
+def block_comment(text, i):
+    """The end of the block comment opening at i (the text's end if it never
+    closes) and the comment blanked."""
+    end = text.find("*/", i + 2)
+    end = len(text) if end < 0 else end + 2
+    return end, blanked(text[i:end])
+
+
 def strip_code(text):
     """The text with comments, literals and preprocessor lines blanked out,
     of the same length (an offset in it is one in text), and the preprocessor
     directives as (offset, directive, argument)."""
     out = []
     directives = []
-    i, n, line = 0, len(text), 1
+    i, n = 0, len(text)
     at_line_start = True
     while i < n:
         c = text[i]
         if c == "\n":
             out.append(c)
-            line += 1
             at_line_start = True
             i += 1
             continue
@@ -59,19 +71,14 @@ def strip_code(text):
                 if text[j] == "\\" and j + 1 < n and text[j + 1] == "\n":
                     body.append(" ")
                     out.append(" \n")
-                    line += 1
                     j += 2
                     continue
                 if text[j] == "\n":
                     break
                 if text.startswith("/*", j):
-                    end = text.find("*/", j + 2)
-                    end = n if end < 0 else end + 2
-                    chunk = text[j:end]
-                    out.append(re.sub(r"[^\n]", " ", chunk))
-                    line += chunk.count("\n")
+                    j, blank = block_comment(text, j)
+                    out.append(blank)
                     body.append(" ")
-                    j = end
                     continue
                 if text.startswith("//", j):
                     while j < n and text[j] != "\n":
@@ -93,20 +100,14 @@ def strip_code(text):
                 i += 1
             continue
         if text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            chunk = text[i:end]
-            out.append(re.sub(r"[^\n]", " ", chunk))
-            line += chunk.count("\n")
-            i = end
+            i, blank = block_comment(text, i)
+            out.append(blank)
             continue
         m = re.match(r'(?:u8|u|U|L)?R"([^()\\ ]{0,16})\(', text[i:i + 24])
         if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             end = text.find(")" + m.group(1) + '"', i + m.end())
             end = n if end < 0 else end + len(m.group(1)) + 2
-            chunk = text[i:end]
-            out.append('"' + re.sub(r"[^\n]", " ", chunk[1:-1]) + '"')
-            line += chunk.count("\n")
+            out.append('"' + blanked(text[i + 1:end - 1]) + '"')
             i = end
             continue
         if c in "\"'":
