@@ -441,8 +441,8 @@ cudaError_t launch_select(const Launch &l, const typename SegTable<kListed>::typ
  * longest's cluster: 160 clusters of 8 blocks, 10 waves, most of whose
  * blocks hold a few hundred keys. Split instead into classes by the blocks
  * a segment wants (blocks_wanted: 64, 16 and 4 there), each class its own
- * launch with its own cluster size (8, 4 and 1 blocks: 256 + 128 + 96
- * blocks), the launches side by side on forked streams. Only where one
+ * launch with its own cluster size (on an H200 8, 2 and 1 blocks: 256 + 64
+ * + 96 blocks), the launches side by side on forked streams. Only where one
  * launch would take more than one wave and there are two classes or more;
  * at most kClassMax classes (the shortest merged into the last). */
 constexpr int kClassMax = 3;
