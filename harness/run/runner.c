@@ -31,6 +31,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A measure's sample buffers for ns samples, with the kernel-time ones
+ * where ktime: 0, or 1 when the samples' failed, 2 when the kernel times'.
+ * Every pointer is set (NULL where not allocated): measure_free frees them. */
+static int measure_alloc(kb_measure *m, size_t ns, int ktime) {
+    m->kwin = NULL, m->ksum = m->kspan = NULL, m->kcount = NULL;
+    m->samples = malloc(ns * sizeof *m->samples);
+    if (!m->samples) return 1;
+    if (!ktime) return 0;
+    m->kwin = malloc(ns * sizeof *m->kwin);
+    m->ksum = malloc(ns * sizeof *m->ksum);
+    m->kspan = malloc(ns * sizeof *m->kspan);
+    m->kcount = malloc(ns * sizeof *m->kcount);
+    return m->kwin && m->ksum && m->kspan && m->kcount ? 0 : 2;
+}
+
+static void measure_free(kb_measure *m) {
+    free(m->samples), free(m->kwin), free(m->ksum), free(m->kspan), free(m->kcount);
+    m->samples = NULL, m->kwin = NULL, m->ksum = m->kspan = NULL, m->kcount = NULL;
+}
+
 int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     memset(r, 0, sizeof *r);
     r->opts = *opts;
@@ -41,17 +61,12 @@ int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     m->warmup_s = 0.02;
     m->throttle_frac = 0.75;
     m->repeats = opts->host_repeats > 0 ? opts->host_repeats : 1;
-    size_t ns = (size_t)opts->rule.max_samples;
-    m->samples = malloc(ns * sizeof *m->samples);
-    if (!m->samples) return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
-    if (opts->ktime && opts->timing) {
-        m->kwin = malloc(ns * sizeof *m->kwin);
-        m->ksum = malloc(ns * sizeof *m->ksum);
-        m->kspan = malloc(ns * sizeof *m->kspan);
-        m->kcount = malloc(ns * sizeof *m->kcount);
-        if (!m->kwin || !m->ksum || !m->kspan || !m->kcount)
-            return kb_fail(e, "out of host memory for %d samples' kernel times",
-                           opts->rule.max_samples);
+    switch (measure_alloc(m, (size_t)opts->rule.max_samples, opts->ktime && opts->timing)) {
+    case 1:
+        return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
+    case 2:
+        return kb_fail(e, "out of host memory for %d samples' kernel times",
+                       opts->rule.max_samples);
     }
     return KB_OK;
 }
@@ -162,11 +177,7 @@ void kb_runner_free(kb_runner *r) {
         if (r->stream) cudaStreamDestroy(r->stream);
         cudaFree(r->measure.l2_flush);
     }
-    free(r->measure.samples);
-    free(r->measure.kwin);
-    free(r->measure.ksum);
-    free(r->measure.kspan);
-    free(r->measure.kcount);
+    measure_free(&r->measure);
     free(r->mem);
     free(r->pairs);
     memset(r, 0, sizeof *r);
@@ -1315,29 +1326,12 @@ static int turn_before_sample(void *p, cudaStream_t s, kb_error *e) {
 
 /* Its own measure: the runner's settings, buffers of its own. */
 static int turn_measure(kb_runner *r, turn *tn) {
-    size_t ns = (size_t)r->opts.rule.max_samples;
     tn->m = r->measure;
-    tn->m.samples = malloc(ns * sizeof *tn->m.samples);
-    tn->m.kwin = NULL, tn->m.ksum = tn->m.kspan = NULL, tn->m.kcount = NULL;
-    if (r->measure.kwin) {
-        tn->m.kwin = malloc(ns * sizeof *tn->m.kwin);
-        tn->m.ksum = malloc(ns * sizeof *tn->m.ksum);
-        tn->m.kspan = malloc(ns * sizeof *tn->m.kspan);
-        tn->m.kcount = malloc(ns * sizeof *tn->m.kcount);
-    }
     tn->m.before_sample = turn_before_sample;
     tn->m.before_sample_ctx = tn;
-    if (tn->m.samples &&
-        (!r->measure.kwin || (tn->m.kwin && tn->m.ksum && tn->m.kspan && tn->m.kcount)))
+    if (measure_alloc(&tn->m, (size_t)r->opts.rule.max_samples, r->measure.kwin != NULL) == 0)
         return KB_OK;
     return kb_fail(&tn->e, "out of host memory for %d samples", r->opts.rule.max_samples);
-}
-
-static void turn_measure_free(turn *tn) {
-    free(tn->m.samples), free(tn->m.kwin), free(tn->m.ksum), free(tn->m.kspan);
-    free(tn->m.kcount);
-    tn->m.samples = NULL, tn->m.kwin = NULL, tn->m.ksum = tn->m.kspan = NULL;
-    tn->m.kcount = NULL;
 }
 
 /* A failed step: the variant's error, or a sticky CUDA error (its CRASH). */
@@ -1437,11 +1431,8 @@ static void turn_finish(kb_runner *r, case_data *cd, turn *tn) {
 static void run_alone(kb_runner *r, turn *ts, int nt) {
     for (int i = 0; i < nt; i++) {
         if (!ts[i].alone) continue;
-        char note[300];
-        snprintf(note, sizeof note,
-                 "timed alone, not in turns: out of memory with the case's other variants set "
-                 "up");
-        r->row_note = note;
+        r->row_note = "timed alone, not in turns: out of memory with the case's other variants "
+                      "set up";
         kb_runner_run_one(r, ts[i].p);
         r->row_note = NULL;
     }
@@ -1471,7 +1462,7 @@ void kb_runner_run_group(kb_runner *r, int first, int n) {
     if (r->opts.timing) turns_time(r, cd, ts, nt);
     for (int i = 0; i < nt; i++) {
         if (!ts[i].alone) turn_finish(r, cd, &ts[i]);
-        turn_measure_free(&ts[i]);
+        measure_free(&ts[i].m);
     }
     /* after a lost context a worker makes no more rows: its parent runs them */
     if (!r->context_lost || !r->opts.isolate) run_alone(r, ts, nt);
