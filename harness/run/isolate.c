@@ -186,10 +186,7 @@ static void worker(kb_runner *r, int device, const char *uuid, int first, int cm
     handed hd;
     while (read_all(cmd, &hd, sizeof hd) == KB_OK && hd.first >= 0 && hd.n >= 1 &&
            hd.first + hd.n <= r->npairs) {
-        if (hd.n > 1)
-            kb_runner_run_group(r, hd.first, hd.n);
-        else
-            kb_runner_run_one(r, hd.first);
+        kb_runner_run_group(r, hd.first, hd.n); /* one pair: as alone */
         /* every later row would fail for its reason; and the parent reads a
          * CRASH row as this worker's end */
         if (r->context_lost || r->retire) _exit(WORKER_LOST);

@@ -133,7 +133,8 @@ void kb_runner_run_one(kb_runner *r, int p);
  * and q be timed in the same turns: one case, variants of one source. */
 int kb_runner_interleavable(const kb_runner *r, int p);
 int kb_runner_same_turns(const kb_runner *r, int p, int q);
-/* Pairs first .. first+n-1 (one case, kb_runner_same_turns) checked one by
+/* Pairs first .. first+n-1 (one case, kb_runner_same_turns; n = 1, or a
+ * case that cannot be prepared: each as kb_runner_run_one) checked one by
  * one as kb_runner_run_one checks them, each with its own outputs and state
  * set up beside the others', then timed in rounds: one sample of each in
  * turn, each under its own stopping rule, the rounds going on while any is
