@@ -53,10 +53,12 @@ typedef struct kb_measure {
     double *ksum, *kspan;
     int *kcount;
     int kn, klaunches;
-    /* Host rows (measure_host.c): the samples are taken in `repeats` runs
-     * of the stopping rule, each with its share of --max-time; after them,
-     * how many ran, the lowest of their medians and the spread of the
-     * medians, (max - min) / min. */
+    /* Repeats: the samples are taken in `repeats` runs of the stopping
+     * rule, each with its share of --max-time (the runner asks for them for
+     * host rows and for variants that synchronise with the host mid-op,
+     * whose time the host's other load moves); after them, how many ran, the
+     * lowest of their medians and the spread of the medians, (max - min) /
+     * min. One repeat is the rule as it stands. */
     int repeats, repeats_done;
     double repeat_min_median, repeat_spread;
 } kb_measure;
@@ -98,9 +100,10 @@ typedef struct kb_timer {
     int have_exec;
     double spent; /* seconds in its steps so far: the rule's elapsed time */
     int done;     /* the rule is met: no more steps */
-    /* host repeats (measure_host.c) */
+    /* repeats: one repeat's rule, the first sample of the current repeat,
+     * the highest repeat median and the current repeat's time */
     kb_stop_rule rule;
-    int repeats, n;
+    int repeats, first;
     double hi, repeat_spent;
 } kb_timer;
 /* alone 0: the caller brackets the rounds (kb_ktime_begin before them, one
@@ -118,7 +121,6 @@ int kb_timer_graph(kb_timer *t, kb_error *e);
 void kb_timer_graph_release(kb_timer *t);
 int kb_timer_host(kb_timer *t, kb_error *e);
 int kb_timer_host_step(kb_timer *t, kb_error *e);
-void kb_timer_host_end(kb_timer *t);
 
 /* Warm-up shared by the modes: at least 2 launches and ~warmup_s seconds.
  * Returns the time of one launch (seconds), for batch sizing. */

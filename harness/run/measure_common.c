@@ -79,6 +79,45 @@ static int clock_low(const kb_measure *m) {
     return now > 0 && now < m->throttle_frac * m->dev->sm_clock_mhz;
 }
 
+/* Each repeat is the stopping rule with its share of the time and of the
+ * sample buffer (one repeat: the rule itself). */
+static void repeats_begin(kb_timer *t) {
+    kb_measure *m = t->m;
+    m->repeats_done = 0;
+    m->repeat_min_median = m->repeat_spread = 0;
+    t->repeats = m->repeats > 0 ? m->repeats : 1;
+    t->rule = m->rule;
+    t->rule.max_time_s = m->rule.max_time_s / t->repeats;
+    t->rule.max_samples = m->rule.max_samples / t->repeats > 0 ? m->rule.max_samples / t->repeats : 1;
+    t->first = 0;
+    t->hi = t->repeat_spent = 0;
+}
+
+/* After a step of step_s seconds: the current repeat closes when its rule
+ * is met (its median kept) or when the whole variant's bounds are reached
+ * (the sample buffer, 4 x --max-time: a run of seconds is timed once), and
+ * the timer is done when its repeats are, or at those bounds. A repeat
+ * whose samples were all throttled keeps no median. */
+static void repeats_step(kb_timer *t, double step_s) {
+    kb_measure *m = t->m;
+    const double *mine = m->samples + t->first;
+    int n = m->nsamples - t->first;
+    t->repeat_spent += step_s;
+    int bound = m->nsamples >= m->rule.max_samples || t->spent >= 4 * m->rule.max_time_s;
+    if (!bound && !kb_should_stop(&t->rule, mine, n, t->repeat_spent)) return;
+    if (n > 0) {
+        kb_stats st;
+        kb_stats_compute(mine, n, &st);
+        if (m->repeats_done == 0 || st.median < m->repeat_min_median)
+            m->repeat_min_median = st.median;
+        if (st.median > t->hi) t->hi = st.median;
+        m->repeats_done++;
+    }
+    t->first = m->nsamples;
+    t->repeat_spent = 0;
+    t->done = m->repeats_done >= t->repeats || bound;
+}
+
 int kb_timer_begin(kb_timer *t, kb_measure *m, kb_launch_fn fn, void *ctx, cudaStream_t s, int host,
                    int alone, kb_error *e) {
     *t = (kb_timer){.m = m, .fn = fn, .ctx = ctx, .s = s, .host = host, .alone = alone, .batch = 1};
@@ -101,6 +140,7 @@ int kb_timer_begin(kb_timer *t, kb_measure *m, kb_launch_fn fn, void *ctx, cudaS
         return KB_ERR;
     }
     m->klaunches = t->batch;
+    repeats_begin(t);
     /* After the warm-up: its records are dropped (in turn, each begin drops
      * the earlier ones' warm-ups too, and the rounds follow every begin). */
     if (m->ktime) kb_ktime_begin();
@@ -141,17 +181,13 @@ static int device_step(kb_timer *t, kb_error *e) {
 int kb_timer_step(kb_timer *t, kb_error *e) {
     if (t->done) return KB_OK;
     double t0 = kb_now_s();
-    kb_measure *m = t->m;
-    if (t->host) {
-        int rc = kb_timer_host_step(t, e);
-        t->spent += kb_now_s() - t0;
-        if (rc != KB_OK) t->done = 1;
-        return rc;
-    }
-    int rc = device_step(t, e);
-    t->spent += kb_now_s() - t0;
-    t->done = rc != KB_OK || kb_should_stop(&m->rule, m->samples, m->nsamples, t->spent) ||
-              (m->nsamples == 0 && t->spent >= 4 * m->rule.max_time_s);
+    int rc = t->host ? kb_timer_host_step(t, e) : device_step(t, e);
+    double step = kb_now_s() - t0;
+    t->spent += step;
+    if (rc != KB_OK)
+        t->done = 1;
+    else
+        repeats_step(t, step);
     return rc;
 }
 
@@ -161,10 +197,9 @@ int kb_timer_end(kb_timer *t, int keep_records, kb_error *e) {
     if (t->have_ev) kb_events_destroy(&t->ev);
     t->have_ev = 0;
     kb_timer_graph_release(t);
-    if (t->host) {
-        kb_timer_host_end(t);
-        return KB_OK;
-    }
+    if (m->repeat_min_median > 0)
+        m->repeat_spread = (t->hi - m->repeat_min_median) / m->repeat_min_median;
+    if (t->host) return KB_OK;
     /* After the samples, never among them: the flush takes time of its own. */
     kb_error ke;
     if (m->ktime && m->nsamples > 0) {

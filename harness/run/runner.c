@@ -60,7 +60,6 @@ int kb_runner_init(kb_runner *r, const kb_run_opts *opts, kb_error *e) {
     m->flush = opts->flush;
     m->warmup_s = 0.02;
     m->throttle_frac = 0.75;
-    m->repeats = opts->host_repeats > 0 ? opts->host_repeats : 1;
     switch (measure_alloc(m, (size_t)opts->rule.max_samples, opts->ktime && opts->timing)) {
     case 1:
         return kb_fail(e, "out of host memory for %d samples", opts->rule.max_samples);
@@ -550,13 +549,22 @@ static void kernel_time(const kb_measure *m, kb_row *row) {
     row->kn = m->kn;
 }
 
+/* Host rows, and the variants that synchronise with the host mid-op (a walk
+ * of a mask on the CPU between kernels), are timed in --host-repeats
+ * repeats: the host's other load moves their time between runs, which the
+ * samples of one run do not see (measure.h). Every other row: one. */
+static int repeats_of(const kb_runner *r, const kb_variant *v) {
+    if (!(v->flags & (KB_HOST | KB_HOST_SYNC))) return 1;
+    return r->opts.host_repeats > 0 ? r->opts.host_repeats : 1;
+}
+
 /* The row's statistics and rates from the measure's samples. */
 static void timed_row(kb_runner *r, const kb_measure *m, const kb_variant *v, kb_row *row) {
     kb_stats_compute(m->samples, m->nsamples, &row->stats);
     row->samples = m->samples;
-    /* A host row of several repeats is its lowest repeat's median: the
-     * repeat that the host's other load disturbed least (measure_host.c). */
-    if ((v->flags & KB_HOST) && m->repeats_done > 0) {
+    /* A row taken in repeats is its lowest repeat's median: the repeat that
+     * the host's other load disturbed least. */
+    if ((v->flags & (KB_HOST | KB_HOST_SYNC)) && m->repeats_done > 0) {
         row->repeats = m->repeats_done;
         row->repeat_spread = m->repeat_spread;
         row->stats.median = m->repeat_min_median;
@@ -578,6 +586,7 @@ static int time_variant(kb_runner *r, launch_ctx *lc, kb_row *row, kb_error *e) 
     int rc;
     m->before_sample = poison_before_sample;
     m->before_sample_ctx = lc;
+    m->repeats = repeats_of(r, lc->v);
     if (lc->v->flags & KB_HOST) { /* cold or hot: run_host_variant refuses graph mode */
         rc = kb_measure_host(m, launch, lc, e);
         goto measured;
@@ -1329,6 +1338,7 @@ static int turn_measure(kb_runner *r, turn *tn) {
     tn->m = r->measure;
     tn->m.before_sample = turn_before_sample;
     tn->m.before_sample_ctx = tn;
+    tn->m.repeats = repeats_of(r, tn->v);
     if (measure_alloc(&tn->m, (size_t)r->opts.rule.max_samples, r->measure.kwin != NULL) == 0)
         return KB_OK;
     return kb_fail(&tn->e, "out of host memory for %d samples", r->opts.rule.max_samples);

@@ -30,7 +30,7 @@ typedef struct kb_run_opts {
     int force;                    /* run int32-index variants on cases their supports() refuses */
     int shard_index, shard_count; /* --shard I/N (shard.h); count 0: the whole sweep */
     int ktime;                    /* --timer kernels: CUPTI's kernel time beside the events */
-    int host_repeats;             /* a host row's samples in this many repeats (measure_host.c) */
+    int host_repeats;             /* a host or host-sync row's samples in this many repeats */
     int interleave; /* --interleave: a case's variants timed in turns (kb_runner_run_group) */
 } kb_run_opts;
 
