@@ -302,8 +302,8 @@ static int set_case_timeout(const kb_opt *o, void *dst, const char *v, kb_error 
                       run_args, opts.ktime, "events|kernels"),                                     \
         {"--host-repeats",                                                                         \
          "N",                                                                                      \
-         "a host row's samples, and a host-sync variant's (its time\n"                            \
-         "holds work on the CPU), in N repeats of the rule, each with\n"                          \
+         "a host row's samples, and a host-sync variant's (its time\n"                             \
+         "holds work on the CPU), in N repeats of the rule, each with\n"                           \
          "1/N of --max-time; the row keeps the lowest repeat median\n"                             \
          "and the medians' spread (repeat_spread_pct; default 3)",                                 \
          set_host_repeats,                                                                         \

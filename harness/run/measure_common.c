@@ -88,7 +88,8 @@ static void repeats_begin(kb_timer *t) {
     t->repeats = m->repeats > 0 ? m->repeats : 1;
     t->rule = m->rule;
     t->rule.max_time_s = m->rule.max_time_s / t->repeats;
-    t->rule.max_samples = m->rule.max_samples / t->repeats > 0 ? m->rule.max_samples / t->repeats : 1;
+    t->rule.max_samples =
+        m->rule.max_samples / t->repeats > 0 ? m->rule.max_samples / t->repeats : 1;
     t->first = 0;
     t->hi = t->repeat_spent = 0;
 }
