@@ -553,8 +553,12 @@ static void kernel_time(const kb_measure *m, kb_row *row) {
  * of a mask on the CPU between kernels), are timed in --host-repeats
  * repeats: the host's other load moves their time between runs, which the
  * samples of one run do not see (measure.h). Every other row: one. */
+static int timed_in_repeats(const kb_variant *v) {
+    return (v->flags & (KB_HOST | KB_HOST_SYNC)) != 0;
+}
+
 static int repeats_of(const kb_runner *r, const kb_variant *v) {
-    if (!(v->flags & (KB_HOST | KB_HOST_SYNC))) return 1;
+    if (!timed_in_repeats(v)) return 1;
     return r->opts.host_repeats > 0 ? r->opts.host_repeats : 1;
 }
 
@@ -564,7 +568,7 @@ static void timed_row(kb_runner *r, const kb_measure *m, const kb_variant *v, kb
     row->samples = m->samples;
     /* A row taken in repeats is its lowest repeat's median: the repeat that
      * the host's other load disturbed least. */
-    if ((v->flags & (KB_HOST | KB_HOST_SYNC)) && m->repeats_done > 0) {
+    if (timed_in_repeats(v) && m->repeats_done > 0) {
         row->repeats = m->repeats_done;
         row->repeat_spread = m->repeat_spread;
         row->stats.median = m->repeat_min_median;
