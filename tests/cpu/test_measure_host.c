@@ -32,14 +32,23 @@ KB_TEST(a_run_longer_than_the_warm_up_is_warmed_once) {
     KB_EXPECT(samples[0] >= 0.019);
 }
 
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* A run whose time drifts up with each call: 1 ms for the first repeat's
- * runs, then 2 ms, then 3 ms (a host whose other load comes and goes). */
+ * runs, then 2 ms, then 3 ms (a host whose other load comes and goes). It
+ * spins on the clock: a sleep's length is the kernel's timer slack and tick,
+ * which on some hosts round 1, 2 and 3 ms to one time. */
 static int drifting_run(void *ctx, cudaStream_t s, kb_error *e) {
     (void)s, (void)e;
     int per_repeat = *(int *)ctx;
     int phase = calls++ / per_repeat; /* the warm-up run is call 0 */
-    struct timespec ts = {0, (long)(phase > 2 ? 3 : phase + 1) * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    double end = now_s() + (phase > 2 ? 3 : phase + 1) * 1e-3;
+    while (now_s() < end) {
+    }
     return KB_OK;
 }
 
