@@ -519,6 +519,41 @@ static void write_cpu_gpu(doc *d, const kb_plot_opts *o, const kb_op_view *v,
     if (plot) doc_plot(d, o, plot);
 }
 
+/* The rows timed in --host-repeats repeats (host variants, and device
+ * variants that end in a host walk): their median is the lowest repeat's,
+ * and the spread of the repeats' medians is the host's drift between them,
+ * which one repeat's samples cannot show. Said only where such rows are. */
+static void write_repeats(doc *d, const kb_op_view *v) {
+    static const char *const head[] = {"variant", "case", "median", "repeats", "spread"};
+    int n = 0;
+    for (int c = 0; c < v->ncases; c++)
+        for (int k = 0; k < v->nvariants; k++) {
+            const kb_result *r = kb_view_cell(v, c, k);
+            if (!r || !(r->repeats >= 1)) continue; /* NAN: not taken in repeats */
+            if (!n++) {
+                doc_heading(d, 3, "Rows timed in repeats");
+                doc_para(d, "Rows whose time is the host's (host variants, and device variants "
+                            "that end in a host walk) are timed in `--host-repeats` repeats, each "
+                            "under the stop rule. The median is the lowest repeat's; the spread "
+                            "is the highest repeat median over the lowest, less one: how far the "
+                            "host drifted between repeats. `compare` counts half the "
+                            "spread as the row's noise where that is more than its samples'.");
+                doc_table_begin(d, 5, head);
+            }
+            char cells[5][CELL];
+            snprintf(cells[0], CELL, "%s", r->variant);
+            kb_params_short(v->def, r->params, cells[1], CELL);
+            kb_format_us(r->median_us, cells[2], CELL);
+            snprintf(cells[3], CELL, "%.0f", r->repeats);
+            if (r->repeat_spread_pct >= 0)
+                snprintf(cells[4], CELL, "%.1f%%", r->repeat_spread_pct);
+            else
+                snprintf(cells[4], CELL, "-");
+            doc_row(d, 5, cells, 0);
+        }
+    if (n) doc_table_end(d);
+}
+
 static void write_not_passed(doc *d, const kb_op_view *v) {
     static const char *const head[] = {"variant", "case", "status", "median", "reason", "note"};
     int n = 0;
@@ -593,6 +628,7 @@ static int write_view(doc *d, const kb_plot_opts *o, const kb_op_view *v, const 
     write_index_table(d, v);
     write_inexact_table(d, v);
     if (hd.any) write_cpu_gpu(d, o, v, &hd, cpu_gpu);
+    write_repeats(d, v);
     doc_heading(d, 3, "Plots");
     for (int i = 0; i < nplots; i++)
         if (&plots[i] != cpu_gpu) doc_plot(d, o, &plots[i]);

@@ -19,7 +19,7 @@
  * preempted sample, one cold page — move neither the median nor this, where
  * they can push the relative standard deviation (noise_pct) past 50% and
  * make every such row UNSURE. Files without p10/p90 fall back to noise_pct.
- * A host row taken in repeats (measure_host.c) is as noisy as its repeats'
+ * A host row taken in repeats (kb_timer, measure_common.c) is as noisy as its repeats'
  * medians disagree when that is the larger: half their range, (max - min) /
  * 2 min, the drift of a shared host that the samples of one repeat miss. */
 static double sample_spread(const kb_result *r) {

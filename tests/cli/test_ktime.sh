@@ -25,6 +25,12 @@ expect_file "$csv" ",source,forced,peer,kernel_us,kernel_p10_us,kernel_p90_us,sp
 expect_file "$csv" "^topk,cpu_select,.*,host,builtin,no,no,,,,,,2,[0-9.]+,no$"
 expect_file "$tmp/host.json" '"source":"builtin","forced":false,"peer":false,"repeats":2,"repeat_spread_pct":[0-9.]+,"interleaved":false,"samples_us"'
 check "a host row's JSON has no kernel_us" bash -c "! grep -q kernel_us '$tmp/host.json'"
+# report: the rows timed in repeats, each with its repeats and their spread
+rrc=0 # the pages are written without gnuplot too, and the exit says it was missing
+command -v gnuplot >/dev/null || rrc=4
+expect $rrc "" -- report "$csv" -o "$tmp/rep"
+expect_file "$tmp/rep/report.md" "^### Rows timed in repeats"
+expect_file "$tmp/rep/report.md" "^\| cpu_select \| [^|]+ \| [0-9.]+ [mu]?s \| 2 \| [0-9.]+% \|$"
 
 # compare --timer kernels: event times equal, kernel time 20% slower
 hdr="op,variant,params,mode,status,median_us,p10_us,p90_us,kernel_us,kernel_p10_us,kernel_p90_us"
@@ -43,8 +49,6 @@ printf '%s\n%s\n%s\n%s\n' "$hdr" "nms,blockwalk,n=1000,cold,PASS,100,99.5,100.5,
     "nms,bitmask,n=1000,cold,PASS,110,109.5,110.5,50,49.8,50.2" \
     "nms,bitmask_host,n=1000,cold,PASS,900,899,901,,," >"$tmp/k.csv"
 expect 2 "--timer cycles: expected events or kernels" -- report "$tmp/k.csv" --timer cycles
-rrc=0 # the pages are written without gnuplot too, and the exit says it was missing
-command -v gnuplot >/dev/null || rrc=4
 expect $rrc "" -- report "$tmp/k.csv" -o "$tmp/ev"
 expect_file "$tmp/ev/report.md" "^\| nms \| \(defaults\) \| blockwalk \| 100.00 us \|"
 expect_file "$tmp/ev/report.md" "Judged by event time \(median_us: CUDA events around each sample\)"
@@ -54,6 +58,8 @@ expect_file "$tmp/kt/report.md" \
     "Judged by kernel time \(--timer kernels: kernel_us\) for 2 of 3 rows; 1 without it"
 expect_file "$tmp/kt/report.html" "Judged by kernel time"
 expect_file "$tmp/kt/summary.md" "one ran\)\. Judged by kernel time \(--timer kernels: kernel_us\) for 2 of 3"
+check "a file without repeats has no repeats table" \
+    bash -c '! grep -q "Rows timed in repeats" "$1"' _ "$tmp/ev/report.md"
 check "the summary of an event-time report stays as it was" \
     bash -c '! grep -q "Judged by" "$1"' _ "$tmp/ev/summary.md"
 
