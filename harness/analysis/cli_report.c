@@ -533,10 +533,10 @@ static void write_repeats(doc *d, const kb_op_view *v) {
             if (!n++) {
                 doc_heading(d, 3, "Rows timed in repeats");
                 doc_para(d, "Rows whose time is the host's (host variants, and device variants "
-                            "that end in a host walk) are timed in `--host-repeats` repeats, each "
+                            "that end in a host walk) are timed in --host-repeats repeats, each "
                             "under the stop rule. The median is the lowest repeat's; the spread "
                             "is the highest repeat median over the lowest, less one: how far the "
-                            "host drifted between repeats. `compare` counts half the "
+                            "host drifted between repeats. compare counts half the "
                             "spread as the row's noise where that is more than its samples'.");
                 doc_table_begin(d, 5, head);
             }

@@ -14,7 +14,7 @@ set xtics ('h=25 n=1'."\n".'c_in=512'."\n".'c_out=512'."\n".'w=42' 0, 'h=50 n=1'
 set xlabel offset 0,-3
 set xrange [-0.4:4.4]
 set logscale y
-set yrange [0.0445571:8.19]
+set yrange [0.0451528:8.21606]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1497,494 font "DejaVu Sans,11" noenhanced
@@ -30,18 +30,18 @@ do for [fmt in "png svg"] {
     set ylabel 'speedup over explicit_gemm_i64 (×, higher is faster)'
     set title 'dtype=f32'
     set key at screen 0.7548, screen 0.8381 left top Left reverse samplen 3
-    set label 1 'explicit_torchvision, explicit_torchvision_half,'."\n".'explicit_gemm_i64, explicit_nhwc_tf32,'."\n".'implicit_gemm, implicit_gemm_tf32,'."\n".'implicit_gemm_f16, nhwc_gemm, nhwc_fused_tf32,'."\n".'nhwc_fused_f16' at screen 0.7629, screen 0.3684 left front font ",9" tc rgb "#666666"
+    set label 1 'explicit_torchvision, explicit_torchvision_half,'."\n".'explicit_gemm_i64, explicit_gemm_i32,'."\n".'implicit_gemm, implicit_gemm_tf32,'."\n".'implicit_gemm_f16, nhwc_gemm, nhwc_fused_tf32,'."\n".'nhwc_fused_f16' at screen 0.7629, screen 0.3684 left front font ",9" tc rgb "#666666"
     plot 1 with lines lc rgb "#555555" dt 2 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 0 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 1 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
-        './deform_conv2d.deform_conv2d.speedup.dat' index 5 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.speedup.dat' index 2 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 6 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 7 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 8 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 9 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
-        './deform_conv2d.deform_conv2d.speedup.dat' index 2 using 1:2 with linespoints lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title 'explicit_gemm_i32', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 3 using 1:2 with linespoints lc rgb "#59a14f" lw 2 pt 13 ps 1.1 dt 1 title 'explicit_gemm_tf32', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 4 using 1:2 with linespoints lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'explicit_nhwc', \
+        './deform_conv2d.deform_conv2d.speedup.dat' index 5 using 1:2 with linespoints lc rgb "#b07aa1" lw 2 pt 4 ps 1.1 dt 1 title 'explicit_nhwc_tf32', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 10 using 1:2 with linespoints lc rgb "#edc948" lw 2 pt 4 ps 1.1 dt 1 title 'nhwc_wgmma_tf32', \
         NaN with linespoints lc rgb "#b07aa1" lw 2 pt 6 ps 1.1 dt 1 title 'nhwc_wgmma_f16', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 11 using 1:2 with linespoints lc rgb "#9c755f" lw 4 pt 10 ps 1.5 dt 1 title 'nhwc_ws_tf32', \
@@ -62,10 +62,10 @@ do for [fmt in "png svg"] {
     plot 1 with lines lc rgb "#555555" dt 2 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 16 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 17 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
+        './deform_conv2d.deform_conv2d.speedup.dat' index 18 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 20 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 21 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.speedup.dat' index 22 using 1:2 with linespoints lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
-        './deform_conv2d.deform_conv2d.speedup.dat' index 18 using 1:2 with linespoints lc rgb "#76b7b2" lw 2 pt 11 ps 1.1 dt 1 title 'explicit_gemm_i32', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 19 using 1:2 with linespoints lc rgb "#edc948" lw 2 pt 15 ps 1.1 dt 1 title 'explicit_nhwc', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 23 using 1:2 with linespoints lc rgb "#b07aa1" lw 2 pt 6 ps 1.1 dt 1 title 'nhwc_wgmma_f16', \
         './deform_conv2d.deform_conv2d.speedup.dat' index 24 using 1:2 with linespoints lc rgb "#bcbd22" lw 4 pt 7 ps 1.5 dt 1 title 'nhwc_ws_f16', \

@@ -26,7 +26,7 @@ do for [fmt in "png svg"] {
     }
     set output './deform_conv2d.deform_conv2d.workspace.'.fmt
     set key at screen 0.9120, screen 0.8793 left top Left reverse samplen 3
-    set label 1 'explicit_torchvision, explicit_torchvision_half,'."\n".'explicit_gemm_i64, explicit_nhwc_tf32, nhwc_gemm,'."\n".'nhwc_fused_tf32, nhwc_fused_f16' at screen 0.9149, screen 0.5724 left front font ",9" tc rgb "#666666"
+    set label 1 'explicit_torchvision, explicit_torchvision_half,'."\n".'explicit_gemm_i64, explicit_gemm_i32, nhwc_gemm,'."\n".'nhwc_fused_tf32, nhwc_fused_f16' at screen 0.9149, screen 0.5724 left front font ",9" tc rgb "#666666"
     plot \
         './deform_conv2d.deform_conv2d.workspace.dat' using 2 lc rgb "#cccccc" fs solid 0.9 border lc rgb "#cccccc" notitle, \
         './deform_conv2d.deform_conv2d.workspace.dat' using 3 lc rgb "#cccccc" fs solid 0.9 border lc rgb "#cccccc" notitle, \
@@ -35,9 +35,9 @@ do for [fmt in "png svg"] {
         './deform_conv2d.deform_conv2d.workspace.dat' using 6 lc rgb "#cccccc" fs solid 0.9 border lc rgb "#cccccc" notitle, \
         './deform_conv2d.deform_conv2d.workspace.dat' using 7 lc rgb "#cccccc" fs solid 0.9 border lc rgb "#cccccc" notitle, \
         './deform_conv2d.deform_conv2d.workspace.dat' using 8 lc rgb "#cccccc" fs solid 0.9 border lc rgb "#cccccc" notitle, \
-        './deform_conv2d.deform_conv2d.workspace.dat' using 9 lc rgb "#76b7b2" lw 1 fs solid 0.9 border lc rgb "#333333" title 'explicit_gemm_i32', \
-        './deform_conv2d.deform_conv2d.workspace.dat' using 10 lc rgb "#59a14f" lw 1 fs solid 0.9 border lc rgb "#333333" title 'explicit_gemm_tf32', \
-        './deform_conv2d.deform_conv2d.workspace.dat' using 11 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'explicit_nhwc', \
+        './deform_conv2d.deform_conv2d.workspace.dat' using 9 lc rgb "#59a14f" lw 1 fs solid 0.9 border lc rgb "#333333" title 'explicit_gemm_tf32', \
+        './deform_conv2d.deform_conv2d.workspace.dat' using 10 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'explicit_nhwc', \
+        './deform_conv2d.deform_conv2d.workspace.dat' using 11 lc rgb "#b07aa1" lw 1 fs solid 0.9 border lc rgb "#333333" title 'explicit_nhwc_tf32', \
         './deform_conv2d.deform_conv2d.workspace.dat' using 12 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'nhwc_wgmma_tf32', \
         './deform_conv2d.deform_conv2d.workspace.dat' using 13 lc rgb "#b07aa1" lw 1 fs solid 0.9 border lc rgb "#333333" title 'nhwc_wgmma_f16', \
         './deform_conv2d.deform_conv2d.workspace.dat' using 14 lc rgb "#9c755f" lw 3 fs solid 0.9 border lc rgb "#000000" title 'nhwc_ws_tf32', \
