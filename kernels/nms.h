@@ -25,6 +25,9 @@ int64_t kb_nms_greedy_ref(const float *boxes, const int32_t *classes, const int6
 int64_t kb_nms_fast_ref(const float *boxes, const int32_t *classes, const int64_t *order, int64_t n,
                         float iou, int64_t max_out, int32_t *keep);
 int kb_nms_reference(const kb_case *c, const kb_tensors *in, kb_tensors *out, kb_error *e);
+/* The rank of kb_nms_rank with no memory of its own (a heap sort of order):
+ * what kb_nms_rank does where its sort buffer cannot be allocated. */
+void kb_nms_rank_in_place(const float *scores, int64_t n, int64_t *order);
 
 #ifdef __cplusplus
 }

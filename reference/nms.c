@@ -27,9 +27,43 @@ static int by_rank(const void *pa, const void *pb) {
     return (a->index > b->index) - (a->index < b->index);
 }
 
+/* Does box a rank before box b (score descending, then lower index)? */
+static int ranks_before(const float *scores, int64_t a, int64_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    return a < b;
+}
+
+/* Heap sort of order[0, n) by rank: the heap's root is the box ranked last. */
+static void sift_down(const float *scores, int64_t *order, int64_t root, int64_t n) {
+    for (int64_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && ranks_before(scores, order[child], order[child + 1])) child++;
+        if (!ranks_before(scores, order[root], order[child])) return;
+        int64_t t = order[root];
+        order[root] = order[child];
+        order[child] = t;
+    }
+}
+
+void kb_nms_rank_in_place(const float *scores, int64_t n, int64_t *order) {
+    for (int64_t i = 0; i < n; i++) order[i] = i;
+    for (int64_t i = n / 2 - 1; i >= 0; i--) sift_down(scores, order, i, n);
+    for (int64_t end = n - 1; end > 0; end--) {
+        int64_t t = order[0];
+        order[0] = order[end];
+        order[end] = t;
+        sift_down(scores, order, 0, end);
+    }
+}
+
+/* The rank sorts (score, index) pairs, contiguous for the sort; where that
+ * buffer cannot be had it ranks in order itself, so order is always the
+ * rank, never left as it was. */
 void kb_nms_rank(const float *scores, int64_t n, int64_t *order) {
     ranked *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
-    if (!r) return;
+    if (!r) {
+        kb_nms_rank_in_place(scores, n, order);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) r[i] = (ranked){scores[i], i};
     qsort(r, (size_t)n, sizeof *r, by_rank);
     for (int64_t i = 0; i < n; i++) order[i] = r[i].index;

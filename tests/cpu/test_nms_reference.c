@@ -152,6 +152,29 @@ KB_TEST(nms_negative_zero_ranks_as_zero) {
     KB_EXPECT(order[0] == 0 && order[1] == 1 && order[2] == 2);
 }
 
+/* The rank without a buffer of its own (kb_nms_rank's fallback where the
+ * buffer cannot be allocated) is the same rank: on scores with many ties,
+ * signed zeros among them, and on distinct ones, at sizes around a heap's
+ * levels. */
+KB_TEST(nms_rank_in_place_equals_the_rank) {
+    enum { N = 1030 };
+    static float s[N];
+    static int64_t a[N], b[N];
+    unsigned x = 12345;
+    for (int distinct = 0; distinct < 2; distinct++)
+        for (int64_t n = 0; n <= N; n += n < 20 ? 1 : 101) {
+            for (int64_t i = 0; i < n; i++) {
+                x = x * 1664525u + 1013904223u;
+                s[i] = distinct ? (float)(x >> 8) : (float)((int)(x >> 28) - 8) * 0.25f;
+                if (!distinct && s[i] == 0 && (x & 256)) s[i] = -0.0f;
+            }
+            kb_nms_rank(s, n, a);
+            memset(b, 0xff, sizeof b);
+            kb_nms_rank_in_place(s, n, b);
+            KB_EXPECT(memcmp(a, b, (size_t)n * sizeof *a) == 0);
+        }
+}
+
 KB_TEST(nms_all_identical_boxes_keep_only_the_best) {
     nms_case t;
     make_case(&t, "500", "uniform", "1", "0", 3);
