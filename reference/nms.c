@@ -20,17 +20,20 @@ typedef struct {
     int64_t index;
 } ranked;
 
-/* Score descending, equal scores (-0 == +0 included) lower index first. */
-static int by_rank(const void *pa, const void *pb) {
-    const ranked *a = pa, *b = pb;
-    if (a->score != b->score) return a->score > b->score ? -1 : 1;
-    return (a->index > b->index) - (a->index < b->index);
+/* The rank rule: score descending, equal scores (-0 == +0 included) lower
+ * index first. Negative: box a ranks before box b. */
+static int rank_cmp(float sa, int64_t a, float sb, int64_t b) {
+    if (sa != sb) return sa > sb ? -1 : 1;
+    return (a > b) - (a < b);
 }
 
-/* Does box a rank before box b (score descending, then lower index)? */
+static int by_rank(const void *pa, const void *pb) {
+    const ranked *a = pa, *b = pb;
+    return rank_cmp(a->score, a->index, b->score, b->index);
+}
+
 static int ranks_before(const float *scores, int64_t a, int64_t b) {
-    if (scores[a] != scores[b]) return scores[a] > scores[b];
-    return a < b;
+    return rank_cmp(scores[a], a, scores[b], b) < 0;
 }
 
 /* Heap sort of order[0, n) by rank: the heap's root is the box ranked last. */
