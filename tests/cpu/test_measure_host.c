@@ -32,23 +32,17 @@ KB_TEST(a_run_longer_than_the_warm_up_is_warmed_once) {
     KB_EXPECT(samples[0] >= 0.019);
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* A run whose time drifts up with each call: 1 ms for the first repeat's
- * runs, then 2 ms, then 3 ms (a host whose other load comes and goes). It
- * spins on the clock: a sleep's length is the kernel's timer slack and tick,
- * which on some hosts round 1, 2 and 3 ms to one time. */
+/* A run whose time drifts up with each call: 10 ms for the first repeat's
+ * runs, then 20 ms, then 30 ms (a host whose other load comes and goes). It
+ * sleeps, so other load on the test machine does not stretch it; the steps
+ * are tens of milliseconds so that a host whose sleeps overshoot by a timer
+ * tick (a few ms) keeps them apart. */
 static int drifting_run(void *ctx, cudaStream_t s, kb_error *e) {
     (void)s, (void)e;
     int per_repeat = *(int *)ctx;
     int phase = calls++ / per_repeat; /* the warm-up run is call 0 */
-    double end = now_s() + (phase > 2 ? 3 : phase + 1) * 1e-3;
-    while (now_s() < end) {
-    }
+    struct timespec ts = {0, (long)(phase > 2 ? 3 : phase + 1) * 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
     return KB_OK;
 }
 
@@ -65,8 +59,8 @@ KB_TEST(host_rows_take_repeats_and_keep_the_lowest_median_with_the_spread) {
     KB_EXPECT(kb_measure_host(&m, drifting_run, &per_repeat, &e) == KB_OK);
     KB_EXPECT(m.repeats_done == 3);
     KB_EXPECT(m.nsamples == 12);
-    /* repeat medians ~1, ~2, ~3 ms (the warm-up run shifts one call) */
-    KB_EXPECT(m.repeat_min_median >= 0.0009 && m.repeat_min_median < 0.0018);
+    /* repeat medians ~10, ~20, ~30 ms (the warm-up run shifts one call) */
+    KB_EXPECT(m.repeat_min_median >= 0.009 && m.repeat_min_median < 0.018);
     KB_EXPECT(m.repeat_spread > 0.8);
 }
 
