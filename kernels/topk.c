@@ -84,6 +84,9 @@ static const char *const sanitize_large_lines[] = {
     "segments=1x700000 k=4096",
     /* the RPN levels: coop_select's fine counts and both rank forms at once */
     "segments=rpn5 k=1000",
+    /* grid_select's sampled path: its candidates finish the select (uniform)
+     * or pass the cap and the levels run (ties) */
+    "segments=1x300000 k=1000 dist=[uniform,ties]",
     NULL,
 };
 static const kb_sweep topk_sweeps[] = {

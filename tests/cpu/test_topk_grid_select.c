@@ -278,3 +278,128 @@ KB_TEST(grid_select_ties_reach_the_grid_above_the_cap_and_finish_below) {
     KB_EXPECT(above[1] == 1 && above[2] == 1 && above[3] == 1 && above[4] == 1);
     KB_EXPECT(below[1] == 0 && below[2] == 0 && below[3] == 0);
 }
+
+static int desc_u32(const void *x, const void *y) {
+    const uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* The sampled fast path run serially: the strided sample's r-th largest key
+ * T, every key >= T a candidate, the offset bins' pick of the want-th
+ * largest candidate, the cut ranked. Fills idx[0..want) and returns want,
+ * or -1 where the kernels would fall back to the levels; *m gets the
+ * candidates' count. */
+static int sampled_select_serial(const float *v, int n, int k, int32_t *idx, uint32_t *m) {
+    const uint32_t want = (uint32_t)(n < k ? n : k), s = KB_GRID_SAMPLE;
+    uint32_t *sample = malloc((size_t)s * 4);
+    for (uint32_t j = 0; j < s; j++) sample[j] = kb_topk_key(v[kb_grid_sample_index(j, n, s)]);
+    qsort(sample, s, 4, desc_u32);
+    const uint32_t r = kb_grid_sample_rank(want, n, s);
+    const uint32_t t = sample[r - 1], shift = kb_grid_offset_shift(t, sample[0]);
+    free(sample);
+    uint64_t *cand = malloc((size_t)n * 8);
+    uint32_t hist[KB_GRID_BINS] = {0};
+    *m = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t key = kb_topk_key(v[i]);
+        if (key < t) continue;
+        cand[(*m)++] = kb_grid_composite(key, i);
+        hist[kb_grid_offset_bin(key, t, shift)]++;
+    }
+    kb_grid_pick p = {0, 0, 0};
+    const int found = *m >= want && kb_grid_pick_bin(hist, want, &p);
+    if (!found || !kb_grid_sampled_ok(want, *m, KB_GRID_SAMPLED_CAP, want - p.need, hist[p.bin])) {
+        free(cand);
+        return -1;
+    }
+    uint32_t cut = 0;
+    for (uint32_t i = 0; i < *m; i++)
+        if (kb_grid_offset_bin((uint32_t)(cand[i] >> 32), t, shift) >= p.bin) cand[cut++] = cand[i];
+    qsort(cand, cut, 8, desc_u64);
+    for (uint32_t j = 0; j < want; j++) idx[j] = kb_grid_index(cand[j]);
+    free(cand);
+    return (int)want;
+}
+
+/* n values: uniform [0, 1) (24-bit steps, so ties are rare), or `pool`'s. */
+static float *values_of(int n, uint32_t seed, const float *pool, int pool_size) {
+    float *v = malloc((size_t)n * 4);
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        v[i] = pool ? pool[(seed >> 8) % (uint32_t)pool_size] : (float)(seed >> 8) / 16777216.0f;
+    }
+    return v;
+}
+
+/* The serial fast path against a full sort of the composites: -1 (fell
+ * back) or exactly the top k. */
+static int expect_sampled(int n, int k, const float *v, uint32_t *m) {
+    const int want = n < k ? n : k;
+    int32_t *got = malloc((size_t)want * 4 + 4);
+    uint64_t *all = malloc((size_t)n * 8);
+    for (int i = 0; i < n; i++) all[i] = kb_grid_composite(kb_topk_key(v[i]), i);
+    qsort(all, (size_t)n, 8, desc_u64);
+    const int rc = sampled_select_serial(v, n, k, got, m);
+    int mismatches = 0;
+    for (int j = 0; rc >= 0 && j < want; j++) mismatches += got[j] != kb_grid_index(all[j]);
+    if (mismatches)
+        printf("  sampled n=%d k=%d: %d of %d indices differ\n", n, k, mismatches, want);
+    KB_EXPECT(mismatches == 0);
+    free(all);
+    free(got);
+    return rc;
+}
+
+KB_TEST(grid_sample_rank_covers_the_want_with_margin_and_stays_in_the_sample) {
+    /* 16M keys, 16384 samples: lambda ~1 for k = 1000, ~0.1 for k = 100 */
+    KB_EXPECT(kb_grid_sample_rank(1000, 16777216, KB_GRID_SAMPLE) == 9);
+    KB_EXPECT(kb_grid_sample_rank(100, 16777216, KB_GRID_SAMPLE) == 6);
+    /* lambda = s: every sample */
+    KB_EXPECT(kb_grid_sample_rank(65536, 65536, KB_GRID_SAMPLE) == KB_GRID_SAMPLE);
+    for (uint32_t want = 1; want <= 4096; want *= 2) {
+        const uint32_t r = kb_grid_sample_rank(want, 1 << 20, KB_GRID_SAMPLE);
+        const double lambda = want * (double)KB_GRID_SAMPLE / (1 << 20);
+        KB_EXPECT(r >= lambda + 4.0 * sqrt(lambda) + 4.0 && r <= KB_GRID_SAMPLE);
+    }
+}
+
+KB_TEST(grid_offset_bins_order_the_candidates_and_put_the_sample_below_1024) {
+    const uint32_t lo = 0xBF000000u, hi = 0xBF7FFFFFu;
+    const uint32_t shift = kb_grid_offset_shift(lo, hi);
+    KB_EXPECT(kb_grid_offset_bin(hi, lo, shift) < 1024);
+    KB_EXPECT(shift == 0 || kb_grid_offset_bin(hi, lo, shift - 1) >= 1024);
+    KB_EXPECT(kb_grid_offset_shift(lo, lo) == 0 && kb_grid_offset_bin(lo, lo, 0) == 0);
+    KB_EXPECT(kb_grid_offset_bin(0xFFFFFFFFu, lo, shift) == KB_GRID_BINS - 1);
+    uint32_t prev = 0;
+    for (uint32_t key = lo; key < 0xC0000000u; key += 4099) {
+        const uint32_t b = kb_grid_offset_bin(key, lo, shift);
+        KB_EXPECT(b >= prev);
+        prev = b;
+    }
+}
+
+KB_TEST(grid_sampled_path_is_exact_on_uniform_scores_and_falls_back_on_ties) {
+    const int sizes[] = {65536, 300000, 2097152};
+    const int ks[] = {1, 100, 1000, 2048};
+    for (int i = 0; i < 3; i++) {
+        float *v = values_of(sizes[i], 50 + (uint32_t)i, NULL, 0);
+        for (int j = 0; j < 4; j++) {
+            uint32_t m = 0;
+            const int rc = expect_sampled(sizes[i], ks[j], v, &m);
+            /* uniform scores: the fast path holds, with about r n / s candidates */
+            KB_EXPECT(rc == ks[j]);
+            KB_EXPECT(m >= (uint32_t)ks[j] && m <= KB_GRID_SAMPLED_CAP);
+        }
+        free(v);
+    }
+    /* 9 values: the sample's T ties a ninth of the keys, past the cap */
+    float *t = values_of(1 << 20, 60, ties_pool, 9);
+    uint32_t m = 0;
+    KB_EXPECT(expect_sampled(1 << 20, 1000, t, &m) == -1 && m > KB_GRID_SAMPLED_CAP);
+    free(t);
+    /* every key equal: every key a candidate */
+    const float one[] = {0.75f};
+    t = values_of(100000, 61, one, 1);
+    KB_EXPECT(expect_sampled(100000, 10, t, &m) == -1 && m == 100000);
+    free(t);
+}

@@ -132,10 +132,25 @@ KB_TEST(topk_grid_select_finish_takes_over_below_the_cap_and_the_grid_above) {
      * bin: ~3.8K keys in play (the finish from level 1) / ~4.25K (the grid) */
     expect_grid_select_pass("segments=1x72000 k=9000 dist=normal", 42);
     expect_grid_select_pass("segments=1x80000 k=10000 dist=normal", 43);
-    /* uniform 2M: level 0 keeps ~512K, level 1 ~256 (the finish's) */
-    expect_grid_select_pass("segments=1x2097152 k=1000", 44);
+    /* uniform 2M, k above the sampled path's bound: level 0 keeps ~512K,
+     * level 1 a few hundred (the finish's) */
+    expect_grid_select_pass("segments=1x2097152 k=3000", 44);
     /* ties at 2M: ~233K copies of 1.0, every grid level busy */
     expect_grid_select_pass("segments=1x2097152 k=1000 dist=ties", 45);
+}
+KB_TEST(topk_grid_select_sampled_candidates_finish_the_select_or_the_levels_run) {
+    /* want <= 2048: the sample's threshold; uniform and normal scores leave
+     * a few thousand candidates, ranked from their cut */
+    expect_grid_select_pass("segments=1x2097152 k=1000", 46);
+    expect_grid_select_pass("segments=1x1048576 k=100", 47);
+    expect_grid_select_pass("segments=1x4000000 k=1000 dist=normal", 48);
+    expect_grid_select_pass("segments=1x65536 k=2048 dist=normal", 49);
+    /* one past the bound: no sample */
+    expect_grid_select_pass("segments=1x65536 k=2049 dist=normal", 57);
+    /* two segments on one workspace, one start not 16-byte aligned */
+    expect_grid_select_pass("segments=100001+300000 k=500", 58);
+    /* ties: every copy of the sample's T is a candidate, past the cap */
+    expect_grid_select_pass("segments=1x1048576 k=100 dist=ties", 59);
 }
 
 #ifdef KBT_HAVE_CCCL_TOPK

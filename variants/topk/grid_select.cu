@@ -6,7 +6,11 @@
  * The rule (64-bit composites (key, ~index), six radix levels, a bin taken
  * whole ends the select; one block finishes once few are in play):
  * grid_select.h. Per segment, no host sync (graph-capturable): memset the
- * control block; histogram of every key (its last block picks level 0);
+ * control block; for k <= 2048, a one-block sample of 16K keys picks a
+ * threshold T; histogram of every key (its last block picks level 0), with
+ * every key >= T kept as a candidate: when they hold the top k and fit the
+ * caps, the winners are ranked from them and every pass below exits at
+ * once; otherwise the levels run as without a sample:
  * level 0's compaction of every key, then levels 1-4 over the candidates
  * (each pass's last block picks the next level, or runs all the remaining
  * levels itself over <= KB_GRID_FINISH_CAP candidates, after which the
@@ -21,6 +25,7 @@
 
 #include <cub/cub.cuh>
 
+#include <stddef.h>
 #include <stdlib.h>
 
 namespace {
@@ -47,7 +52,18 @@ struct Ctl {
     unsigned active[KB_GRID_LEVELS];             /* level L runs on the grid (level 0 always) */
     unsigned arrived[KB_GRID_LEVELS];            /* blocks done: the histogram, levels 0-4 */
     unsigned winners;                            /* composites written to the winner list */
+    /* the sampled fast path (grid_select.h): */
+    unsigned hist_cut[KB_GRID_BINS]; /* the candidates' offset bins */
+    unsigned thresh, shift;          /* the sample's T, the offset bins' shift */
+    unsigned sampled;                /* keys >= T counted (stops soon past the cap) */
+    unsigned fast;                   /* the candidates finish the select: the levels exit */
+    unsigned cut_bin, cut;           /* the offset bin of the want-th, the candidates from it up */
+    unsigned sample_hist[KB_GRID_BINS]; /* the samples' level-0 digits */
+    unsigned sample_max;                /* the largest sample key */
+    unsigned sample_arrived, filter_arrived;
+    uint32_t sample[KB_GRID_SAMPLE]; /* the sample's keys (not zeroed: every one is written) */
 };
+constexpr size_t kCtlZeroed = offsetof(Ctl, sample);
 
 constexpr int kBatch = 4 * kUnroll; /* keys a thread holds per iteration of a streaming pass */
 
@@ -102,6 +118,31 @@ struct Bufs {
     u64 *win, *cand[2];
 };
 
+constexpr int kSampleThreads = 1024;
+constexpr int kSampleBlocks = KB_GRID_SAMPLE / kSampleThreads; /* one sample key a thread */
+constexpr int kSamplePer = kSampleBlocks;                      /* the last block: keys a thread */
+constexpr int kSampledWantMax = KB_GRID_RANK_CAP / 2;          /* larger: the cut rarely fits */
+static_assert(kSampleBlocks * kSampleThreads == KB_GRID_SAMPLE, "whole blocks of samples");
+static_assert(KB_GRID_RANK_CAP <= kRankMax, "the cut fits the rank's shared memory");
+static_assert(KB_GRID_SAMPLED_CAP <= kMinLength, "the candidate buffer (n) holds the cap");
+
+/* A warp's digits d (where `in`) into the shared histogram sh: the lanes
+ * sharing the lowest remaining lane's digit by one atomic, twice, then one
+ * atomic a lane. Uniform scores put half of a level-0 histogram in one bin,
+ * whose same-address atomics would otherwise replay lane by lane. */
+__device__ __forceinline__ void hist_add(unsigned *sh, uint32_t d, bool in) {
+    const unsigned lane = threadIdx.x & 31;
+    unsigned rest = __ballot_sync(0xffffffffu, in);
+    for (int round = 0; round < 2 && rest; round++) { /* warp-uniform */
+        const int leader = __ffs(rest) - 1;
+        const uint32_t dl = __shfl_sync(0xffffffffu, d, leader);
+        const unsigned same = __ballot_sync(0xffffffffu, in && d == dl) & rest;
+        if ((int)lane == leader) atomicAdd(&sh[dl], (unsigned)__popc(same));
+        rest &= ~same;
+    }
+    if (rest >> lane & 1u) atomicAdd(&sh[d], 1u);
+}
+
 /* 1 in the block that ends a pass last: every other block's histogram
  * atomics and candidates are then visible to it (each thread fences its own
  * writes before its block's arrival is counted; read them with __ldcg). */
@@ -115,12 +156,109 @@ __device__ __forceinline__ bool last_block(unsigned *arrived) {
     return last;
 }
 
+/* The sampled threshold: the r-th largest of KB_GRID_SAMPLE strided keys
+ * (grid_select.h). kSampleBlocks blocks load a key a thread (one DRAM round
+ * trip on 16 SMs: one SM alone keeps too few misses in flight for 16K
+ * scattered loads), count its level-0 digit and keep it; the last block
+ * reads the 16K keys back from L2 and runs the three radix levels of the
+ * key (the composite's levels 0-2) over them in registers, then writes T
+ * and the offset shift from the sample's largest key. */
+__global__ void __launch_bounds__(kSampleThreads, 1)
+    sample_threshold(const float *seg, int n, Ctl *ctl, unsigned r) {
+    __shared__ unsigned sh[KB_GRID_BINS];
+    const uint32_t j = blockIdx.x * kSampleThreads + threadIdx.x;
+    const uint32_t mine = kb_topk_key(__ldg(seg + kb_grid_sample_index(j, n, KB_GRID_SAMPLE)));
+    ctl->sample[j] = mine;
+    const uint32_t top = __reduce_max_sync(0xffffffffu, mine);
+    if ((threadIdx.x & 31) == 0) atomicMax(&ctl->sample_max, top);
+    kb_grid_zero_hist(sh);
+    hist_add(sh, kb_grid_digit(kb_grid_composite(mine, 0), 0), true);
+    kb_grid_flush_hist(sh, ctl->sample_hist);
+    if (!last_block(&ctl->sample_arrived)) return;
+    uint32_t key[kSamplePer];
+#pragma unroll
+    for (int e = 0; e < kSamplePer; e++)
+        key[e] = __ldcg(&ctl->sample[e * kSampleThreads + threadIdx.x]);
+    kb_grid_load_hist(sh, ctl->sample_hist);
+    uint64_t prefix = 0;
+    for (int level = 0; level < 3; level++) {
+        if (level > 0) {
+            kb_grid_zero_hist(sh);
+#pragma unroll
+            for (int e = 0; e < kSamplePer; e++) {
+                const uint64_t c = kb_grid_composite(key[e], 0);
+                hist_add(sh, kb_grid_digit(c, level), c >> kb_grid_shift(level - 1) == prefix);
+            }
+            __syncthreads();
+        }
+        const kb_grid_pick p = kb_grid_block_pick<kSampleThreads>(sh, r);
+        prefix = kb_grid_extend(prefix, level, p.bin);
+        r = p.need;
+    }
+    if (threadIdx.x == 0) {
+        ctl->thresh = (uint32_t)prefix; /* levels 0-2: the key's 32 bits */
+        ctl->shift = kb_grid_offset_shift((uint32_t)prefix, __ldcg(&ctl->sample_max));
+    }
+}
+
+/* The sampled pass: every key >= T to `out` as a composite (a warp's at
+ * once, one atomic; a block stops once the count passes `cap`, which
+ * already turns the fast path off) and counted in its offset bin; the last
+ * block decides whether the candidates finish the select
+ * (kb_grid_sampled_ok: then ctl->fast, and every level's pass exits at
+ * once) and where their cut lies. A read of every key and a compare: 64 MB
+ * at 16M keys, ~15 us at 4.3 TB/s. */
+__global__ void __launch_bounds__(kThreads)
+    filter_keys(const float *seg, int n, Ctl *ctl, unsigned want, u64 *out, unsigned cap) {
+    __shared__ unsigned cut[KB_GRID_BINS];
+    __shared__ int full;
+    const uint32_t t = ctl->thresh, shift = ctl->shift;
+    const unsigned lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) full = 0;
+    kb_grid_zero_hist(cut);
+    for_each_batch(seg, n, [&](const uint32_t *key, const int *idx, const bool *valid) {
+        if (__shfl_sync(0xffffffffu, *(volatile int *)&full, 0)) return; /* warp-uniform */
+#pragma unroll
+        for (int e = 0; e < kBatch; e++) {
+            const bool is = valid[e] && key[e] >= t;
+            const unsigned ball = __ballot_sync(0xffffffffu, is);
+            if (!ball) continue;
+            const int leader = __ffs(ball) - 1;
+            unsigned base = 0;
+            if ((int)lane == leader) base = atomicAdd(&ctl->sampled, (unsigned)__popc(ball));
+            base = __shfl_sync(0xffffffffu, base, leader);
+            if (lane == 0 && base + __popc(ball) > cap) full = 1;
+            const unsigned at = base + __popc(ball & ((1u << lane) - 1u));
+            if (is && at < cap) {
+                out[at] = kb_grid_composite(key[e], idx[e]);
+                atomicAdd(&cut[kb_grid_offset_bin(key[e], t, shift)], 1u);
+            }
+        }
+    });
+    kb_grid_flush_hist(cut, ctl->hist_cut);
+    if (!last_block(&ctl->filter_arrived)) return;
+    const unsigned m = __ldcg(&ctl->sampled);
+    if (m < want || m > cap) return; /* block-uniform; the levels run */
+    kb_grid_load_hist(cut, ctl->hist_cut);
+    const kb_grid_pick q = kb_grid_block_pick<kThreads>(cut, want);
+    if (threadIdx.x == 0) {
+        const unsigned above = want - q.need, count = cut[q.bin];
+        if (kb_grid_sampled_ok(want, m, cap, above, count)) {
+            ctl->cut_bin = q.bin;
+            ctl->cut = above + count;
+            ctl->fast = 1;
+        }
+    }
+}
+
 /* Pass A: level 0's histogram (the key's top 11 bits) of every key; its
  * last block picks level 0's bin (8 KB from L2 and one block scan, in place
- * of a one-block launch). 64 MB read at 16M keys: ~22 us at 3 TB/s. */
+ * of a one-block launch). 64 MB read at 16M keys: ~22 us at 3 TB/s. Exits
+ * at once after a sampled pass that finished the select. */
 __global__ void __launch_bounds__(kThreads)
     histogram_keys(const float *seg, int n, Ctl *ctl, unsigned want) {
     __shared__ unsigned sh[KB_GRID_BINS];
+    if (ctl->fast) return; /* block-uniform */
     kb_grid_zero_hist(sh);
     for_each_batch(seg, n, [&](const uint32_t *key, const int *, const bool *valid) {
 #pragma unroll
@@ -251,6 +389,7 @@ __device__ void next_level(Ctl *ctl, int l, const Bufs &b, unsigned want, unsign
 __global__ void __launch_bounds__(kThreads)
     compact_keys(const float *seg, int n, Ctl *ctl, Bufs b, unsigned want) {
     __shared__ unsigned sh[KB_GRID_BINS], sh2[KB_GRID_BINS];
+    if (ctl->fast) return; /* block-uniform: the sampled candidates finished it */
     kb_grid_zero_hist(sh);
     const unsigned bin = ctl->bin[0];
     const bool take = ctl->take[0];
@@ -291,14 +430,61 @@ __global__ void __launch_bounds__(kThreads)
     if (last_block(&ctl->arrived[level + 1])) next_level(ctl, level + 1, b, want, cap, sh, sh2);
 }
 
+/* The sampled path's winners: every block copies the cut (the candidates
+ * in the offset bin of the want-th or above, ctl->cut of them) into shared
+ * memory in the list's order, kRankPer candidates a thread and one block
+ * scan per round, then a warp per cut candidate counts the larger ones
+ * (every larger candidate is in the cut: the bins order the keys) and
+ * writes those ranked under want. Blocks past the cut return at once. */
+constexpr int kRankPer = 8;
+__device__ void rank_cut(const float *seg, const Ctl *ctl, const u64 *cand, int want, u64 *s,
+                         float *out_v, int *out_i) {
+    constexpr int kWarps = kRankThreads / 32;
+    const int cut = (int)ctl->cut;
+    if ((int)blockIdx.x * kWarps >= cut) return; /* block-uniform */
+    const unsigned m = ctl->sampled, t = ctl->thresh, shift = ctl->shift, bin = ctl->cut_bin;
+    int filled = 0;
+    for (unsigned base = 0; base < m; base += kRankThreads * kRankPer) {
+        u64 c[kRankPer];
+        bool in[kRankPer];
+        int mine = 0;
+#pragma unroll
+        for (int j = 0; j < kRankPer; j++) {
+            const unsigned i = base + threadIdx.x * kRankPer + j;
+            c[j] = i < m ? __ldcg(cand + i) : 0ull;
+            in[j] = i < m && kb_grid_offset_bin((uint32_t)(c[j] >> 32), t, shift) >= bin;
+            mine += in[j];
+        }
+        int total = 0;
+        int at = filled + kb_block_exclusive_scan<kRankThreads>(mine, &total);
+#pragma unroll
+        for (int j = 0; j < kRankPer; j++)
+            if (in[j] && at < kRankMax) s[at++] = c[j]; /* the cap never binds */
+        filled += total;
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warps = (int)gridDim.x * kWarps;
+    const int ranked = cut < kRankMax ? cut : kRankMax;
+    for (int i = (int)blockIdx.x * kWarps + (int)(threadIdx.x >> 5); i < ranked; i += warps) {
+        const u64 x = s[i];
+        const int larger = kb_grid_warp_rank(s, ranked, x);
+        if (lane == 0 && larger < want) {
+            const int idx = kb_grid_index(x);
+            out_i[larger] = idx;
+            out_v[larger] = seg[idx];
+        }
+    }
+}
+
 /* want <= kRankMax: the winners ranked and written by a grid of blocks
- * (kb_grid_rank_write: a warp per winner), the sentinels past want and the
- * count. In place of a one-block bitonic sort of the winners (55 dependent
- * steps of ~490 cycles for 1000 keys: 17 us at base clocks, as CUB's
- * single-tile sort; docs/perf-topk.md). */
+ * (kb_grid_rank_write: a warp per winner), or the sampled path's cut
+ * (rank_cut), the sentinels past want and the count. In place of a
+ * one-block bitonic sort of the winners (55 dependent steps of ~490 cycles
+ * for 1000 keys: 17 us at base clocks, as CUB's single-tile sort;
+ * docs/perf-topk.md). */
 __global__ void __launch_bounds__(kRankThreads)
-    rank_write(const float *seg, const u64 *win, int want, int k, float *out_v, int *out_i,
-               int *out_n) {
+    rank_write(const float *seg, const u64 *win, const Ctl *ctl, const u64 *cand, int want, int k,
+               float *out_v, int *out_i, int *out_n) {
     __shared__ u64 s[kRankMax];
     const int gtid = (int)(blockIdx.x * kRankThreads + threadIdx.x);
     for (int j = want + gtid; j < k; j += (int)gridDim.x * kRankThreads) {
@@ -306,7 +492,10 @@ __global__ void __launch_bounds__(kRankThreads)
         out_v[j] = -INFINITY;
     }
     if (gtid == 0) *out_n = want;
-    kb_grid_rank_write<kRankThreads>(seg, win, want, s, out_v, out_i);
+    if (cand && ctl->fast)
+        rank_cut(seg, ctl, cand, want, s, out_v, out_i);
+    else
+        kb_grid_rank_write<kRankThreads>(seg, win, want, s, out_v, out_i);
 }
 
 /* Every output slot and the count, after CUB's sort (want > kRankMax) or
@@ -339,7 +528,7 @@ struct Layout {
 /* Resident blocks per SM of each streaming kernel, asked once in setup
  * (compact_keys' registers allow fewer than the others' shared memory). */
 struct Occupancy {
-    int histogram, keys, candidates;
+    int filter, histogram, keys, candidates;
 };
 
 struct State {
@@ -407,7 +596,10 @@ void teardown(void *state) {
 
 cudaError_t occupancy_of(Occupancy *o) {
     cudaError_t rc =
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->histogram, histogram_keys, kThreads, 0);
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->filter, filter_keys, kThreads, 0);
+    if (rc == cudaSuccess)
+        rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->histogram, histogram_keys, kThreads,
+                                                           0);
     if (rc == cudaSuccess)
         rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->keys, compact_keys, kThreads, 0);
     if (rc == cudaSuccess)
@@ -469,8 +661,18 @@ cudaError_t select_segment(const State *st, const float *seg, int n, float *out_
     void *temp = p + st->l.ctl + 2 * st->l.win + 2 * st->l.cand;
     cudaError_t rc = cudaSuccess;
     if (want > 0) {
-        rc = cudaMemsetAsync(ctl, 0, sizeof(Ctl), stream);
+        rc = cudaMemsetAsync(ctl, 0, kCtlZeroed, stream);
         if (rc != cudaSuccess) return rc;
+        /* the sampled fast path for want <= kSampledWantMax; its candidates
+         * go to the second buffer, which level 0's compaction leaves alone */
+        u64 *sampled = want <= kSampledWantMax ? b.cand[1] : nullptr;
+        const unsigned cap = (unsigned)(n < KB_GRID_SAMPLED_CAP ? n : KB_GRID_SAMPLED_CAP);
+        if (sampled) {
+            sample_threshold<<<kSampleBlocks, kSampleThreads, 0, stream>>>(
+                seg, n, ctl, kb_grid_sample_rank((uint32_t)want, n, KB_GRID_SAMPLE));
+            filter_keys<<<stream_blocks(n, st->sms, st->occ.filter), kThreads, 0, stream>>>(
+                seg, n, ctl, (unsigned)want, sampled, cap);
+        }
         histogram_keys<<<stream_blocks(n, st->sms, st->occ.histogram), kThreads, 0, stream>>>(
             seg, n, ctl, (unsigned)want);
         compact_keys<<<stream_blocks(n, st->sms, st->occ.keys), kThreads, 0, stream>>>(
@@ -482,11 +684,14 @@ cudaError_t select_segment(const State *st, const float *seg, int n, float *out_
                                                             (unsigned)n);
         if ((rc = cudaGetLastError()) != cudaSuccess) return rc;
         if (want <= kRankMax) {
-            /* a warp per winner; a thread per sentinel slot at most */
+            /* a warp per winner (or per candidate of the sampled cut); a
+             * thread per sentinel slot at most */
+            const int by_cut = sampled ? KB_GRID_RANK_CAP / 32 : 0;
             const int by_rank = (want + 31) / 32, by_slot = (k + kRankThreads - 1) / kRankThreads;
-            const int blocks = by_rank > by_slot ? by_rank : by_slot;
-            rank_write<<<blocks, kRankThreads, 0, stream>>>(seg, b.win, want, k, out_v, out_i,
-                                                            out_n);
+            int blocks = by_rank > by_slot ? by_rank : by_slot;
+            blocks = by_cut > blocks ? by_cut : blocks;
+            rank_write<<<blocks, kRankThreads, 0, stream>>>(seg, b.win, ctl, sampled, want, k,
+                                                            out_v, out_i, out_n);
             return cudaGetLastError();
         }
         size_t bytes = st->l.temp;

@@ -25,6 +25,7 @@
 #include "kbench/variant.h"
 #include "kbench/ops/topk.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -113,6 +114,64 @@ typedef enum { KB_GRID_ENDED, KB_GRID_FINISH, KB_GRID_PASS } kb_grid_runner;
 
 KB_HD kb_grid_runner kb_grid_next_step(uint32_t prev_take_all, uint32_t in_play, uint32_t cap) {
     return prev_take_all ? KB_GRID_ENDED : in_play <= cap ? KB_GRID_FINISH : KB_GRID_PASS;
+}
+
+/* ---- The sampled threshold (a fast path in front of the levels) --------
+ *
+ * The levels read every key twice (a histogram, then level 0's compaction)
+ * and, on uniform scores, write and re-read a quarter of them. A strided
+ * sample of KB_GRID_SAMPLE keys says nearly where the want-th largest key
+ * lies: with T the r-th largest sample key, every key >= T is a candidate,
+ * found in the same pass as level 0's histogram. When the candidates number
+ * want..KB_GRID_SAMPLED_CAP, they hold the whole top want (they are every
+ * key >= T), and the select finishes on them alone; otherwise (a sample that
+ * missed, or ties past the cap) the levels run as if there had been none.
+ * The sample decides only the speed, never the answer.
+ *
+ * The candidates' keys are binned by their offset from T (2048 bins, the
+ * shift putting the sample's largest key in bins < 1024); the bin holding
+ * the want-th largest candidate cuts them to those in it or above, at most
+ * KB_GRID_RANK_CAP, which are ranked and written. */
+enum { KB_GRID_SAMPLE = 16384, KB_GRID_SAMPLED_CAP = 65536, KB_GRID_RANK_CAP = 4096 };
+
+/* The index of sample j (< s) of n keys (s <= n): evenly strided. */
+KB_HD int64_t kb_grid_sample_index(uint32_t j, int64_t n, uint32_t s) {
+    return (int64_t)j * n / (int64_t)s;
+}
+
+/* The sample rank r whose key T is at or below the want-th largest key of n
+ * with high probability: the samples at or above that key number about
+ * Poisson(lambda), lambda = want s / n; r is 4 standard deviations and 4
+ * past lambda (a miss: ~1e-5 at lambda ~1, rarer above), at most s. The
+ * candidates then number about r n / s. */
+KB_HD uint32_t kb_grid_sample_rank(uint32_t want, int64_t n, uint32_t s) {
+    const double lambda = (double)want * (double)s / (double)n;
+    const double r = lambda + 4.0 * sqrt(lambda) + 4.0;
+    return r >= (double)s ? s : (uint32_t)r + 1u;
+}
+
+/* The shift of the candidates' offset bins: the smallest putting hi - lo
+ * (the sample's largest key over T) in bins < 1024. */
+KB_HD uint32_t kb_grid_offset_shift(uint32_t lo, uint32_t hi) {
+    uint32_t span = hi - lo, shift = 0;
+    while ((span >> shift) >= 1024u) shift++;
+    return shift;
+}
+
+/* The offset bin of a candidate key (>= lo): non-decreasing in the key, so
+ * the bins order the candidates as their keys do; keys far above the
+ * sample's largest share the top bin. */
+KB_HD uint32_t kb_grid_offset_bin(uint32_t key, uint32_t lo, uint32_t shift) {
+    const uint32_t b = (key - lo) >> shift;
+    return b < KB_GRID_BINS - 1 ? b : KB_GRID_BINS - 1;
+}
+
+/* Whether the sampled candidates finish the select: m (every key >= T)
+ * holds the want, fits the list, and the cut (`above` candidates in bins
+ * above the pick, `count` in it) fits the rank. */
+KB_HD int kb_grid_sampled_ok(uint32_t want, uint32_t m, uint32_t cap, uint32_t above,
+                             uint32_t count) {
+    return m >= want && m <= cap && above + count <= KB_GRID_RANK_CAP;
 }
 
 #ifdef __cplusplus
