@@ -59,7 +59,8 @@ int kb_cmd_info(int argc, char **argv) {
     if (prc != KB_EXIT_OK) return prc;
     long ordinal = args.ordinal;
     int remeasure = args.remeasure;
-    printf("kbench %s, built for CUDA architectures %s\n", kb_git_commit, kb_cuda_architectures);
+    printf("kbench %s, built for CUDA architectures %s\nsources sha256 %s\n", kb_git_commit,
+           kb_cuda_architectures, kb_source_sha256);
     kb_device d;
     kb_error e;
     int rc = kb_device_open((int)ordinal, &d, &e);

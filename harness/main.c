@@ -3,7 +3,7 @@
  * its own --help. Exit codes: cli.h (KB_EXIT_*) and README.md. */
 #include "cli.h"
 
-#include "run/row.h" /* kb_git_commit */
+#include "run/row.h" /* kb_git_commit, kb_source_sha256 */
 
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +12,7 @@ static void usage(FILE *f) {
     fputs("usage: kbench COMMAND [options]   (kbench COMMAND --help for each)\n\n", f);
     for (const kb_command *c = kb_commands; c->name; c++)
         fprintf(f, "  %-7s %s\n", c->name, c->summary);
+    fputs("  --version  the git commit and the digest of the sources it was built from\n", f);
     fputs("\nexit codes: 0 every row PASS (or UNSUPPORTED); 1 a row FAILed, ERRORed, CRASHed or\n"
           "            TIMEd OUT; 2 bad usage or input; 3 no CUDA device (run, check); 4 runtime\n"
           "            error (an output file could not be written, a worker could not start, out\n"
@@ -31,7 +32,8 @@ int main(int argc, char **argv) {
         return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("kbench %s\n", kb_git_commit);
+        printf("kbench %s\nsources sha256 %s (scripts/source-digest.sh)\n", kb_git_commit,
+               kb_source_sha256);
         return KB_EXIT_OK;
     }
     for (const kb_command *c = kb_commands; c->name; c++)

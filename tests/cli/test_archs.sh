@@ -59,7 +59,10 @@ expect "CUDAARCHS" "$got" ""
 # for a copied tree; without it, git's own.
 ver=$(mktemp)
 KB_GIT_COMMIT=0123abcd "$cmake_bin" -DSRC="$src" -DOUT="$ver" -P "$src/harness/version.cmake"
-expect "KB_GIT_COMMIT" "$(cat "$ver")" 'const char *const kb_git_commit = "0123abcd";'
+expect "KB_GIT_COMMIT" "$(head -1 "$ver")" 'const char *const kb_git_commit = "0123abcd";'
+# ... and the sources' digest by scripts/source-digest.sh's rule, git or none.
+expect "source digest" "$(sed -n 2p "$ver")" \
+    "const char *const kb_source_sha256 = \"$("$src/scripts/source-digest.sh" "$src")\";"
 env -u KB_GIT_COMMIT "$cmake_bin" -DSRC="$src" -DOUT="$ver" -P "$src/harness/version.cmake"
 grep -q 'kb_git_commit = "0123abcd"' "$ver" && expect "git's commit" "0123abcd kept" "rewritten"
 rm -f "$ver"

@@ -9,6 +9,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 expect 0 "usage: kbench COMMAND" -- --help
+expect 0 "--version  the git commit and the digest of the sources" -- --help
 expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 0 "preprocess" -- list
 expect 0 "interp" -- list preprocess
