@@ -87,7 +87,8 @@ static void merge_help(void) {
           "as '# part: ...', under one '# merged: ...' line.\n"
           "Refused (exit 2, nothing written), naming the files and what differs:\n"
           "  - a part without a '# shard:' line (not written by run|check --shard)\n"
-          "  - parts of different kbench builds (their '# kbench COMMIT' lines)\n"
+          "  - parts of different kbench builds (their '# kbench COMMIT' lines, or one\n"
+          "    commit over other sources: their '# sources: sha256' lines)\n"
           "  - parts of different ops or sweeps (the shard line's op, N, pair count or\n"
           "    sweep hash: every shard must be run with the same op, sweep and options)\n"
           "  - parts measured on GPUs of different models, unless --mixed-devices\n"
@@ -284,6 +285,14 @@ static void check_commits(const kb_results *res) {
             problem("parts of different kbench builds: %s is kbench %s, %s is kbench %s (run "
                     "every shard with one build)",
                     res->files[first].path, res->files[first].commits, x->path, x->commits);
+        } else if (x->run.sources[0] && res->files[first].run.sources[0] &&
+                   strcmp(x->run.sources, res->files[first].run.sources) != 0) {
+            /* One commit label, other code: a label set by hand or a copied
+             * tree's stale .git; the sources' digest tells them apart. */
+            problem("parts built from different sources under one commit label (%s): %s has "
+                    "sources %s, %s has sources %s (run every shard with one build)",
+                    x->commits, res->files[first].path, res->files[first].run.sources, x->path,
+                    x->run.sources);
         }
     }
 }

@@ -19,8 +19,8 @@ gpu_line() { # gpu_line MODEL UUID
 uuid() { printf 'GPU-00000000-0000-0000-0000-%012d' "$1"; }
 
 # part FILE I N PAIRS... : shard I of N of the 12-pair sweep with the rows of
-# PAIRS in that order; COMMIT, OP, HASH, TOTAL, MODEL and SHARD_LINE (set to
-# "" for none) change its '#' lines.
+# PAIRS in that order; COMMIT, SOURCES, OP, HASH, TOTAL, MODEL and SHARD_LINE
+# (set to "" for none) change its '#' lines.
 part() {
     local f=$1 i=$2 n=$3 q
     shift 3
@@ -28,6 +28,7 @@ part() {
     {
         echo "# kbench ${COMMIT:-3623961} | 2025-05-12T09:14:03Z | host node$i"
         echo "# command: kbench run nms --shard $i/$n -o $f"
+        [[ -n ${SOURCES:-} ]] && echo "# sources: sha256 $SOURCES"
         [[ -n ${SHARD_LINE-x} ]] && echo "$shard"
         gpu_line "${MODEL:-$h100}" "$(uuid "$i")"
         echo "$header,device,pair"
@@ -104,6 +105,16 @@ refused "noshard.csv: no '# shard:' line: not a part" "$p/p0.csv" "$b/noshard.cs
 COMMIT=abcdef0 part "$b/commit.csv" 1 3 1 4 7 10
 refused "different kbench builds: .*p0.csv is kbench 3623961, .*commit.csv is kbench abcdef0" \
     "$p/p0.csv" "$b/commit.csv" "$p/p2.csv"
+# One commit label, two builds' sources (a label set by hand, a stale .git).
+SOURCES=$(printf 'a%.0s' {1..64}) part "$b/src0.csv" 0 3 9 0 3 6
+SOURCES=$(printf 'b%.0s' {1..64}) part "$b/src1.csv" 1 3 1 4 7 10
+refused "different sources under one commit label \(3623961\): .*src0.csv has sources sha256 a{64}, .*src1.csv has sources sha256 b{64}" \
+    "$b/src0.csv" "$b/src1.csv" "$p/p2.csv"
+SOURCES=$(printf 'b%.0s' {1..64}) part "$b/src0b.csv" 0 3 9 0 3 6
+SOURCES=$(printf 'b%.0s' {1..64}) part "$b/src2b.csv" 2 3 11 8 5 2
+expect 0 "12 rows of 3 shards of nms" -- \
+    merge "$b/src0b.csv" "$b/src1.csv" "$b/src2b.csv" -o "$tmp/src.csv"
+expect_file "$tmp/src.csv" "^# sources: sha256 b{64}\$"
 OP=topk part "$b/op.csv" 1 3 1 4 7 10
 refused "different ops: .*p0.csv is a shard of nms, .*op.csv of topk" \
     "$p/p0.csv" "$b/op.csv" "$p/p2.csv"
