@@ -60,7 +60,7 @@ int kb_cmd_info(int argc, char **argv) {
     long ordinal = args.ordinal;
     int remeasure = args.remeasure;
     printf("kbench %s, built for CUDA architectures %s\nsources sha256 %s\n", kb_git_commit,
-           kb_cuda_architectures, kb_source_sha256);
+           kb_cuda_architectures, kb_source_sha256[0] ? kb_source_sha256 : "unknown");
     kb_device d;
     kb_error e;
     int rc = kb_device_open((int)ordinal, &d, &e);

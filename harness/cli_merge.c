@@ -290,7 +290,7 @@ static void check_commits(const kb_results *res) {
             /* One commit label, other code: a label set by hand or a copied
              * tree's stale .git; the sources' digest tells them apart. */
             problem("parts built from different sources under one commit label (%s): %s has "
-                    "sources %s, %s has sources %s (run every shard with one build)",
+                    "sources sha256 %s, %s has sources sha256 %s (run every shard with one build)",
                     x->commits, res->files[first].path, res->files[first].run.sources, x->path,
                     x->run.sources);
         }

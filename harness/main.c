@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("kbench %s\nsources sha256 %s (scripts/source-digest.sh)\n", kb_git_commit,
-               kb_source_sha256);
+               kb_source_sha256[0] ? kb_source_sha256 : "unknown");
         return KB_EXIT_OK;
     }
     for (const kb_command *c = kb_commands; c->name; c++)

@@ -2,9 +2,9 @@
 # sources; rewrites it only when either changed.
 # KB_GIT_COMMIT in the environment names the commit for a tree whose .git is
 # not its own (an exported or copied tree). The digest needs no git: it is
-# the SHA-256 of the sources as they are, by the rule of scripts/source-digest.sh
-# (which computes it for any tree or commit), so a results file names the
-# code it measured even where the commit it names is wrong.
+# the SHA-256 of the sources as they are (scripts/source-digest.sh, which
+# computes it for any tree or commit too), so a results file names the code
+# it measured even where the commit it names is wrong.
 set(commit "$ENV{KB_GIT_COMMIT}")
 if(NOT commit)
   execute_process(COMMAND git -C ${SRC} describe --always --dirty --abbrev=12
@@ -14,32 +14,15 @@ if(NOT commit)
   set(commit "unknown")
 endif()
 
-# The digest: every regular file of these top-level files and folders, less
-# hidden ones, __pycache__ and *.pyc, as a line "SHA256  PATH" (sha256sum's
-# form; PATH relative to SRC), the lines in byte order of PATH; the digest is
-# the SHA-256 of those lines.
-set(roots CMakeLists.txt CMakePresets.json cmake datasets harness include kernels peers reference
-          variants)
-set(files "")
-foreach(r ${roots})
-  if(IS_DIRECTORY "${SRC}/${r}")
-    file(GLOB_RECURSE found LIST_DIRECTORIES false RELATIVE "${SRC}" "${SRC}/${r}/*")
-    list(APPEND files ${found})
-  elseif(EXISTS "${SRC}/${r}")
-    list(APPEND files "${r}")
-  endif()
-endforeach()
-list(FILTER files EXCLUDE REGEX "(^|/)\\.|(^|/)__pycache__/|\\.pyc$")
-list(SORT files)
-set(lines "")
-foreach(f ${files})
-  if(IS_SYMLINK "${SRC}/${f}")
-    continue()
-  endif()
-  file(SHA256 "${SRC}/${f}" h)
-  string(APPEND lines "${h}  ${f}\n")
-endforeach()
-string(SHA256 digest "${lines}")
+# The digest: scripts/source-digest.sh's rule, by the script itself, so that
+# the build and a check of a tree or commit cannot differ; "" where it cannot
+# run (no bash or coreutils): then no file has a sources line.
+execute_process(COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/../scripts/source-digest.sh ${SRC}
+                OUTPUT_VARIABLE digest
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT digest MATCHES "^[0-9a-f]+$")
+  set(digest "")
+endif()
 
 string(CONCAT text "const char *const kb_git_commit = \"${commit}\";\n"
        "const char *const kb_source_sha256 = \"${digest}\";\n")

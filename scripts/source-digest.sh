@@ -8,7 +8,7 @@
 #   scripts/source-digest.sh DIR        # any tree (an exported or copied one)
 #   scripts/source-digest.sh --rev REV  # a commit of this repository (git archive)
 #
-# The rule, the same as the build's: every regular file of CMakeLists.txt,
+# The rule (the build runs this script for it): every regular file of CMakeLists.txt,
 # CMakePresets.json, cmake/, datasets/, harness/, include/, kernels/, peers/,
 # reference/ and variants/, less hidden ones, __pycache__ and *.pyc, as a
 # sha256sum line "SHA256  PATH", the lines in byte order of PATH; the digest

@@ -231,9 +231,9 @@ static void write_runs(doc *d, const kb_results *res, const char *summary) {
         snprintf(cells[0], CELL, "%s", m->path);
         /* The sources' digest beside the commit (its first 12 digits, as a
          * short commit): the code measured, where the commit could be wrong. */
-        const char *src = strncmp(m->run.sources, "sha256 ", 7) == 0 ? m->run.sources + 7 : "";
+        const int src = m->run.sources[0] != 0;
         snprintf(cells[1], CELL, "%s%s%.12s%s", m->run.commit[0] ? m->run.commit : "-",
-                 src[0] ? " (sources " : "", src, src[0] ? ")" : "");
+                 src ? " (sources " : "", m->run.sources, src ? ")" : "");
         snprintf(cells[2], CELL, "%s", m->run.time[0] ? m->run.time : "-");
         snprintf(cells[3], CELL, "%s", m->run.host[0] ? m->run.host : "-");
         snprintf(cells[4], CELL, "%.700s%s%.600s", m->gpu[0] ? m->gpu : "(not recorded)",

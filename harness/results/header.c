@@ -14,7 +14,7 @@ void kb_header_print(FILE *f, const char *prefix, const kb_run_header *h) {
     char command[4 * sizeof h->command];
     kb_format_visible(h->command, command, sizeof command);
     fprintf(f, "%scommand: %s\n", prefix, command);
-    if (h->sources[0]) fprintf(f, "%ssources: %s\n", prefix, h->sources);
+    if (h->sources[0]) fprintf(f, "%ssources: sha256 %s\n", prefix, h->sources);
     if (h->shard[0]) fprintf(f, "%sshard: %s\n", prefix, h->shard);
     fprintf(f, "%shost cpu: %s%s%d OpenMP threads\n", prefix, h->cpu, h->cpu[0] ? ", " : "",
             h->omp_threads);
@@ -59,7 +59,7 @@ int kb_header_read_line(const char *line, kb_run_header *h) {
         size_t at, size;
     } text[] = {
         {"command: ", offsetof(kb_run_header, command), sizeof h->command},
-        {"sources: ", offsetof(kb_run_header, sources), sizeof h->sources},
+        {"sources: sha256 ", offsetof(kb_run_header, sources), sizeof h->sources},
         {"shard: ", offsetof(kb_run_header, shard), sizeof h->shard},
         {"l2 flush: ", offsetof(kb_run_header, l2_flush), sizeof h->l2_flush},
         {"interleave: ", offsetof(kb_run_header, interleave), sizeof h->interleave},

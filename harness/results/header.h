@@ -10,7 +10,7 @@
 
 typedef struct kb_run_header {
     char commit[64];     /* the kbench build ("kbench COMMIT | ...") */
-    char sources[80];    /* "sha256 HEX" of the build's sources (scripts/source-digest.sh); "" */
+    char sources[80];    /* the build's sources, SHA-256 hex (source-digest.sh); "" */
     char time[64];       /* when the run began, ISO 8601 UTC */
     char host[128];      /* the machine's host name */
     char command[2048];  /* the command line, as typed */

@@ -142,9 +142,10 @@ void kb_result_init(kb_result *r);
 /* The git commit this kbench was built from (kb_version.c, made by the
  * build): what the "kbench COMMIT" line of every file it writes names. */
 extern const char *const kb_git_commit;
-/* The SHA-256 of the sources this kbench was built from, by the rule of
- * scripts/source-digest.sh (kb_version.c): the "sources: sha256 ..." line of
- * every file it writes, which names the code without trusting the commit. */
+/* The SHA-256 (hex) of the sources this kbench was built from, by
+ * scripts/source-digest.sh at build time (kb_version.c; "" where it could not
+ * run): the "sources: sha256 ..." line of every file it writes, which names
+ * the code without trusting the commit. */
 extern const char *const kb_source_sha256;
 
 /* The measured peaks of the GPU `uuid` as one '#' line of fields that the

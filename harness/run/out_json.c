@@ -24,9 +24,9 @@ static void json_begin(kb_printer *p, const kb_meta *m) {
     FILE *f = p->f;
     fputs("{\"meta\":{\"kbench_commit\":", f);
     kb_json_put_str(f, m->run.commit);
-    if (strncmp(m->run.sources, "sha256 ", 7) == 0) {
+    if (m->run.sources[0]) {
         fputs(",\"kbench_sources_sha256\":", f);
-        kb_json_put_str(f, m->run.sources + 7);
+        kb_json_put_str(f, m->run.sources);
     }
     fputs(",\"command\":", f);
     kb_json_put_str(f, m->run.command);

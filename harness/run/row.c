@@ -87,7 +87,7 @@ void kb_meta_init(kb_meta *meta, const kb_device *dev, int argc, char **argv) {
     meta->dev = dev;
     meta->ndev = dev ? 1 : 0;
     snprintf(meta->run.commit, sizeof meta->run.commit, "%s", kb_git_commit);
-    snprintf(meta->run.sources, sizeof meta->run.sources, "sha256 %s", kb_source_sha256);
+    snprintf(meta->run.sources, sizeof meta->run.sources, "%s", kb_source_sha256);
     meta->sm_clock_now_mhz = -1; /* the caller reads it where the device is open */
     size_t used = 0;
     for (int i = 0; i < argc && used < sizeof meta->run.command; i++)
