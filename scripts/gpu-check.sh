@@ -20,6 +20,9 @@ source scripts/gpu-lib.sh
 OUT=${OUT:-results/gpu-check}
 SWEEP=${KB_SWEEP:-default}
 MAX_TIME=${KB_MAX_TIME:-1}
+# KB_TIMER=kernels adds CUPTI's kernel time to the run stage's rows (kernel_us,
+# span_us, ...; `kbench run --timer`); events alone by default.
+TIMER=${KB_TIMER:-events}
 BUILD=${KB_BUILD:-build}
 # KB_STAGES picks what runs after the build (default: all but sanitize):
 #   ctest     the whole test suite
@@ -108,8 +111,8 @@ for op in "${ops[@]}"; do
         fi
     fi
     if want run; then
-        "$BUILD/kbench" run "$op" "${vsel[@]}" "${peers[@]}" --sweep "$SWEEP" --max-time "$MAX_TIME" --format md \
-            -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
+        "$BUILD/kbench" run "$op" "${vsel[@]}" "${peers[@]}" --sweep "$SWEEP" --max-time "$MAX_TIME" \
+            --timer "$TIMER" --format md -o "$work/$op.csv" -o "$work/$op.jsonl" 2>&1 | grep -v "^> " | tee -a "$summary"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     fi
     pack
