@@ -56,8 +56,9 @@ int kb_ktime_attribute(const kb_krec *recs, size_t nrecs, const kb_kwindow *wins
 /* ---- CUPTI (ktime_cupti.c) ---- */
 
 /* Load libcupti ($KB_CUPTI_LIB, else libcupti.so from the loader's path and
- * the toolkit kbench was built with), subscribe to the runtime and driver
- * API callbacks (for the correlation ids of kb_ktime_mark) and enable the
+ * the toolkit kbench was built with), subscribe to the callbacks of the
+ * event records, runtime and driver (for the correlation ids of
+ * kb_ktime_mark: the samples' start and stop events), and enable the
  * CONCURRENT_KERNEL, MEMSET and MEMCPY activity kinds (KIND_KERNEL would
  * serialise the kernels it times). Once a process: later calls return the
  * first outcome. KB_ERR with the dlopen or CUPTI error in e. */
@@ -67,9 +68,11 @@ int kb_ktime_open(kb_error *e);
 const char *kb_ktime_unavailable(void);
 /* Drop every record collected so far (the check's runs, the warm-up). */
 void kb_ktime_begin(void);
-/* The id of the latest API call of the process: w->lo (and the context)
- * when end is 0, w->hi when 1. Host memory only: no CUDA call, so it can sit
- * right after an event record without adding to the timed region. */
+/* The id of the latest event record of the process: w->lo (and the
+ * context) when end is 0, w->hi when 1; called right after a sample's start
+ * and stop event records, so the ids of those two. Host memory only: no CUDA
+ * call, so it can sit right after an event record without adding to the
+ * timed region. */
 void kb_ktime_mark(kb_kwindow *w, int end);
 /* Flush CUPTI's buffers (after the samples, never among them) and attribute
  * the records to the n windows; keep: leave the records for another

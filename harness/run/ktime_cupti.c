@@ -1,8 +1,11 @@
 /* ktime_cupti.c — CUPTI for the kernel columns (ktime.h), loaded with
  * dlopen so that kbench never depends on libcupti at link time.
  *
- * The runtime and driver API callbacks keep the correlation id of the
- * latest call (kb_ktime_mark reads it: a load, no CUDA call); the activity
+ * The callbacks of the event records alone (runtime and driver: the
+ * samples' start and stop events) keep the correlation id of the latest
+ * (kb_ktime_mark reads it: a load, no CUDA call). A callback on every API
+ * call would cost every launch of a variant some host time, which the event
+ * pair around a launch-bound sample would time. The activity
  * buffers CUPTI fills are parsed into kb_krec records as CUPTI hands them
  * back, on its own thread, under a mutex; kb_ktime_collect flushes them
  * after a row's samples and attributes them (ktime.c). The record layouts
@@ -31,7 +34,8 @@ static struct {
     CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
     CUptiResult (*dropped)(CUcontext, uint32_t, size_t *);
     CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
-    CUptiResult (*enable_domain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
+    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                   CUpti_CallbackId);
     CUptiResult (*result_string)(CUptiResult, const char **);
 } cupti;
 
@@ -151,6 +155,22 @@ static void *load(char *tried, size_t n) {
         goto refused;                                                                              \
     }
 
+/* Every way a stream's event gets recorded, runtime and driver (the runtime's
+ * call makes a nested driver call, whose id may be the next). */
+static const struct {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId id;
+} event_records[] = {
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz},
+};
+
 int kb_ktime_open(kb_error *e) {
     if (opened) return opened > 0 ? KB_OK : kb_fail(e, "%s", why);
     opened = -1;
@@ -164,13 +184,12 @@ int kb_ktime_open(kb_error *e) {
     CUPTI_SYM(flush_all, "cuptiActivityFlushAll");
     CUPTI_SYM(next_record, "cuptiActivityGetNextRecord");
     CUPTI_SYM(subscribe, "cuptiSubscribe");
-    CUPTI_SYM(enable_domain, "cuptiEnableDomain");
+    CUPTI_SYM(enable_callback, "cuptiEnableCallback");
     *(void **)&cupti.dropped = dlsym(h, "cuptiActivityGetNumDroppedRecords");
     CUPTI_CALL(cupti.subscribe(&sub, on_api, NULL), "cuptiSubscribe");
-    CUPTI_CALL(cupti.enable_domain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API),
-               "cuptiEnableDomain(RUNTIME_API)");
-    CUPTI_CALL(cupti.enable_domain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API),
-               "cuptiEnableDomain(DRIVER_API)");
+    for (size_t i = 0; i < sizeof event_records / sizeof event_records[0]; i++)
+        CUPTI_CALL(cupti.enable_callback(1, sub, event_records[i].domain, event_records[i].id),
+                   "cuptiEnableCallback(an event record)");
     CUPTI_CALL(cupti.register_callbacks(buffer_requested, buffer_completed),
                "cuptiActivityRegisterCallbacks");
     CUPTI_CALL(cupti.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
