@@ -8,7 +8,7 @@
 #   OUT=/tmp/prof KB_BUILD=build scripts/ncu-split.sh              # every split
 #   OUT=/tmp/prof scripts/ncu-split.sh nms1000 walk1000            # these only
 #
-# Splits: nms1000 topk-rpn5 walk25200 walk1000 nms1000-sass yolo1-stage yolo1-fused
+# Splits: nms1000 topk-rpn5 walk25200 walk1000 nms1000-sass rounds1000-sass yolo1-stage yolo1-fused
 # yolo32-stage rpn-masks rpn-walk gs1m-hist gs1m-keys gs1m-rank coop1m coop-rpn5
 # dcn4-explicit dcn4-implicit
 # dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5
@@ -79,6 +79,7 @@ for name in "${names[@]}"; do
     walk25200) sass walk25200 walk_blocks nms -v blockwalk -a n=25200 -a iou=0.5 ;;
     walk1000) sass walk1000 walk_small yolo_decode -v atomic_bitmask -a b=1 ;;
     nms1000-sass) sass "$name" fused_small nms -v blockwalk -a n=1000 -a iou=0.5 ;;
+    rounds1000-sass) sass "$name" rounds_unranked nms -v "${KB_ROUNDS_VARIANT:-rounds}" -a n=1000 -a iou=0.5 -a dist="${KB_ROUNDS_DIST:-uniform}" ;;
     yolo1-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=1 ;;
     yolo32-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=32 ;;
     yolo1-fused) sass "$name" "^fused" yolo_decode -v fused_batch -a b=1 ;;

@@ -14,7 +14,9 @@
  *                      (box c's word rb: which boxes of block rb suppress
  *                      it); the last block to finish loads them into shared
  *                      memory and runs the rounds there, a block barrier
- *                      each (rounds_small_kernel)
+ *                      each (rounds_small_kernel); rounds_unranked does
+ *                      without the sort, the graph in input order and the
+ *                      keeps placed by each box's rank (rounds_unranked_kernel)
  *   above              the sort and blockwalk's masks (x-pruned rows, far
  *                      lists), then one cooperative kernel: round 0 counts
  *                      each box's suppressors; a box kept in a round ORs
@@ -25,6 +27,7 @@
  * Measurements and the design's floor: docs/perf-nms.md, section rounds.
  *
  *   kbench run nms --sweep default -v blockwalk,rounds
+ *   kbench run nms -a n=1000 -v rounds,rounds_unranked --interleave
  */
 #include "masks.cuh"
 #include "one_launch.cuh"
@@ -68,6 +71,62 @@ using kb_nms_one_launch::kMaxWords;
 using kb_nms_one_launch::kThreads;
 constexpr int kWarps = kThreads / 32;
 
+/* A block's rounds over its boxes, box t on thread t (mine: t's box is
+ * undecided), warps of 32: words(f) calls f(from, bits) for each nonzero
+ * word of the boxes that suppress t's (bits: which lanes of warp `from`).
+ * Each round reads the warps' states of the last (buffer p), settles, writes
+ * this round's (buffer p ^ 1); a block barrier between. Returns the warp's
+ * kept bits. Every thread of the block calls it. */
+template <class Words>
+__device__ __forceinline__ u32 block_rounds(bool mine, Words words, u64 (*state)[kWarps]) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    u32 kept = 0, open = __ballot_sync(kFull, mine);
+    if (lane == 0) state[0][warp] = (u64)open << 32;
+    __syncthreads();
+    for (int p = 0;; p ^= 1) {
+        if (open) {
+            bool ext_kept = false, ext_blocked = false;
+            u32 own = 0;
+            if (mine)
+                words([&](int from, u32 bits) {
+                    if (from == warp) {
+                        own = bits;
+                    } else {
+                        const u64 st = state[p][from];
+                        ext_kept |= (bits & (u32)st) != 0;
+                        ext_blocked |= (bits & (u32)(st >> 32)) != 0;
+                    }
+                });
+            settle_warp(mine, ext_kept, ext_blocked, own, kept, open);
+            mine = mine && ((open >> lane) & 1);
+        }
+        if (lane == 0) state[p ^ 1][warp] = kept | (u64)open << 32;
+        if (!__syncthreads_or(open != 0)) break;
+    }
+    return kept;
+}
+
+/* The flagged threads' values in thread order, the first cap of them, into
+ * keep, and their count (at most cap); before: kWarps + 1 ints of shared
+ * memory. Every thread of the block calls it. */
+__device__ __forceinline__ void write_keeps(bool flag, int value, int cap, int *before, int *keep,
+                                            int *count) {
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const u32 flags = __ballot_sync(kFull, flag);
+    if (lane == 0) before[warp + 1] = __popc(flags);
+    __syncthreads();
+    if (t == 0) {
+        before[0] = 0;
+        for (int w = 1; w <= kWarps; w++) before[w] += before[w - 1];
+        *count = min(before[kWarps], cap);
+    }
+    __syncthreads();
+    if (flag) {
+        const int at = before[warp] + __popc(flags & ((1u << lane) - 1));
+        if (at < cap) keep[at] = value;
+    }
+}
+
 /* Dynamic shared memory: the ranking's stage and sort scratch, then, in the
  * last block, the column words (a word per 64-box block and box). */
 size_t small_smem(int n) {
@@ -86,7 +145,7 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ int cls[kThreads], rank_to_input[kThreads];
     __shared__ u64 state[2][kWarps]; /* a warp's kept bits | its undecided bits << 32 */
     __shared__ int before[kWarps + 1], last;
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int t = threadIdx.x, lane = t & 31;
     {
         float4 *stage = (float4 *)sm; /* first: 16-byte aligned */
         auto key = (unsigned long long(*)[kThreads])(stage + kThreads);
@@ -119,51 +178,116 @@ __global__ void __launch_bounds__(kThreads)
             col[rb * kThreads + t] = v;
             nz |= (u32)(v != 0) << rb;
         }
-    bool mine = t < n;
-    u32 kept = 0, open = __ballot_sync(kFull, mine);
-    if (lane == 0) state[0][warp] = (u64)open << 32;
-    __syncthreads();
-    /* Rounds: read the warps' states of the last round (buffer p), settle,
-     * write this round's (buffer p ^ 1); a block barrier between. */
-    for (int p = 0;; p ^= 1) {
-        if (open) {
-            bool ext_kept = false, ext_blocked = false;
-            u32 own = 0;
-            for (u32 m = mine ? nz : 0; m; m &= m - 1) {
+    const u32 kept = block_rounds(
+        t < n,
+        [&](auto f) {
+            for (u32 m = nz; m; m &= m - 1) {
                 const int rb = __ffs(m) - 1;
                 const u64 w = col[rb * kThreads + t];
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const u32 bits = (u32)(w >> (32 * h));
-                    const int from = 2 * rb + h;
-                    if (from == warp) {
-                        own = bits;
-                    } else {
-                        const u64 s = state[p][from];
-                        ext_kept |= (bits & (u32)s) != 0;
-                        ext_blocked |= (bits & (u32)(s >> 32)) != 0;
-                    }
-                }
+                f(2 * rb, (u32)w), f(2 * rb + 1, (u32)(w >> 32));
             }
-            settle_warp(mine, ext_kept, ext_blocked, own, kept, open);
-            mine = mine && ((open >> lane) & 1);
-        }
-        if (lane == 0) state[p ^ 1][warp] = kept | (u64)open << 32;
-        if (!__syncthreads_or(open != 0)) break;
-    }
+        },
+        state);
     /* The keeps in rank order, the first cap of them. */
-    if (lane == 0) before[warp + 1] = __popc(kept);
-    __syncthreads();
-    if (t == 0) {
-        before[0] = 0;
-        for (int w = 1; w <= kWarps; w++) before[w] += before[w - 1];
-        *count = min(before[kWarps], cap);
+    const bool kept_t = (kept >> lane) & 1;
+    write_keeps(kept_t, kept_t ? rank_to_input[t] : 0, cap, before, keep, count);
+}
+
+/* ---- up to 1024 boxes: one launch, the graph in input order ---- */
+
+/* No block sorts. The suppression graph does not need rank order, only each
+ * pair's direction, which the two keys give; the keeps' order comes from
+ * each box's rank, a count of the keys below its own. Block g takes columns
+ * [g n / G, (g + 1) n / G) of the graph (box c: which boxes suppress it);
+ * thread t tests box t against each of them, its warp's ballot the column's
+ * word t / 32 (stored when nonzero, a bit for it in the column's nz mask),
+ * the ballot of "ranks before" counted into the column's rank. The last
+ * block to finish loads every box's nonzero words into shared memory,
+ * decides the boxes in rounds (warps in input order) and writes the keeps
+ * through a table by rank. */
+constexpr int kMaxCols = 64; /* columns a block at most: the grid is >= n / 64 */
+
+size_t unranked_smem(int n) {
+    return (size_t)((n + 31) / 32) * kThreads * sizeof(u32);
+}
+
+template <bool kClasses>
+__global__ void __launch_bounds__(kThreads)
+    rounds_unranked_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
+                           float thr, int cap, u32 *colw, u64 *meta, unsigned *finished, int *keep,
+                           int *count) {
+    extern __shared__ u32 col[]; /* the last block: word w of box c at [w * kThreads + c] */
+    __shared__ float4 cbox[kMaxCols];
+    __shared__ unsigned long long ckey[kMaxCols];
+    __shared__ int ccls[kMaxCols];
+    __shared__ u32 part[kMaxCols][kWarps];            /* column j's word of warp w */
+    __shared__ unsigned char ahead[kMaxCols][kWarps]; /* warp w's boxes ranked before j */
+    __shared__ u64 state[2][kWarps]; /* a warp's kept bits | its undecided bits << 32 */
+    __shared__ int by_rank[kThreads], before[kWarps + 1], last;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int first = (int)((long long)n * blockIdx.x / gridDim.x);
+    const int cols = (int)((long long)n * (blockIdx.x + 1) / gridDim.x) - first;
+    if (t < cols) {
+        const int c = first + t;
+        cbox[t] = boxes[c];
+        ckey[t] = kb_nms_rank_key(scores[c], c);
+        if (kClasses) ccls[t] = classes[c];
+    }
+    unsigned long long key = ~0ull; /* above every box's key: index < 2^32 - 1 */
+    float4 b = make_float4(0, 0, 0, 0);
+    int cls = 0;
+    if (t < n) {
+        key = kb_nms_rank_key(scores[t], t);
+        b = boxes[t];
+        if (kClasses) cls = classes[t];
     }
     __syncthreads();
-    if ((kept >> lane) & 1) {
-        int at = before[warp] + __popc(kept & ((1u << lane) - 1));
-        if (at < cap) keep[at] = rank_to_input[t];
+    if (32 * warp < n)
+        for (int j = 0; j < cols; j++) {
+            /* Box t suppresses column j when it ranks before it: the test in
+             * the order of every other form's (the higher-ranked box first). */
+            const bool before_j = key < ckey[j];
+            const bool sup =
+                before_j && (!kClasses || cls == ccls[j]) && suppresses(b, cbox[j], thr);
+            const u32 word = __ballot_sync(kFull, sup), hi = __ballot_sync(kFull, before_j);
+            if (lane == 0) part[j][warp] = word, ahead[j][warp] = (unsigned char)__popc(hi);
+        }
+    __syncthreads();
+    /* Column j's words, nz mask and rank, by warp j % 32, lane w for warp w. */
+    for (int j = warp; j < cols; j += kWarps) {
+        const bool live = 32 * lane < n;
+        const u32 word = live ? part[j][lane] : 0;
+        const unsigned rank = __reduce_add_sync(kFull, live ? ahead[j][lane] : 0u);
+        const u32 nz = __ballot_sync(kFull, word != 0);
+        if (word) colw[(size_t)lane * n + first + j] = word;
+        if (lane == 0) meta[first + j] = (u64)rank << 32 | nz;
     }
+    if (!kb_nms_one_launch::last_to_finish(finished, &last)) return;
+
+    /* The last block: box t's nonzero words (only those were written). */
+    const u64 m = t < n ? __ldcg(meta + t) : 0;
+    const u32 nz = (u32)m;
+    for (u32 q = nz; q; q &= q - 1) {
+        const int w = __ffs(q) - 1;
+        col[w * kThreads + t] = __ldcg(colw + (size_t)w * n + t);
+    }
+    /* Rounds as in the ranked form; a warp's suppressors among its own lanes
+     * may be any lanes now, which settle_warp allows. */
+    const u32 kept = block_rounds(
+        t < n,
+        [&](auto f) {
+            for (u32 q = nz; q; q &= q - 1) {
+                const int w = __ffs(q) - 1;
+                f(w, col[w * kThreads + t]);
+            }
+        },
+        state);
+    /* The keeps in rank order, the first cap of them: each box at its rank
+     * (the ranks are a permutation of 0..n-1), then a prefix of the kept. */
+    if (t < n) by_rank[(int)(m >> 32)] = (kept >> lane) & 1 ? t : -1;
+    __syncthreads();
+    const int at_rank = t < n ? by_rank[t] : -1;
+    write_keeps(at_rank >= 0, at_rank, cap, before, keep, count);
 }
 
 /* ---- above: the masks, then the rounds in one cooperative kernel ---- */
@@ -400,18 +524,21 @@ struct rounds_state {
     push_state push;
     far_lists far;
     void *push_base;
+    bool unranked; /* rounds_unranked: the one launch without the ranking sort */
 };
 
 /* The one launch where n fits a block and its shared memory the device. */
-bool small_fits(int n, size_t *smem_out) {
+bool small_fits(int n, size_t *smem_out, bool unranked = false) {
     const kb_gpu *g = kb_gpu_current();
     if (!g || n < 1 || words_of(n) > kMaxWords) return false;
     cudaFuncAttributes fa;
-    if (cudaFuncGetAttributes(&fa, rounds_small_kernel<true>) != cudaSuccess) {
+    const void *kernel = unranked ? (const void *)rounds_unranked_kernel<true>
+                                  : (const void *)rounds_small_kernel<true>;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
         cudaGetLastError();
         return false;
     }
-    size_t smem = small_smem(n);
+    size_t smem = unranked ? unranked_smem(n) : small_smem(n);
     if (smem + fa.sharedSizeBytes > g->smem_optin) return false;
     *smem_out = smem;
     return true;
@@ -426,6 +553,24 @@ int rounds_supports(const kb_case *c, kb_error *why) {
     if (g && n > 0 && !small_fits(n, &smem) && !g->cooperative)
         return kb_fail(why, "above %d boxes rounds needs cooperative launch, which this %s lacks",
                        kThreads, g->name),
+               KB_UNSUPPORTED;
+    return KB_OK;
+}
+
+/* rounds_unranked is the one launch alone: above it, it would be rounds. */
+int unranked_supports(const kb_case *c, kb_error *why) {
+    int rc = masks_supports(c, why);
+    if (rc != KB_OK) return rc;
+    const kb_gpu *g = kb_gpu_current();
+    const int64_t n = kb_nms_params_of(c).n;
+    size_t smem;
+    if (n > kThreads)
+        return kb_fail(why, "%lld boxes: the one launch takes at most %d (rounds takes more)",
+                       (long long)n, kThreads),
+               KB_UNSUPPORTED;
+    if (g && n > 0 && !small_fits((int)n, &smem, true))
+        return kb_fail(why, "the column words of %lld boxes need %zu bytes of shared memory > %zu",
+                       (long long)n, unranked_smem((int)n), (size_t)g->smem_optin),
                KB_UNSUPPORTED;
     return KB_OK;
 }
@@ -450,15 +595,19 @@ cudaError_t plan(rounds_state *st) {
     const kb_gpu *g = kb_gpu_current();
     const int n = st->sorted.n;
     if (!g || n < 1) return cudaSuccess;
-    if (small_fits(n, &st->small_smem)) {
-        auto kernel =
-            st->sorted.class_aware ? rounds_small_kernel<true> : rounds_small_kernel<false>;
+    if (small_fits(n, &st->small_smem, st->unranked)) {
+        const bool ca = st->sorted.class_aware;
+        const void *kernel =
+            st->unranked
+                ? (const void *)(ca ? rounds_unranked_kernel<true> : rounds_unranked_kernel<false>)
+                : (const void *)(ca ? rounds_small_kernel<true> : rounds_small_kernel<false>);
         cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)st->small_smem);
         if (rc == cudaSuccess)
             rc = cudaMemset(carve(st->sorted.nms_ws, n, nullptr).finished, 0, sizeof(unsigned));
         const int words = words_of(n);
-        st->small_grid = min(words * (words + 1) / 2, g->sm_count);
+        st->small_grid = st->unranked ? max(min(n, g->sm_count), (n + kMaxCols - 1) / kMaxCols)
+                                      : min(words * (words + 1) / 2, g->sm_count);
         return rc;
     }
     int per_sm = 0;
@@ -474,10 +623,10 @@ cudaError_t plan(rounds_state *st) {
     return rc;
 }
 
-int rounds_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
-    (void)dev_in;
+int rounds_new_as(const kb_case *c, void **state, bool unranked, kb_error *e) {
     rounds_state *st = (rounds_state *)calloc(1, sizeof *st);
     if (!st) return kb_fail(e, "nms: out of host memory");
+    st->unranked = unranked;
     int rc = kb_nms_sorted_setup(c, &st->sorted, e);
     if (rc == KB_OK) {
         cudaError_t planned = plan(st);
@@ -494,6 +643,16 @@ int rounds_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_erro
     return KB_OK;
 }
 
+int rounds_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    return rounds_new_as(c, state, false, e);
+}
+
+int rounds_unranked_new(const kb_case *c, const kb_tensors *dev_in, void **state, kb_error *e) {
+    (void)dev_in;
+    return rounds_new_as(c, state, true, e);
+}
+
 int run_small(rounds_state *st, const kb_tensors *dev_in, int *keep, int *count, cudaStream_t s,
               kb_error *e) {
     const kb_nms_sorted *so = &st->sorted;
@@ -501,11 +660,22 @@ int run_small(rounds_state *st, const kb_tensors *dev_in, int *keep, int *count,
     const float4 *boxes = (const float4 *)kb_tensors_get(dev_in, "boxes")->data;
     const int *classes = (const int *)kb_tensors_get(dev_in, "classes")->data;
     ws_layout l = carve(so->nms_ws, so->n, nullptr);
+    const int cap = cap_of(so->n, so->max_out);
+    if (st->unranked) {
+        auto kernel =
+            so->class_aware ? rounds_unranked_kernel<true> : rounds_unranked_kernel<false>;
+        kb_nvtx_push("column words and rounds");
+        kernel<<<st->small_grid, kThreads, st->small_smem, s>>>(
+            scores, boxes, classes, so->n, so->iou, cap, (u32 *)l.mask, l.diag_col, l.finished,
+            keep, count);
+        kb_nvtx_pop();
+        return kb_cuda_check(cudaGetLastError(), "nms rounds: one launch", e);
+    }
     auto kernel = so->class_aware ? rounds_small_kernel<true> : rounds_small_kernel<false>;
     kb_nvtx_push("sort, column words and rounds");
-    kernel<<<st->small_grid, kThreads, st->small_smem, s>>>(
-        scores, boxes, classes, so->n, words_of(so->n), so->iou, cap_of(so->n, so->max_out), l.mask,
-        l.finished, keep, count);
+    kernel<<<st->small_grid, kThreads, st->small_smem, s>>>(scores, boxes, classes, so->n,
+                                                            words_of(so->n), so->iou, cap, l.mask,
+                                                            l.finished, keep, count);
     kb_nvtx_pop();
     return kb_cuda_check(cudaGetLastError(), "nms rounds: one launch", e);
 }
@@ -545,3 +715,5 @@ int rounds_run(void *state, const kb_tensors *dev_in, kb_tensors *dev_out, cudaS
 
 KB_DEFINE_VARIANT(nms, rounds) = {rounds_supports, rounds_bytes, rounds_new, rounds_run,
                                   rounds_delete};
+KB_DEFINE_VARIANT(nms, rounds_unranked) = {unranked_supports, rounds_bytes, rounds_unranked_new,
+                                           rounds_run, rounds_delete};
