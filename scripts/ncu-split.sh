@@ -21,6 +21,8 @@
 # clocks to base (its default), so durations read ~10-20% above cold-mode runs.
 # KB_NCU_SAMPLING sets the SASS splits' warp-sampling interval (0: every 2^5
 # cycles, for kernels that run on one SM; default: ncu's choice).
+# rounds1000-sass profiles the one launch of KB_ROUNDS_VARIANT (rounds, the
+# default, or rounds_unranked) on KB_ROUNDS_DIST boxes (default uniform).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/ncu}
@@ -79,7 +81,10 @@ for name in "${names[@]}"; do
     walk25200) sass walk25200 walk_blocks nms -v blockwalk -a n=25200 -a iou=0.5 ;;
     walk1000) sass walk1000 walk_small yolo_decode -v atomic_bitmask -a b=1 ;;
     nms1000-sass) sass "$name" fused_small nms -v blockwalk -a n=1000 -a iou=0.5 ;;
-    rounds1000-sass) sass "$name" rounds_unranked nms -v "${KB_ROUNDS_VARIANT:-rounds}" -a n=1000 -a iou=0.5 -a dist="${KB_ROUNDS_DIST:-uniform}" ;;
+    rounds1000-sass)
+        sass "$name" "rounds_(small|unranked)_kernel" nms -v "${KB_ROUNDS_VARIANT:-rounds}" \
+            -a n=1000 -a iou=0.5 -a dist="${KB_ROUNDS_DIST:-uniform}"
+        ;;
     yolo1-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=1 ;;
     yolo32-stage) sass "$name" greedy_stage yolo_decode -v atomic_greedy -a b=32 ;;
     yolo1-fused) sass "$name" "^fused" yolo_decode -v fused_batch -a b=1 ;;
