@@ -16,6 +16,11 @@
                      its note counts the detections that differ from the op's)
   torch              preprocess: permute, F.interpolate or F.grid_sample
                      (letterbox), flip, normalise
+  copy_floor         preprocess: a device-to-device copy (cudaMemcpyAsync, as
+                     `kbench info`'s copy ceiling) of the case's bytes, half
+                     each way: the op's input read and output written, moved
+                     by the fastest kernel there is (UNCHECKED: other work, a
+                     floor for a kernel of that size)
 The pipelines themselves: _common.py (torch_compile.py compiles the same).
 
   kbench run topk --peers       (every file under peers/; docs/python.md)
@@ -90,6 +95,20 @@ def preprocess(image, n, in_h, in_w, out_h, out_w, interp, dtype, norm, **_):
     return timed(run, finish), "on the GPU: " + how
 
 
+def copy_floor(image, out_h, out_w, dtype, **_):
+    torch = torch_lib()
+    out = torch.zeros((image.shape[0], 3, out_h, out_w), device="cuda",
+                      dtype={"f32": torch.float32, "f16": torch.float16}[dtype])
+    read, written = image.numel() * image.element_size(), out.numel() * out.element_size()
+    each = -(-(read + written) // 2 // 128) * 128
+    src = torch.ones(each, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    return timed(lambda: dst.copy_(src), lambda _: {"out": out}), (
+        "a device-to-device copy of %.2f MB each way: the op's %.2f MB read + %.2f MB written "
+        "(a floor for reference, not the op: unchecked)" % (each / 1e6, read / 1e6,
+                                                            written / 1e6))
+
+
 KBENCH = {
     "deform_conv2d/cudnn_conv2d": peer(conv2d(False), "cuDNN dense conv2d, no offsets (a floor)",
                                        check=False, version=cudnn_version),
@@ -105,4 +124,6 @@ KBENCH = {
                                           version=WITH_TORCHVISION),
     "preprocess/torch": peer(preprocess, "F.interpolate / F.grid_sample + flip + normalise",
                              version=TORCH),
+    "preprocess/copy_floor": peer(copy_floor, "a device-to-device copy of the op's bytes "
+                                  "(a floor)", check=False, version=TORCH),
 }

@@ -211,6 +211,10 @@ size_t unranked_smem(int n) {
     return (size_t)((n + 31) / 32) * kThreads * sizeof(u32);
 }
 
+/* Word loads the last block keeps in flight a box: a clustered box has
+ * suppressors in most of the 32 warps, a uniform one in a few. */
+constexpr int kLoads = 4;
+
 template <bool kClasses>
 __global__ void __launch_bounds__(kThreads)
     rounds_unranked_kernel(const float *scores, const float4 *boxes, const int *classes, int n,
@@ -264,12 +268,23 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (!kb_nms_one_launch::last_to_finish(finished, &last)) return;
 
-    /* The last block: box t's nonzero words (only those were written). */
+    /* The last block: box t's nonzero words (only those were written),
+     * kLoads of them in flight at a time. */
     const u64 m = t < n ? __ldcg(meta + t) : 0;
     const u32 nz = (u32)m;
-    for (u32 q = nz; q; q &= q - 1) {
-        const int w = __ffs(q) - 1;
-        col[w * kThreads + t] = __ldcg(colw + (size_t)w * n + t);
+    for (u32 q = nz; q;) {
+        int w[kLoads];
+        u32 v[kLoads];
+#pragma unroll
+        for (int k = 0; k < kLoads; k++) {
+            w[k] = q ? __ffs(q) - 1 : -1;
+            q &= q - 1;
+        }
+#pragma unroll
+        for (int k = 0; k < kLoads; k++) v[k] = w[k] >= 0 ? __ldcg(colw + (size_t)w[k] * n + t) : 0;
+#pragma unroll
+        for (int k = 0; k < kLoads; k++)
+            if (w[k] >= 0) col[w[k] * kThreads + t] = v[k];
     }
     /* Rounds as in the ranked form; a warp's suppressors among its own lanes
      * may be any lanes now, which settle_warp allows. */

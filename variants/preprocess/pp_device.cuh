@@ -60,17 +60,25 @@ static void pp_launch_naive(const kb_pp_params &p, const uint8_t *in, void *out,
 
 template <typename T> struct pp_vec4;
 template <> struct pp_vec4<float> {
-    static __device__ __forceinline__ void store(float *dst, const float v[4]) {
-        *reinterpret_cast<float4 *>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+    static __device__ __forceinline__ void store(float *dst, const float v[4],
+                                                 bool stream = false) {
+        if (stream)
+            __stcs(reinterpret_cast<float4 *>(dst), make_float4(v[0], v[1], v[2], v[3]));
+        else
+            *reinterpret_cast<float4 *>(dst) = make_float4(v[0], v[1], v[2], v[3]);
     }
 };
 template <> struct pp_vec4<__half> {
-    static __device__ __forceinline__ void store(__half *dst, const float v[4]) {
+    static __device__ __forceinline__ void store(__half *dst, const float v[4],
+                                                 bool stream = false) {
         __half2 a = __floats2half2_rn(v[0], v[1]), b = __floats2half2_rn(v[2], v[3]);
         uint2 u;
         u.x = *reinterpret_cast<uint32_t *>(&a);
         u.y = *reinterpret_cast<uint32_t *>(&b);
-        *reinterpret_cast<uint2 *>(dst) = u;
+        if (stream)
+            __stcs(reinterpret_cast<uint2 *>(dst), u);
+        else
+            *reinterpret_cast<uint2 *>(dst) = u;
     }
 };
 
@@ -80,8 +88,11 @@ template <> struct pp_vec4<__half> {
  * warp writes 512 contiguous bytes per plane.
  * Napkin: 16 x 1080p -> 640x640 f32 moves 178 MB; at ~3 TB/s that is ~60 us,
  * so the kernel must keep ~2 MB of loads in flight: 4 pixels x 12 byte loads
- * per thread x 2048 threads/SM x 132 SMs is plenty. */
-template <kb_pp_interp MODE, typename T>
+ * per thread x 2048 threads/SM x 132 SMs is plenty.
+ * kStream: the stores evict-first (st.global.cs), so that the output's lines
+ * leave L2 before the input rows that neighbouring blocks still read
+ * (bilinear_vec: 2.4% at n = 16, docs/perf-preprocess.md). */
+template <kb_pp_interp MODE, typename T, bool kStream = false>
 __global__ void __launch_bounds__(256)
     pp_vec(const uint8_t *__restrict__ in, T *__restrict__ out, kb_pp_params p, int groups,
            unsigned long long total) {
@@ -136,7 +147,7 @@ __global__ void __launch_bounds__(256)
      * 4-aligned when out_w % 4 == 0 (then so does every plane). */
     if (p.out_w % 4 == 0) {
 #pragma unroll
-        for (int c = 0; c < 3; c++) pp_vec4<T>::store(o + c * plane, v[c]);
+        for (int c = 0; c < 3; c++) pp_vec4<T>::store(o + c * plane, v[c], kStream);
     } else {
         int n = min(4, p.out_w - dx0);
         for (int c = 0; c < 3; c++)
@@ -165,12 +176,12 @@ static inline size_t pp_no_workspace(const kb_case *c) {
     return 0;
 }
 
-template <kb_pp_interp MODE, typename T>
+template <kb_pp_interp MODE, typename T, bool kStream = false>
 static void launch_vec(const pp_state *s, const uint8_t *in, void *out, cudaStream_t st) {
     int groups = (s->p.out_w + 3) / 4;
     unsigned long long total = (unsigned long long)s->p.n * s->p.out_h * groups;
     unsigned blocks = (unsigned)((total + 255) / 256);
-    pp_vec<MODE, T><<<blocks, 256, 0, st>>>(in, (T *)out, s->p, groups, total);
+    pp_vec<MODE, T, kStream><<<blocks, 256, 0, st>>>(in, (T *)out, s->p, groups, total);
 }
 
 static inline int pp_run_naive(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t st,
@@ -184,15 +195,15 @@ static inline int pp_run_naive(void *state, const kb_tensors *in, kb_tensors *ou
     return kb_cuda_check(cudaGetLastError(), "preprocess naive launch", e);
 }
 
-template <kb_pp_interp MODE>
+template <kb_pp_interp MODE, bool kStream = false>
 static int pp_run_vec(void *state, const kb_tensors *in, kb_tensors *out, cudaStream_t st,
                       kb_error *e) {
     const pp_state *s = (const pp_state *)state;
     const uint8_t *img = (const uint8_t *)in->t[0].data;
     if (s->p.out_dtype == KB_F16)
-        launch_vec<MODE, __half>(s, img, out->t[0].data, st);
+        launch_vec<MODE, __half, kStream>(s, img, out->t[0].data, st);
     else
-        launch_vec<MODE, float>(s, img, out->t[0].data, st);
+        launch_vec<MODE, float, kStream>(s, img, out->t[0].data, st);
     return kb_cuda_check(cudaGetLastError(), "preprocess vec launch", e);
 }
 
