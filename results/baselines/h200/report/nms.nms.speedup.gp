@@ -14,28 +14,29 @@ set ylabel 'speedup over the baseline (×, higher is faster)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.000999409:49.4032]
+set yrange [0.000776002:57.3194]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ('(defaults)'."\n".'vs bitmask_host' 0, 'n=4096'."\n".'dist=pixels'."\n".'vs bitmask_host' 1, 'n=25200'."\n".'vs bitmask_host' 2, 'n=25200'."\n".'iou=0.7'."\n".'vs bitmask_host' 3, 'n=25200'."\n".'dist=clustered'."\n".'vs bitmask_host' 4, 'n=25200'."\n".'classes=80'."\n".'dist=clustered'."\n".'vs bitmask_host' 5, 'n=25200'."\n".'dist=pixels'."\n".'vs bitmask_host' 6, 'n=100000'."\n".'vs bitmask_host' 7)
 set bmargin 7
-set rmargin at screen 0.8614
+set rmargin at screen 0.8729
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 2396,580 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 2612,580 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 2396,580 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 2612,580 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.speedup.'.fmt
-    set key at screen 0.8656, screen 0.8793 left top Left reverse samplen 3
+    set key at screen 0.8767, screen 0.8793 left top Left reverse samplen 3
     plot \
         './nms.nms.speedup.dat' using 2 lc rgb "#4e79a7" lw 1 fs solid 0.9 border lc rgb "#333333" title 'bitmask_host', \
         './nms.nms.speedup.dat' using 3 lc rgb "#f28e2b" lw 1 fs solid 0.9 border lc rgb "#333333" title 'bitmask_gpu', \
         './nms.nms.speedup.dat' using 4 lc rgb "#e15759" lw 1 fs solid 0.9 border lc rgb "#333333" title 'blockwalk', \
         './nms.nms.speedup.dat' using 5 lc rgb "#76b7b2" lw 3 fs solid 0.9 border lc rgb "#000000" title 'rounds', \
-        './nms.nms.speedup.dat' using 6 lc rgb "#59a14f" lw 1 fs solid 0.9 border lc rgb "#333333" title 'pairwise_fast', \
-        './nms.nms.speedup.dat' using 7 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_greedy', \
-        './nms.nms.speedup.dat' using 8 lc rgb "#b07aa1" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_bitmask', \
-        './nms.nms.speedup.dat' using 9 lc rgb "#7f3b08" fs pattern 4 border lc rgb "#7f3b08" title 'peer:torchvision_batched_nms', \
-        './nms.nms.speedup.dat' using 10 lc rgb "#2d004b" fs pattern 4 border lc rgb "#2d004b" title 'peer:torchvision_nms'
+        './nms.nms.speedup.dat' using 6 lc rgb "#59a14f" lw 3 fs solid 0.9 border lc rgb "#000000" title 'rounds_unranked', \
+        './nms.nms.speedup.dat' using 7 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'pairwise_fast', \
+        './nms.nms.speedup.dat' using 8 lc rgb "#b07aa1" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_greedy', \
+        './nms.nms.speedup.dat' using 9 lc rgb "#ff9da7" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_bitmask', \
+        './nms.nms.speedup.dat' using 10 lc rgb "#7f3b08" fs pattern 4 border lc rgb "#7f3b08" title 'peer:torchvision_batched_nms', \
+        './nms.nms.speedup.dat' using 11 lc rgb "#2d004b" fs pattern 4 border lc rgb "#2d004b" title 'peer:torchvision_nms'
     unset output
 }

@@ -17,22 +17,23 @@ set logscale y
 set yrange [0.0195541:2831.58]
 set xtics ('(defaults)' 0, 'n=4096'."\n".'dist=pixels' 1, 'n=25200' 2, 'n=25200'."\n".'iou=0.7' 3, 'n=25200'."\n".'dist=clustered' 4, 'n=25200'."\n".'classes=80'."\n".'dist=clustered' 5, 'n=25200'."\n".'dist=pixels' 6, 'n=100000' 7)
 set bmargin 6
-set rmargin at screen 0.8923
+set rmargin at screen 0.8958
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1829,565 font "DejaVu Sans,11" noenhanced
+        set terminal pngcairo size 2063,565 font "DejaVu Sans,11" noenhanced
     } else {
-        set terminal svg size 1829,565 font "DejaVu Sans,11" noenhanced background "white"
+        set terminal svg size 2063,565 font "DejaVu Sans,11" noenhanced background "white"
     }
     set output './nms.nms.workspace.'.fmt
-    set key at screen 0.8978, screen 0.8761 left top Left reverse samplen 3
+    set key at screen 0.9006, screen 0.8761 left top Left reverse samplen 3
     plot \
         './nms.nms.workspace.dat' using 2 lc rgb "#4e79a7" lw 1 fs solid 0.9 border lc rgb "#333333" title 'bitmask_host', \
         './nms.nms.workspace.dat' using 3 lc rgb "#f28e2b" lw 1 fs solid 0.9 border lc rgb "#333333" title 'bitmask_gpu', \
         './nms.nms.workspace.dat' using 4 lc rgb "#e15759" lw 1 fs solid 0.9 border lc rgb "#333333" title 'blockwalk', \
         './nms.nms.workspace.dat' using 5 lc rgb "#76b7b2" lw 3 fs solid 0.9 border lc rgb "#000000" title 'rounds', \
-        './nms.nms.workspace.dat' using 6 lc rgb "#59a14f" lw 1 fs solid 0.9 border lc rgb "#333333" title 'pairwise_fast', \
-        './nms.nms.workspace.dat' using 7 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_greedy', \
-        './nms.nms.workspace.dat' using 8 lc rgb "#b07aa1" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_bitmask'
+        './nms.nms.workspace.dat' using 6 lc rgb "#59a14f" lw 3 fs solid 0.9 border lc rgb "#000000" title 'rounds_unranked', \
+        './nms.nms.workspace.dat' using 7 lc rgb "#edc948" lw 1 fs solid 0.9 border lc rgb "#333333" title 'pairwise_fast', \
+        './nms.nms.workspace.dat' using 8 lc rgb "#b07aa1" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_greedy', \
+        './nms.nms.workspace.dat' using 9 lc rgb "#ff9da7" lw 1 fs solid 0.9 border lc rgb "#333333" title 'cpu_bitmask'
     unset output
 }
