@@ -17,8 +17,10 @@
 # kernel in f16, wgmma = nhwc_wgmma_tf32's kernel, ws = nhwc_ws_tf32's main
 # kernel, ws4-f16 nhwc_ws_f16's).
 #
-# Writes $OUT/ncu-<name>.txt per case and $OUT/<name>-sass.txt. ncu locks the
-# clocks to base (its default), so durations read ~10-20% above cold-mode runs.
+# Writes $OUT/ncu-<name>.txt per case, and for the SASS splits $OUT/<name>-sass.txt
+# (stall samples by SASS line) and $OUT/<name>-cuda.txt (by CUDA source line).
+# ncu locks the clocks to base (its default), so durations read ~10-20% above
+# cold-mode runs.
 # KB_NCU_SAMPLING sets the SASS splits' warp-sampling interval (0: every 2^5
 # cycles, for kernels that run on one SM; default: ncu's choice).
 # rounds1000-sass profiles the one launch of KB_ROUNDS_VARIANT (rounds, the
@@ -48,13 +50,15 @@ sass() { # name, kernel regex, kbench check args...
     shift 2
     local rate=()
     [ -n "${KB_NCU_SAMPLING:-}" ] && rate=(--warp-sampling-interval "$KB_NCU_SAMPLING")
-    if ncu --set full "${rate[@]}" --import-source no -k "regex:$kernel" -c 1 -f -o "$OUT/$name" \
+    if ncu --set full "${rate[@]}" --import-source yes -k "regex:$kernel" -c 1 -f -o "$OUT/$name" \
         "$KB" check "$@" --no-isolate >"$OUT/$name-ncu.log" 2>&1; then
         ncu --import "$OUT/$name.ncu-rep" --page source --print-source sass --csv \
             >"$OUT/$name-sass.csv" 2>&1
         python3 scripts/sass-stalls.py "$OUT/$name-sass.csv" "$OUT/$name-sass-all.txt" >"$OUT/$name-sass.txt"
-        # The same samples by CUDA source line (the build has -lineinfo).
-        ncu --import "$OUT/$name.ncu-rep" --page source --print-source cuda --csv \
+        # The same samples by CUDA source line (the build has -lineinfo; the
+        # report carries the sources). ncu puts metrics on the sass and
+        # cuda,sass views only: its cuda view lists every line with none.
+        ncu --import "$OUT/$name.ncu-rep" --page source --print-source cuda,sass --csv \
             >"$OUT/$name-cuda.csv" 2>&1 &&
             python3 scripts/sass-stalls.py "$OUT/$name-cuda.csv" "$OUT/$name-cuda-all.txt" \
                 >"$OUT/$name-cuda.txt" 2>&1

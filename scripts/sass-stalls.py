@@ -1,37 +1,75 @@
-"""sass-stalls.py CSV — the SASS lines with the most warp-stall samples, from
-`ncu --import R --page source --print-source sass --csv`, with each line's
-three largest stall reasons (ncu-split.sh)."""
+"""sass-stalls.py CSV [ALL] — the source lines with the most warp-stall
+samples, each with its three largest stall reasons (ncu-split.sh), from
+
+  ncu --import R --page source --print-source sass --csv        SASS lines
+  ncu --import R --page source --print-source cuda,sass --csv   CUDA lines
+
+ncu correlates its metrics with the sass and cuda,sass views only (its
+plain cuda view lists every line with zero samples). In the cuda,sass view
+each CUDA line carries the sums of the SASS lines under it; this reads those
+lines, as FILE:LINE, and skips the SASS lines between them (a SASS line
+inlined from several CUDA lines counts in each, so their shares of all
+samples add up to more than 100%). With ALL, every
+line in the view's order with its executed instructions and samples goes to
+that file, to find where a kernel's instructions go."""
 import csv
+import os
 import sys
 
-rows = list(csv.reader(open(sys.argv[1])))
-head = next(i for i, r in enumerate(rows) if any("Source" in c for c in r))
-cols, body = rows[head], rows[head + 1:]
 
-
-def col(name):
-    return next((i for i, c in enumerate(cols) if c.startswith(name)), None)
-
-
-def num(r, i):
+def num(cell):
     try:
-        return float((r[i] or "0").replace(",", "")) if i is not None and i < len(r) else 0.0
+        return float((cell or "0").replace(",", ""))
     except ValueError:
         return 0.0
 
 
-src, samp = col("Source"), col("Warp Stall Sampling (All")
-reasons = [i for i, c in enumerate(cols) if c.startswith("stall_") and "Not Issued" not in c]
-total = sum(num(r, samp) for r in body) or 1
-for r in sorted(body, key=lambda r: num(r, samp), reverse=True)[:40]:
-    top = sorted(reasons, key=lambda i: num(r, i), reverse=True)[:3]
-    why = " ".join(f"{cols[i][6:]}={num(r, i):.0f}" for i in top if num(r, i) > 0)
-    print(f"{100 * num(r, samp) / total:5.1f}%  {r[src]:<60} {why}")
+def lines_of(rows):
+    """(label, {column: value}) per source line, and the metric columns."""
+    out, cols, path = [], None, ""
+    for r in rows:
+        if not r:
+            continue
+        if r[0] == "File Path" and len(r) > 1:
+            path = os.path.relpath(r[1]) if r[1].startswith(os.getcwd()) else r[1]
+            continue
+        if r[0] in ("Kernel Name", "Function Name"):
+            continue
+        if "Source" in r and ("Address" in r or "Line No" in r):
+            cols = r
+            continue
+        if cols is None:
+            continue
+        # A source line with an unescaped quote splits into more cells: the
+        # metrics are always the row's last cells.
+        metrics = cols[cols.index("Source", 2 if cols[0] == "Line No" else 0) + 1:]
+        values = dict(zip(metrics, r[len(r) - len(metrics):]))
+        if cols[0] == "Line No":  # cuda,sass: CUDA lines have a number, SASS lines none
+            if not r[0].strip().isdigit():
+                continue
+            text = ",".join(r[1:len(r) - len(metrics) - 2]).strip()
+            out.append(("%s:%s  %s" % (os.path.basename(path), r[0], text), values))
+        else:
+            out.append((r[cols.index("Source")], values))
+    if cols is None:
+        raise SystemExit("%s: no source-page header (Address/Line No, Source) found" % sys.argv[1])
+    return out, metrics
 
-# With a second argument: every SASS line in address order with its executed
-# instructions and stall samples, to find where a kernel's instructions go.
+
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+lines, metrics = lines_of(rows)
+samp = next(c for c in metrics if c.startswith("Warp Stall Sampling (All"))
+reasons = [c for c in metrics if c.startswith("stall_") and "Not Issued" not in c]
+total = sum(num(v.get(samp)) for _, v in lines) or 1
 if len(sys.argv) > 2:
-    ex = col("Instructions Executed")
+    ex = "Instructions Executed"
     with open(sys.argv[2], "w") as f:
-        for r in body:
-            f.write(f"{num(r, ex):12.0f} {num(r, samp):7.0f}  {r[src]}\n")
+        for label, v in lines:
+            f.write(f"{num(v.get(ex)):12.0f} {num(v.get(samp)):7.0f}  {label}\n")
+try:
+    for label, v in sorted(lines, key=lambda x: num(x[1].get(samp)), reverse=True)[:40]:
+        top = sorted(reasons, key=lambda c: num(v.get(c)), reverse=True)[:3]
+        why = " ".join(f"{c[6:]}={num(v.get(c)):.0f}" for c in top if num(v.get(c)) > 0)
+        print(f"{100 * num(v.get(samp)) / total:5.1f}%  {label[:100]:<60} {why}")
+except BrokenPipeError:  # a reader (head) that took enough
+    sys.stderr.close()
