@@ -18,9 +18,10 @@
                      (letterbox), flip, normalise
   copy_floor         preprocess: a device-to-device copy (cudaMemcpyAsync, as
                      `kbench info`'s copy ceiling) of the case's bytes, half
-                     each way: the op's input read and output written, moved
-                     by the fastest kernel there is (UNCHECKED: other work, a
-                     floor for a kernel of that size)
+                     each way: the op's input read and output written, with
+                     no work between (UNCHECKED: not the op; the floor of a
+                     batch's kernel, while at one image the memcpy's own
+                     fixed cost is above the kernels')
 The pipelines themselves: _common.py (torch_compile.py compiles the same).
 
   kbench run topk --peers       (every file under peers/; docs/python.md)
