@@ -96,3 +96,14 @@ install_wheels() {
     say "wheels: ${have:-none} in $site${left[0]:+; left out: $(printf '%s; ' "${left[@]}" |
         sed 's/; $//')}"
 }
+
+# failed_rows CSV: how many rows of a kbench CSV FAILed, ERRORed, CRASHed,
+# TIMEd OUT or were NOT_RUN, as "BUILTIN PEER" (peer rows: variant peer:NAME).
+# kbench exits 1 for any of them; a peer's FAIL is a finding about that
+# library (another rounding rule), not a failure of the run. The first five
+# columns (op, variant, params, mode, status) never hold a comma.
+failed_rows() {
+    awk -F, '!/^#/ && $1 != "op" && $5 ~ /^(FAIL|ERROR|CRASH|TIMEOUT|NOT_RUN)$/ {
+        if ($2 ~ /^peer:/) p++; else b++ }
+        END { printf "%d %d\n", b, p }' "$1"
+}
