@@ -26,32 +26,31 @@ def num(cell):
 
 def lines_of(rows):
     """(label, {column: value}) per source line, and the metric columns."""
-    out, cols, path = [], None, ""
+    out, metrics, cuda, path = [], None, False, ""
     for r in rows:
-        if not r:
+        if not r or r[0] in ("Kernel Name", "Function Name"):
             continue
         if r[0] == "File Path" and len(r) > 1:
-            path = os.path.relpath(r[1]) if r[1].startswith(os.getcwd()) else r[1]
-            continue
-        if r[0] in ("Kernel Name", "Function Name"):
+            path = os.path.basename(r[1])
             continue
         if "Source" in r and ("Address" in r or "Line No" in r):
-            cols = r
+            # cuda,sass: Line No, Source, Address, Source (SASS), metrics;
+            # sass: Address, Source, metrics.
+            cuda = r[0] == "Line No"
+            metrics = r[r.index("Source", 2 if cuda else 0) + 1:]
             continue
-        if cols is None:
+        if metrics is None:
             continue
         # A source line with an unescaped quote splits into more cells: the
         # metrics are always the row's last cells.
-        metrics = cols[cols.index("Source", 2 if cols[0] == "Line No" else 0) + 1:]
         values = dict(zip(metrics, r[len(r) - len(metrics):]))
-        if cols[0] == "Line No":  # cuda,sass: CUDA lines have a number, SASS lines none
-            if not r[0].strip().isdigit():
-                continue
-            text = ",".join(r[1:len(r) - len(metrics) - 2]).strip()
-            out.append(("%s:%s  %s" % (os.path.basename(path), r[0], text), values))
+        if cuda:  # CUDA lines have a number, the SASS lines under them none
+            if r[0].strip().isdigit():
+                text = ",".join(r[1:len(r) - len(metrics) - 2]).strip()
+                out.append(("%s:%s  %s" % (path, r[0], text), values))
         else:
-            out.append((r[cols.index("Source")], values))
-    if cols is None:
+            out.append((",".join(r[1:len(r) - len(metrics)]), values))
+    if metrics is None:
         raise SystemExit("%s: no source-page header (Address/Line No, Source) found" % sys.argv[1])
     return out, metrics
 

@@ -51,6 +51,18 @@ class CudaSassView(unittest.TestCase):
         self.assertEqual(sum(r[1] for r in rows), 1417)
 
 
+class EmptyView(unittest.TestCase):
+    def test_a_header_without_lines(self):
+        with open(os.path.join(DATA, "ncu_sass.csv"), newline="") as f:
+            head = f.readlines()[:2]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "empty.csv")
+            with open(path, "w") as f:
+                f.writelines(head)
+            out = subprocess.run([sys.executable, SCRIPT, path], capture_output=True, text=True)
+        self.assertEqual((out.returncode, out.stdout), (0, ""), out.stderr)
+
+
 class SassView(unittest.TestCase):
     def test_every_sass_line_in_order(self):
         out, rows = run("ncu_sass.csv")
