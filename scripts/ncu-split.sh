@@ -10,6 +10,7 @@
 #
 # Splits: nms1000 topk-rpn5 walk25200 walk1000 nms1000-sass rounds1000-sass yolo1-stage yolo1-fused
 # yolo32-stage rpn-masks rpn-walk gs1m-hist gs1m-keys gs1m-rank coop1m coop-rpn5
+# rs32-level0 (radix_select's first launch at rpn5 x 32: the level-0 class)
 # dcn4-explicit dcn4-implicit
 # dcn5-explicit dcn4-nhwc dcn5-nhwc im2col-nhwc fused4 fused4-tf32 fused5
 # wgmma4 wgmma5 ws4 ws4-f16 ws5 (dcn4 = (2,64,200,336) tf32, dcn5 = (8,256,64,64)
@@ -99,6 +100,7 @@ for name in "${names[@]}"; do
     gs1m-rank) sass "$name" rank_write topk -v grid_select -a segments=1x1048576 ;;
     coop1m) sass "$name" coop_select_kernel topk -v coop_select -a segments=1x1048576 ;;
     coop-rpn5) sass "$name" coop_select_kernel topk -v coop_select -a segments=rpn5 ;;
+    rs32-level0) sass "$name" radix_select_kernel topk -v radix_select -a segments=rpn5 -a batch=32 ;;
     dcn4-explicit) split "$name" deform_conv2d -v explicit_gemm_tf32 "${dcn4[@]}" ;;
     dcn4-implicit) split "$name" deform_conv2d -v implicit_gemm_tf32 "${dcn4[@]}" ;;
     dcn5-explicit) split "$name" deform_conv2d -v explicit_gemm_i32 "${dcn5[@]}" ;;

@@ -23,7 +23,6 @@ namespace {
 
 constexpr int kThreads = 1024;
 constexpr int kClusterMax = 16;     /* Hopper's non-portable maximum; 8 where 16 cannot run */
-constexpr int kClusterSizes = 5;    /* 1, 2, 4, 8, 16 blocks */
 constexpr int kKeysPerBlock = 4096; /* fewer keys per block: the cluster barriers cost more */
 constexpr int kRankPerBlock = 256;  /* candidates a block ranks against all k (k^2 / size) */
 constexpr int kBins = 2048;         /* the widest digit: 11 bits */
@@ -35,6 +34,12 @@ constexpr size_t kSmemWanted = 200 * 1024; /* the cache's cap where the device h
  * k + kSlack slots takes it whole and ends the select (uniform scores: after
  * the second pass ~12 keys of 201,600 share the k-th key's 22 bits). */
 constexpr int kSlack = 256;
+/* Step 4 counts pairwise where a block's share times the list is at most
+ * this (32 compares a thread): under the buckets' eight block barriers. */
+constexpr long long kPairwiseMax = 32 * kThreads;
+/* A block's fixed cost in keys scanned (barriers, remote round trips, the
+ * rank): the cluster size minimises waves x (keys a block + this). */
+constexpr int kFixedKeys = 8192;
 
 typedef unsigned long long u64;
 
@@ -82,7 +87,8 @@ __device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *
 
 /* The kernel, one launch for every segment.
  * One thread-block cluster per segment (1..16 blocks x 1024 threads, sized by
- * the longest segment, k and how many clusters fit at once: cluster_blocks);
+ * the longest segment, k and how many clusters fit at once: cluster_blocks,
+ * halved_blocks for a class of a split batch);
  * block r owns a contiguous 1/size of the segment. Per segment:
  *   1+2. three radix passes (11, 11 and 10-bit digits) find T, the key of
  *      the k-th largest. The first pass is fused with the load: each block
@@ -105,12 +111,16 @@ __device__ __forceinline__ u64 block_exclusive_scan(u64 x, u64 *warp_sums, u64 *
  *      candidate list (64-bit (key, ~index) entries): winners by an
  *      atomic slot counter in block 0, ties in index order (block tie bases
  *      from the last histograms, then tile by tile); one cluster.sync;
- *   4. each block ranks 1/size of the candidates against all of them (a
- *      unique total order: rank = how many beat it) and writes them in place.
+ *   4. each block ranks 1/size of the candidates (a unique total order: rank
+ *      = how many beat it) and writes them in place: by buckets of the list
+ *      (the count above a candidate's bucket, then its bucket's entries
+ *      compared), or pairwise against the whole list where the share is small.
  * Napkin (rpn5): the longest segment puts 12600 keys per SM, ~12 per thread
  * per scan; 4 key scans and 7 cluster barriers (the 4-pass 8-bit first
  * version: 7 and 7, with 16 KB of remote histograms read per block and pass);
- * the rank step is k^2 / 16 = 63 k compares per block.
+ * the rank step buckets ~1256 candidates (8 block barriers) and compares
+ * ~1 entry each, where the pairwise count took k^2 / 16 = 63 k compares per
+ * block (a single block at k = 1000: 1.6 M, ~25 us).
  *
  * (kThreads, 1): without the 1, ptxas aims at 2 blocks per SM and caps the kernel at 32
  * registers with spills; the shared-memory cache wants one block per SM anyway. */
@@ -140,6 +150,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     __shared__ u64
         span[kBins]; /* bins of this block's slice: (above, above + count) in the slice */
     __shared__ u64 warp_sums[32], slice_total;
+    __shared__ u64 cand_hi, cand_lo; /* the list's largest and smallest entries (step 4) */
     __shared__ unsigned sel_digit, sel_above, sel_through, sel_all, win_count,
         tile_ties[kThreads / 32];
 
@@ -148,10 +159,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const float *src = values + begin + lo;
     const bool cached = m <= cache_cap;
     auto key_at = [&](int i) { return cached ? cache[i] : kb_topk_key(__ldg(src + i)); };
-    /* Block r owns the cluster histogram's bins [r * width, (r + 1) * width); thread t the
+    /* Block r owns the cluster histogram's bins [r * width, (r + 1) * width), the last
+     * block the rest (width even, so that every slice is: any cluster size); thread t the
      * slice's bins top - 2t and top - 2t - 1 (descending). */
-    const int width = kBins / blocks, top = (rank + 1) * width - 1;
-    const bool owner = 2 * tid < width;
+    const int width = ((kBins + blocks - 1) / blocks + 1) & ~1;
+    const int top = min(kBins, (rank + 1) * width) - 1;
+    const bool owner = 2 * tid <= top - rank * width;
 
     /* 2. Radix select: T = prefix once mask covers all 32 bits, or the
      * bucket's prefix when it is taken whole (all_in: then ncand keys are
@@ -159,8 +172,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     uint32_t prefix = 0, mask = 0;
     unsigned remaining = (unsigned)want, all_in = 0, ncand = (unsigned)want;
     const unsigned slots = (unsigned)k + kSlack;
-    if (tid == 0)
+    if (tid == 0) {
         win_count = 0; /* block 0's is the slot counter; read after the first cluster.sync */
+        cand_hi = 0;
+        cand_lo = ~0ull;
+    }
     for (int pass = 0; pass < kPassCount && !all_in; pass++) {
         /* Digits 31..21, 20..10, 9..0. */
         const int shift = pass == 0 ? 21 : pass == 1 ? 10 : 0;
@@ -216,7 +232,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             const unsigned base = __shfl_sync(~0u, inc - total, l);
             const u64 *sp = cluster.map_shared_rank(span, slice);
 #pragma unroll 4
-            for (int b = slice * width + (int)lane; b < (slice + 1) * width; b += 32) {
+            for (int b = slice * width + (int)lane; b < min(kBins, (slice + 1) * width); b += 32) {
                 const u64 s = sp[b];
                 const unsigned a = base + (unsigned)(s >> 32), z = base + (unsigned)s;
                 if (a < remaining && remaining <= z) {
@@ -293,20 +309,79 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cluster.sync(); /* after this no block touches another's shared memory */
 
-    /* 4. Rank this block's share of the ncand candidates (tpc threads per
-     * candidate); those ranked under want are the output. */
+    /* 4. Rank this block's share of the ncand candidates; those ranked under
+     * want are the output. A small share (share x ncand <= kPairwiseMax)
+     * counts pairwise, tpc threads a candidate over the whole list. Else,
+     * as each block holds the whole list, it buckets every
+     * candidate by the 11 bits below the common prefix of the list's largest
+     * and smallest entries (key, ~index), bucket 0 the highest, takes each
+     * bucket's start from a scan of the counts, lists the candidates in
+     * bucket order, then ranks each of its share as its bucket's start plus
+     * the bucket's entries above it. Uniform scores put ~1 entry in a
+     * bucket; all of them in one bucket (one far outlier) is the pairwise
+     * count over the list. */
     const int share = ((int)ncand + blocks - 1) / blocks;
-    int tpc = 32;
-    while (tpc > 1 && share * tpc > kThreads) tpc >>= 1;
-    for (int base = 0; base < share; base += kThreads / tpc) {
-        const int local = base + tid / tpc, sub = tid % tpc, j = rank * share + local;
-        const bool valid = local < share && j < (int)ncand;
-        const u64 me = valid ? cand[j] : 0;
-        unsigned beaten_by = 0;
-        if (valid)
-            for (int x = sub; x < (int)ncand; x += tpc) beaten_by += cand[x] > me;
-        for (int d = tpc / 2; d > 0; d >>= 1) beaten_by += __shfl_xor_sync(~0u, beaten_by, d);
-        if (valid && sub == 0 && beaten_by < (unsigned)want) {
+    if ((long long)share * ncand <= kPairwiseMax) {
+        int tpc = 32;
+        while (tpc > 1 && share * tpc > kThreads) tpc >>= 1;
+        for (int base = 0; base < share; base += kThreads / tpc) {
+            const int local = base + tid / tpc, sub = tid % tpc, j = rank * share + local;
+            const bool valid = local < share && j < (int)ncand;
+            const u64 me = valid ? cand[j] : 0;
+            unsigned beaten_by = 0;
+            if (valid)
+                for (int x = sub; x < (int)ncand; x += tpc) beaten_by += cand[x] > me;
+            for (int d = tpc / 2; d > 0; d >>= 1) beaten_by += __shfl_xor_sync(~0u, beaten_by, d);
+            if (valid && sub == 0 && beaten_by < (unsigned)want) {
+                const int idx = (int)~(uint32_t)me;
+                seg_i[beaten_by] = idx;
+                seg_v[beaten_by] = values[begin + idx];
+            }
+        }
+        return;
+    }
+    u64 hi = 0, lo_entry = ~0ull;
+    for (int j = tid; j < (int)ncand; j += kThreads) {
+        const u64 c = cand[j];
+        hi = c > hi ? c : hi;
+        lo_entry = c < lo_entry ? c : lo_entry;
+    }
+    for (int d = 16; d > 0; d >>= 1) {
+        const u64 h = __shfl_xor_sync(~0u, hi, d), l = __shfl_xor_sync(~0u, lo_entry, d);
+        hi = h > hi ? h : hi;
+        lo_entry = l < lo_entry ? l : lo_entry;
+    }
+    if (lane == 0) {
+        atomicMax(&cand_hi, hi);
+        atomicMin(&cand_lo, lo_entry);
+    }
+    for (int i = tid; i < kBins; i += kThreads) hist[i] = 0;
+    __syncthreads();
+    hi = cand_hi;
+    const u64 differ = hi ^ cand_lo;
+    const int shift = differ < (u64)kBins ? 0 : 64 - __clzll((long long)differ) - 11;
+    const u64 top_bucket = hi >> shift; /* (top_bucket - (c >> shift)) < kBins */
+    auto bucket_of = [&](u64 c) { return (unsigned)(top_bucket - (c >> shift)); };
+    for (int j = tid; j < (int)ncand; j += kThreads) atomicAdd(&hist[bucket_of(cand[j])], 1u);
+    __syncthreads();
+    const unsigned h0 = hist[2 * tid], h1 = hist[2 * tid + 1];
+    const unsigned start = (unsigned)block_exclusive_scan(h0 + h1, warp_sums, &slice_total);
+    hist[2 * tid] = start;
+    hist[2 * tid + 1] = start + h0;
+    __syncthreads();
+    unsigned short *order = (unsigned short *)span; /* k + kSlack <= 4352 entries, 8192 fit */
+    for (int j = tid; j < (int)ncand; j += kThreads)
+        order[atomicAdd(&hist[bucket_of(cand[j])], 1u)] = (unsigned short)j;
+    __syncthreads(); /* hist[b] is now the end of bucket b, the start of b + 1 */
+    for (int local = tid; local < share; local += kThreads) {
+        const int j = rank * share + local;
+        if (j >= (int)ncand) break;
+        const u64 me = cand[j];
+        const unsigned b = bucket_of(me), end = hist[b];
+        const unsigned first = b ? hist[b - 1] : 0;
+        unsigned beaten_by = first;
+        for (unsigned x = first; x < end; x++) beaten_by += cand[order[x]] > me;
+        if (beaten_by < (unsigned)want) {
             const int idx = (int)~(uint32_t)me;
             seg_i[beaten_by] = idx;
             seg_v[beaten_by] = values[begin + idx];
@@ -328,13 +403,15 @@ size_t workspace_bytes(const kb_case *) {
     return 0;
 }
 
-/* Clusters of 1, 2, 4, 8 and 16 blocks that fit on the device at once (0:
- * cannot run; 16 is non-portable), at the largest shared-memory size. Asked
+/* Clusters of each size from 1 to 16 blocks that fit on the device at once
+ * (0: cannot run; above 8 is non-portable), at the largest shared-memory
+ * size. The count follows the GPU's layout of SMs in GPCs, which differs
+ * between chips of one model (an H200: 7 clusters of 16, 15 of 8, 17 of 6, 39 of 3). Asked
  * once, at the first call (outside any graph capture). */
 struct Occupancy {
-    int largest;               /* the largest size that runs */
-    int active[kClusterSizes]; /* active[i]: clusters of 2^i blocks */
-    size_t smem;               /* dynamic shared memory a block takes: candidates + cache */
+    int largest;                 /* the largest size that runs */
+    int active[kClusterMax + 1]; /* active[s]: clusters of s blocks (0: cannot run) */
+    size_t smem;                 /* dynamic shared memory a block takes: candidates + cache */
 };
 
 /* kSmemWanted, or what the device's opt-in limit leaves beside the kernel's
@@ -359,8 +436,8 @@ template <bool kListed> void allow_clusters(size_t smem) {
         cudaGetLastError(); /* then only the portable sizes (<= 8) can run */
 }
 
-/* The two kernels differ only in where blockIdx.y's segment comes from: the
- * plain one's occupancy stands for both. */
+/* The kernels differ only in where blockIdx.y's segment comes from and how
+ * step 4 counts: the plain one's occupancy stands for all. */
 const Occupancy &occupancy() {
     static Occupancy occ = {0, {0}, 0};
     if (occ.largest) return occ;
@@ -368,24 +445,24 @@ const Occupancy &occupancy() {
     occ.smem = smem_limit();
     allow_clusters<false>(occ.smem);
     allow_clusters<true>(occ.smem);
-    for (int i = 0; i < kClusterSizes; i++) {
+    for (int size = 1; size <= kClusterMax; size++) {
         kb_cluster_config probe;
-        kb_cluster_config_fill(&probe, dim3(1u << i), kThreads, occ.smem, 1 << i, 0);
+        kb_cluster_config_fill(&probe, dim3((unsigned)size), kThreads, occ.smem, size, 0);
         int clusters = 0;
         if (cudaOccupancyMaxActiveClusters(&clusters, radix_select_kernel<false>, &probe.cfg) ==
                 cudaSuccess &&
             clusters > 0) {
-            occ.active[i] = clusters;
-            occ.largest = 1 << i;
+            occ.active[size] = clusters;
+            occ.largest = size;
         }
         cudaGetLastError();
     }
-    if (!occ.active[0]) occ.active[0] = 1;
+    if (!occ.active[1]) occ.active[1] = 1;
     return occ;
 }
 
 int waves(int segments, const Occupancy &occ, int size) {
-    const int active = max(1, occ.active[__builtin_ctz((unsigned)size)]);
+    const int active = max(1, occ.active[size]);
     return (segments + active - 1) / active;
 }
 
@@ -398,18 +475,47 @@ int blocks_wanted(int64_t n, int k) {
     return size;
 }
 
-/* Blocks per segment: blocks_wanted of the longest, capped at the largest
- * cluster (rpn5: 16); then halved while that means fewer waves of clusters
- * and a block's keys still fit in shared memory (rpn5 x 32 images in one
- * launch: 8, 10 waves instead of 23). */
+/* Whether a block of a cluster of `size` holds its share of `longest` keys
+ * in shared memory beside the candidates. */
+bool fits(int size, int longest, int k) {
+    const size_t chunk = ((size_t)longest + size - 1) / size;
+    return (size_t)(k + kSlack) * sizeof(u64) + 4 * chunk <= occupancy().smem;
+}
+
+/* Blocks per segment for a launch that has the GPU to itself: blocks_wanted
+ * of the longest, capped at the largest cluster (rpn5: 16), or a smaller size
+ * of any count where that costs less, the cost waves x (keys a block +
+ * kFixedKeys), among the sizes whose keys fit in shared memory (32 x 4096 at
+ * k = 1000 on an H200: 3 blocks, 1 wave of 39, where 2 scan 2048 keys each
+ * and 4 take 2 waves of 30). */
 int cluster_blocks(int segments, int longest, int k) {
     const Occupancy &occ = occupancy();
-    int size = min(blocks_wanted(longest, k), occ.largest);
+    const int cap = min(blocks_wanted(longest, k), occ.largest);
+    auto cost = [&](int size) {
+        return (long long)waves(segments, occ, size) * ((longest + size - 1) / size + kFixedKeys);
+    };
+    int best = cap;
+    for (int size = cap - 1; size >= 1 && fits(size, longest, k); size--)
+        if (occ.active[size] > 0 && cost(size) < cost(best)) best = size;
+    return best;
+}
+
+/* Blocks per segment for a class of a split batch, whose launch runs beside
+ * the other classes' (split_classes): blocks_wanted of the longest as a power
+ * of two under the largest cluster, halved while that means fewer waves of
+ * clusters and a block's keys still fit in shared memory (rpn5 x 32, level 0
+ * on an H200: 8 blocks, 3 waves of 15). The cost rule above sizes each class
+ * as if it had every SM: at rpn5 x 32 it took 6, 3 and 1 blocks where this
+ * takes 8, 2 and 1, and 114.7 us where this takes 107.6. */
+int halved_blocks(int segments, int longest, int k) {
+    const Occupancy &occ = occupancy();
+    const int cap = min(blocks_wanted(longest, k), occ.largest);
+    int size = 1;
+    while (size * 2 <= cap) size *= 2;
     while (size > 1) {
         const int half = size / 2;
-        const size_t bytes =
-            (size_t)(k + kSlack) * sizeof(u64) + 4 * (((size_t)longest + half - 1) / half);
-        if (bytes > occ.smem || waves(segments, occ, half) >= waves(segments, occ, size)) break;
+        if (!fits(half, longest, k) || waves(segments, occ, half) >= waves(segments, occ, size))
+            break;
         size = half;
     }
     return size;
@@ -455,7 +561,7 @@ struct Plan {
 void split_classes(const int64_t *len, int segments, int longest, int k, Plan *plan) {
     plan->nclass = 0;
     const Occupancy &occ = occupancy();
-    if (segments < 2 || waves(segments, occ, cluster_blocks(segments, longest, k)) <= 1) return;
+    if (segments < 2 || waves(segments, occ, halved_blocks(segments, longest, k)) <= 1) return;
     int keys[kClassMax], nkeys = 0; /* the classes' blocks_wanted, descending */
     for (;;) {
         int next = 0;
@@ -479,7 +585,7 @@ void split_classes(const int64_t *len, int segments, int longest, int k, Plan *p
             l->table.id[l->count++] = (unsigned short)s;
             if (len[s] > l->longest) l->longest = (int)len[s];
         }
-        l->blocks = cluster_blocks(l->count, l->longest, k);
+        l->blocks = halved_blocks(l->count, l->longest, k);
     }
     plan->nclass = nkeys;
 }
