@@ -13,7 +13,8 @@ base=$src/results/baselines/h200
 prefix=(env PATH=/nonexistent) # no gnuplot: the pages alone
 
 # ---- one device, one commit: the committed baselines of one machine and tree ----
-one=("$base"/{deform_conv2d,nms,preprocess,rpn_proposals,topk,yolo_decode}.csv)
+# (the four ops measured on one of the baseline's two H200s)
+one=("$base"/{deform_conv2d,nms,topk,yolo_decode}.csv)
 expect 4 "gnuplot is not on PATH" -- report "${one[@]}" -o "$tmp/one"
 md=$tmp/one/report.md html=$tmp/one/report.html
 line_of() { grep -nm1 -- "$2" "$1" | cut -d: -f1; }
@@ -36,25 +37,25 @@ cases=$(cat "${one[@]}" | awk -F, '!/^#/ && $1 != "op" { print $1 "," $3 }' | so
 rows=$(awk '/^\| op \| case \| ship/ { on = 1; next } on && /^\|---/ { next } on && /^\|/ { n++ } on && !/^\|/ { exit } END { print n }' "$md")
 check "the decision table has one row per case ($rows rows, $cases cases)" test "$rows" -eq "$cases"
 # f16: torchvision FAILs its check, so no peer PASSed; the one that ran is named with why.
-expect_file "$md" '^\| deform_conv2d \| c_in=256 c_out=256 h=50 w=84 dtype=f16 \| nhwc_ws_f16 \| 35\.17 us \| \(no peer PASSed\) \| 2\.62× peer:torchvision \(FAILs its check: rel-L2 0\.019, bound 0\.002\) \|$'
+expect_file "$md" '^\| deform_conv2d \| c_in=256 c_out=256 h=50 w=84 dtype=f16 \| nhwc_ws_f16 \| 35\.07 us \| \(no peer PASSed\) \| 2\.63× peer:torchvision \(FAILs its check: rel-L2 0\.019, bound 0\.002\) \|$'
 # f32: torchvision PASSes: the fastest peer that ran is the same one.
-expect_file "$md" '^\|  \| c_in=256 c_out=256 h=50 w=84 \| nhwc_ws_tf32 \(tf32 precision\) \| 51\.52 us \| 3\.56× peer:torchvision \| \(the same\) \|$'
+expect_file "$md" '^\|  \| c_in=256 c_out=256 h=50 w=84 \| nhwc_ws_tf32 \(tf32 precision\) \| 51\.14 us \| 3\.59× peer:torchvision \| \(the same\) \|$'
 # A peer that ran unchecked, where none was checked: named as such.
 expect_file "$md" '^\| yolo_decode \| \(defaults\) \| atomic_greedy \| .* \| \(no peer PASSed\) \| [0-9.]+× peer:torch_ultralytics \(was not checked\) \|$'
 # Provenance: one line after the table, before the first op; the runs table at the end.
-expect_file "$md" '^Made by kbench [^ ]+ from 6 file\(s\) and [0-9]+ rows, measured on NVIDIA H200 \(GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3\) by kbench a86c015[0-9a-f]*, from 2026-12-03T14:33:07Z to 2026-12-03T14:43:01Z\.'
+expect_file "$md" '^Made by kbench [^ ]+ from 4 file\(s\) and [0-9]+ rows, measured on NVIDIA H200 \(GPU-a202f2b4-b307-34da-1511-28a54e330bf0\) by kbench 65cff95[0-9a-f]*, from 2026-12-04T04:31:21Z to 2026-12-04T04:35:19Z\.'
 check "report.html: the table, the provenance line, the ops, then the runs (folded)" test \
     "$(line_of "$html" '<table class="decision">')" -lt "$(line_of "$html" '<p>Made by kbench')" -a \
     "$(line_of "$html" '<p>Made by kbench')" -lt "$(line_of "$html" '<h2>deform_conv2d')" -a \
     "$(line_of "$html" '<h2>yolo_decode')" -lt "$(line_of "$html" '<h2>Runs</h2>')" -a \
-    "$(line_of "$html" '<h2>Runs</h2>')" -lt "$(line_of "$html" '<details><summary>Runs: 6 file')"
+    "$(line_of "$html" '<h2>Runs</h2>')" -lt "$(line_of "$html" '<details><summary>Runs: 4 file')"
 check "report.html: one paragraph names the device (not a row per file before the decision)" test \
     "$(head -n "$(line_of "$html" '<h2>deform_conv2d')" "$html" | grep -c 'NVIDIA H200')" -eq 1
 
 # ---- two devices and two commits: said before the table, the runs folded under it ----
 expect 4 "gnuplot is not on PATH" -- report "$d/nms.csv" "$base/deform_conv2d.csv" -o "$tmp/mixed"
 html=$tmp/mixed/report.html md=$tmp/mixed/report.md
-expect_file "$html" '^<p>Made by kbench .* measured on device\(s\): NVIDIA H100 80GB HBM3 .*; NVIDIA H200 .*; by kbench commit\(s\): 3623961; a86c015[0-9a-f]*\. The rows come from more than one device or build'
+expect_file "$html" '^<p>Made by kbench .* measured on device\(s\): NVIDIA H100 80GB HBM3 .*; NVIDIA H200 .*; by kbench commit\(s\): 3623961; 65cff95[0-9a-f]*\. The rows come from more than one device or build'
 check "mixed: the warning, the table, the runs folded, then the ops" test \
     "$(line_of "$html" '<p>Made by kbench')" -lt "$(line_of "$html" '<table class="decision">')" -a \
     "$(line_of "$html" '<table class="decision">')" -lt "$(line_of "$html" '<details><summary>Runs: 2 file')" -a \
