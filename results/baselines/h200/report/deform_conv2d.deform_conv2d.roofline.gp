@@ -10,8 +10,8 @@ set title 'deform_conv2d: roofline (cold mode) — NVIDIA H200'
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [4.02702:3276.02]
-set yrange [2619.75:674267]
+set xrange [4.04064:3276.02]
+set yrange [2609.1:687952]
 set rmargin at screen 0.6602
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
@@ -23,8 +23,8 @@ do for [fmt in "png svg"] {
     set key at screen 0.6683, screen 0.8923 left top Left reverse samplen 3
     set label 1 'explicit_torchvision, explicit_torchvision_half,'."\n".'explicit_gemm_i64, explicit_gemm_i32, implicit_gemm,'."\n".'implicit_gemm_tf32, implicit_gemm_f16, nhwc_gemm,'."\n".'nhwc_fused_tf32, nhwc_fused_f16' at screen 0.6779, screen 0.4800 left front font ",9" tc rgb "#666666"
     plot \
-        './deform_conv2d.deform_conv2d.roofline.dat' index 0 using 1:2 with lines lc rgb "#000000" lw 2 dt 1 title 'copy 4218 GB/s (measured ceiling)', \
-        './deform_conv2d.deform_conv2d.roofline.dat' index 1 using 1:2 with lines lc rgb "#000000" lw 2 dt 4 title 'SGEMM 50952 GFLOP/s (measured ceiling)', \
+        './deform_conv2d.deform_conv2d.roofline.dat' index 0 using 1:2 with lines lc rgb "#000000" lw 2 dt 1 title 'copy 4227 GB/s (measured ceiling)', \
+        './deform_conv2d.deform_conv2d.roofline.dat' index 1 using 1:2 with lines lc rgb "#000000" lw 2 dt 4 title 'SGEMM 51243 GFLOP/s (measured ceiling)', \
         './deform_conv2d.deform_conv2d.roofline.dat' index 2 using 1:2 with points lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.roofline.dat' index 3 using 1:2 with points lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \
         './deform_conv2d.deform_conv2d.roofline.dat' index 4 using 1:2 with points lc rgb "#cccccc" lw 1 pt 7 ps 0.4 dt 1 notitle, \

@@ -14,7 +14,7 @@ set xtics ('h=25 n=1'."\n".'c_in=512'."\n".'c_out=512'."\n".'w=42' 0, 'h=50 n=1'
 set xlabel offset 0,-3
 set xrange [-0.4:4.4]
 set logscale y
-set yrange [20.864:3050.88]
+set yrange [20.8427:3050.15]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1497,494 font "DejaVu Sans,11" noenhanced

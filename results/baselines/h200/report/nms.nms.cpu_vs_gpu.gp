@@ -15,7 +15,7 @@ set xlabel offset 0,0
 set logscale x
 set xrange [714.286:140000]
 set logscale y
-set yrange [8.192:1.49866e+07]
+set yrange [8.256:1.7521e+07]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 2003,842 font "DejaVu Sans,11" noenhanced

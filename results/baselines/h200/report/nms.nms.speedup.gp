@@ -14,7 +14,7 @@ set ylabel 'speedup over the baseline (×, higher is faster)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.000776002:57.3194]
+set yrange [0.000740299:42.2028]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ('(defaults)'."\n".'vs bitmask_host' 0, 'n=4096'."\n".'dist=pixels'."\n".'vs bitmask_host' 1, 'n=25200'."\n".'vs bitmask_host' 2, 'n=25200'."\n".'iou=0.7'."\n".'vs bitmask_host' 3, 'n=25200'."\n".'dist=clustered'."\n".'vs bitmask_host' 4, 'n=25200'."\n".'classes=80'."\n".'dist=clustered'."\n".'vs bitmask_host' 5, 'n=25200'."\n".'dist=pixels'."\n".'vs bitmask_host' 6, 'n=100000'."\n".'vs bitmask_host' 7)
 set bmargin 7

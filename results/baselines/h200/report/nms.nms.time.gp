@@ -14,7 +14,7 @@ set ylabel 'median time per launch (µs)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [6.304:1.99821e+07]
+set yrange [6.288:2.33613e+07]
 set xtics ('(defaults)' 0, 'n=4096'."\n".'dist=pixels' 1, 'n=25200' 2, 'n=25200'."\n".'iou=0.7' 3, 'n=25200'."\n".'dist=clustered' 4, 'n=25200'."\n".'classes=80'."\n".'dist=clustered' 5, 'n=25200'."\n".'dist=pixels' 6, 'n=100000' 7)
 set bmargin 6
 set rmargin at screen 0.8729

@@ -14,7 +14,7 @@ set xtics ('1' 1, '8' 8, '16' 16)
 set xlabel offset 0,0
 set xrange [0.1:16.9]
 set logscale y
-set yrange [4.24533:25032.1]
+set yrange [4.11733:19753.8]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 2003,842 font "DejaVu Sans,11" noenhanced

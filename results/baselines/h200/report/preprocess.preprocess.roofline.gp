@@ -10,8 +10,8 @@ set title 'preprocess: roofline (cold mode) — NVIDIA H200'
 set logscale xy
 set xlabel "arithmetic intensity (FLOP per byte moved)"
 set ylabel "achieved GFLOP/s"
-set xrange [0.0735632:36.2432]
-set yrange [0.072:101904]
+set xrange [0.0735632:36.6088]
+set yrange [0.091:102034]
 set rmargin at screen 0.6602
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
@@ -22,8 +22,8 @@ do for [fmt in "png svg"] {
     set output './preprocess.preprocess.roofline.'.fmt
     set key at screen 0.6683, screen 0.8923 left top Left reverse samplen 3
     plot \
-        './preprocess.preprocess.roofline.dat' index 0 using 1:2 with lines lc rgb "#000000" lw 2 dt 1 title 'copy 4218 GB/s (measured ceiling)', \
-        './preprocess.preprocess.roofline.dat' index 1 using 1:2 with lines lc rgb "#000000" lw 2 dt 4 title 'SGEMM 50952 GFLOP/s (measured ceiling)', \
+        './preprocess.preprocess.roofline.dat' index 0 using 1:2 with lines lc rgb "#000000" lw 2 dt 1 title 'copy 4181 GB/s (measured ceiling)', \
+        './preprocess.preprocess.roofline.dat' index 1 using 1:2 with lines lc rgb "#000000" lw 2 dt 4 title 'SGEMM 51017 GFLOP/s (measured ceiling)', \
         './preprocess.preprocess.roofline.dat' index 2 using 1:2 with points lc rgb "#4e79a7" lw 2 pt 7 ps 1.1 dt 1 title 'nearest_naive', \
         './preprocess.preprocess.roofline.dat' index 3 using 1:2 with points lc rgb "#f28e2b" lw 4 pt 5 ps 1.5 dt 1 title 'bilinear_naive', \
         './preprocess.preprocess.roofline.dat' index 4 using 1:2 with points lc rgb "#e15759" lw 4 pt 9 ps 1.5 dt 1 title 'nearest_vec', \

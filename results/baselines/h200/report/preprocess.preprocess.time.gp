@@ -14,7 +14,7 @@ set ylabel 'median time per launch (µs)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [2.752:1.02573e+06]
+set yrange [2.72:964204]
 set xtics ('in_h=320'."\n".'in_w=320' 0, 'in_h=320'."\n".'in_w=320'."\n".'interp=letterbox' 1, 'in_h=720'."\n".'in_w=1280'."\n".'interp=nearest' 2, 'in_h=720'."\n".'in_w=1280' 3, 'in_h=720'."\n".'in_w=1280'."\n".'interp=letterbox' 4, 'interp=nearest' 5, '(defaults)' 6, 'interp=letterbox' 7, 'in_h=2160'."\n".'in_w=3840'."\n".'out_h=1024'."\n".'out_w=1024' 8, 'in_h=2160'."\n".'in_w=3840'."\n".'out_h=1024'."\n".'out_w=1024'."\n".'interp=letterbox' 9, 'n=8 in_h=320'."\n".'in_w=320' 10, 'n=8 in_h=320'."\n".'in_w=320'."\n".'interp=letterbox' 11, 'n=8 in_h=720'."\n".'in_w=1280'."\n".'interp=nearest' 12, 'n=8 in_h=720'."\n".'in_w=1280' 13, 'n=8 in_h=720'."\n".'in_w=1280'."\n".'interp=letterbox' 14, 'n=8'."\n".'interp=nearest' 15, 'n=8' 16, 'n=8'."\n".'interp=letterbox' 17, 'n=16 dtype=f16' 18, 'n=16'."\n".'interp=letterbox'."\n".'dtype=f16' 19, 'n=16'."\n".'interp=nearest' 20, 'n=16' 21, 'n=16'."\n".'interp=letterbox' 22, 'n=8 in_h=2160'."\n".'in_w=3840'."\n".'out_h=1024'."\n".'out_w=1024' 23, 'n=8 in_h=2160'."\n".'in_w=3840'."\n".'out_h=1024'."\n".'out_w=1024'."\n".'interp=letterbox' 24)
 set bmargin 8
 set rmargin at screen 0.9343

@@ -14,7 +14,7 @@ set xtics ('512' 512, '800' 800, '1024' 1024)
 set xlabel offset 0,0
 set xrange [481.28:1054.72]
 set logscale y
-set yrange [44.4373:28103.3]
+set yrange [44.5611:25533.2]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 2003,842 font "DejaVu Sans,11" noenhanced

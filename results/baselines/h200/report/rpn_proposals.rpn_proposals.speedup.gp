@@ -14,7 +14,7 @@ set ylabel 'speedup over the baseline (×, higher is faster)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.0243595:24.5554]
+set yrange [0.0290939:24.5976]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ('img_h=512'."\n".'img_w=512'."\n".'vs sort_bitmask' 0, 'img_h=512'."\n".'img_w=1024'."\n".'vs sort_bitmask' 1, 'img_h=1024'."\n".'img_w=512'."\n".'vs sort_bitmask' 2, 'img_h=1024'."\n".'img_w=1024'."\n".'vs sort_bitmask' 3, '(defaults)'."\n".'vs sort_bitmask' 4, 'objects=0'."\n".'vs sort_bitmask' 5, 'objects=100'."\n".'vs sort_bitmask' 6)
 set bmargin 6

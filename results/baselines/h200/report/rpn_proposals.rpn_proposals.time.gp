@@ -14,7 +14,7 @@ set ylabel 'median time per launch (µs)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [33.632:33850.3]
+set yrange [33.736:29524.2]
 set xtics ('img_h=512'."\n".'img_w=512' 0, 'img_h=512'."\n".'img_w=1024' 1, 'img_h=1024'."\n".'img_w=512' 2, 'img_h=1024'."\n".'img_w=1024' 3, '(defaults)' 4, 'objects=0' 5, 'objects=100' 6)
 set bmargin 5
 set rmargin at screen 0.8318

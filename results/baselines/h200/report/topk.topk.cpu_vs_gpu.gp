@@ -14,7 +14,7 @@ set xtics ('32x4096' 0, 'rpn5' 1, '1x1048576' 2, '1x16777216' 3)
 set xlabel offset 0,0
 set xrange [-0.4:3.4]
 set logscale y
-set yrange [10.944:441448]
+set yrange [10.9013:412502]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 2003,446 font "DejaVu Sans,11" noenhanced

@@ -14,7 +14,7 @@ set ylabel 'speedup over the baseline (×, higher is faster)'
 set xtics nomirror scale 0 font ",9"
 unset mxtics
 set logscale y
-set yrange [0.000952247:91.2388]
+set yrange [0.000837663:136.226]
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#555555" front
 set xtics ('segments=32x4096'."\n".'k=100'."\n".'vs radix_sort' 0, 'segments=32x4096'."\n".'vs radix_sort' 1, '(defaults)'."\n".'vs radix_sort' 2, 'segments=1x1048576'."\n".'k=100'."\n".'vs radix_sort' 3, 'segments=1x1048576'."\n".'vs radix_sort' 4, 'batch=32'."\n".'vs radix_sort' 5, 'segments=1x16777216'."\n".'k=100'."\n".'vs radix_sort' 6, 'segments=1x16777216'."\n".'vs radix_sort' 7)
 set bmargin 6

@@ -15,7 +15,7 @@ set xlabel offset 0,0
 set logscale x
 set xrange [0.714286:44.8]
 set logscale y
-set yrange [18.7947:49889.7]
+set yrange [18.752:77129.7]
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1150,446 font "DejaVu Sans,11" noenhanced
